@@ -1,0 +1,68 @@
+//===- GemmOps.td - The small-M GEMM with a publish epilogue -*- tablegen -*-=//
+//
+// Part of the Lamport project.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LAMPORT_DIALECT_LAMPORT_IR_GEMMOPS_TD
+#define LAMPORT_DIALECT_LAMPORT_IR_GEMMOPS_TD
+
+include "lamport/Dialect/Lamport/IR/LamportDialect.td"
+include "lamport/Dialect/Lamport/IR/LamportTypes.td"
+include "lamport/Dialect/Lamport/IR/LamportAttrs.td"
+include "mlir/IR/CommonTypeConstraints.td"
+
+def Lamport_BF16Matrix : MemRefRankOf<[BF16], [2]>;
+def Lamport_TicketType : MemRefRankOf<[I32], [1]>;
+
+def Lamport_GemmPublishOp : Lamport_Op<"gemm_publish",
+                                       [AttrSizedOperandSegments]> {
+  let summary = "y[M, N] = x[M, K] @ W[N, K]^T, optionally published";
+  let description = [{
+    The small-M decode GEMM: BF16 in and out, FP32 accumulate, 1 <= M <= 16
+    tokens. With a `mailbox` (width N) its epilogue also publishes y into slot
+    `[NEXT, rank]` of every rank's copy (-0.0 stored as +0.0) and sets ACTIVE:
+    the same bytes and stage word `lamport.publish_rows` would write. With a
+    `ticket` (an int32 [1] word, stage << 16) the stage is the ticket's and no
+    stage word is written.
+
+    The `tactic` fixes the launch: grid (N / 16, splits), a cluster of
+    `splits` CTAs sharing K, K / (splits * kw) warps per CTA, `accs`
+    accumulators per warp, and the token tile for each M. Split-K partials
+    are summed in a fixed order, so results are bitwise reproducible.
+
+    ```mlir
+    lamport.gemm_publish %x, %w into %y
+        mailbox %mb : !lamport.mailbox<tp = 8, capacity = 16, width = 1024>
+        tactic(#lamport.tactic<splits = 4, kw = 64, accs = 2,
+            token_tiles = [8, 8, 8, 8, 8, 8, 8, 8,
+                           16, 16, 16, 16, 16, 16, 16, 16]>)
+        : memref<?x4096xbf16>, memref<1024x4096xbf16>, memref<?x1024xbf16>
+    ```
+  }];
+  let arguments = (ins Lamport_BF16Matrix:$x, Lamport_BF16Matrix:$weight,
+                       Lamport_BF16Matrix:$y,
+                       Optional<Lamport_MailboxType>:$mailbox,
+                       Optional<Lamport_TicketType>:$ticket,
+                       Lamport_TacticAttr:$tactic,
+                       OptionalAttr<Lamport_TransportAttr>:$transport,
+                       UnitAttr:$pdl);
+  let assemblyFormat = [{
+    $x `,` $weight `into` $y
+    (`mailbox` $mailbox^ `:` qualified(type($mailbox)))?
+    (`ticket` $ticket^ `:` type($ticket))?
+    `tactic` `(` qualified($tactic) `)`
+    attr-dict `:` type($x) `,` type($weight) `,` type($y)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Largest M this op accepts: 16, or the mailbox capacity if smaller.
+    int64_t getMaxTokens();
+    /// Why `tactic` cannot launch an [n, k] weight, or an empty string: the
+    /// rules of the kernel's launch shape, shared with tactic selection.
+    static std::string launchUnsupported(int64_t n, int64_t k,
+                                         TacticAttr tactic);
+  }];
+}
+
+#endif // LAMPORT_DIALECT_LAMPORT_IR_GEMMOPS_TD

@@ -1,0 +1,86 @@
+//===- LamportAttrs.td - Lamport dialect attributes --------*- tablegen -*-===//
+//
+// Part of the Lamport project.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LAMPORT_DIALECT_LAMPORT_IR_LAMPORTATTRS_TD
+#define LAMPORT_DIALECT_LAMPORT_IR_LAMPORTATTRS_TD
+
+include "lamport/Dialect/Lamport/IR/LamportDialect.td"
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/EnumAttr.td"
+include "mlir/IR/BuiltinAttributeInterfaces.td"
+
+//===----------------------------------------------------------------------===//
+// Transport
+//===----------------------------------------------------------------------===//
+
+def Lamport_TransportMulticast : I32EnumAttrCase<"multicast", 0>;
+def Lamport_TransportUnicast : I32EnumAttrCase<"unicast", 1>;
+
+def Lamport_Transport : I32EnumAttr<"Transport",
+    "how a publish reaches every rank's copy", [
+      Lamport_TransportMulticast, Lamport_TransportUnicast
+    ]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::mlir::lamport";
+}
+
+def Lamport_TransportAttr : EnumAttr<Lamport_Dialect, Lamport_Transport,
+                                     "transport"> {
+  let summary = "multicast (one multimem.st) or unicast (one store per peer)";
+  let assemblyFormat = "`<` $value `>`";
+}
+
+//===----------------------------------------------------------------------===//
+// Sum order
+//===----------------------------------------------------------------------===//
+
+def Lamport_SumRankAscending : I32EnumAttrCase<"rank_ascending", 0>;
+def Lamport_SumPairwise : I32EnumAttrCase<"pairwise", 1>;
+
+def Lamport_SumOrder : I32EnumAttr<"SumOrder",
+    "the fixed order in which an all-reduce adds the ranks' partials", [
+      Lamport_SumRankAscending, Lamport_SumPairwise
+    ]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::mlir::lamport";
+}
+
+def Lamport_SumOrderAttr : EnumAttr<Lamport_Dialect, Lamport_SumOrder,
+                                    "sum_order"> {
+  let summary = "rank_ascending: ((p0 + p1) + p2) + ...; pairwise: a "
+                "balanced tree over rank order";
+  let assemblyFormat = "`<` $value `>`";
+}
+
+//===----------------------------------------------------------------------===//
+// GEMM tactic
+//===----------------------------------------------------------------------===//
+
+def Lamport_TacticAttr : AttrDef<Lamport_Dialect, "Tactic"> {
+  let mnemonic = "tactic";
+  let summary = "launch shape of lamport.gemm_publish";
+  let description = [{
+    How the small-M GEMM splits its work: `splits` CTAs share K (a cluster of
+    `splits` CTAs along grid y), each warp owns `kw` consecutive K, `accs`
+    independent accumulators per warp hide MMA latency, and `token_tiles[m-1]`
+    is the token tile (8 or 16) the kernel uses for m tokens. Warps per CTA
+    follow: K / (splits * kw).
+
+    ```mlir
+    #lamport.tactic<splits = 4, kw = 64, accs = 2,
+                    token_tiles = [8, 8, 8, 8, 8, 8, 8, 8,
+                                   16, 16, 16, 16, 16, 16, 16, 16]>
+    ```
+  }];
+  let parameters = (ins "unsigned":$splits, "unsigned":$kw, "unsigned":$accs,
+                        ArrayRefParameter<"int64_t">:$token_tiles);
+  let assemblyFormat = [{
+    `<` `splits` `=` $splits `,` `kw` `=` $kw `,` `accs` `=` $accs `,`
+        `token_tiles` `=` `[` $token_tiles `]` `>`
+  }];
+}
+
+#endif // LAMPORT_DIALECT_LAMPORT_IR_LAMPORTATTRS_TD

@@ -1,0 +1,60 @@
+//===- LamportDialect.td - Lamport dialect definition ------*- tablegen -*-===//
+//
+// Part of the Lamport project: an MLIR compiler for the NVLink Lamport
+// mailbox pattern of LLM decode under tensor parallelism.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LAMPORT_DIALECT_LAMPORT_IR_LAMPORTDIALECT_TD
+#define LAMPORT_DIALECT_LAMPORT_IR_LAMPORTDIALECT_TD
+
+include "mlir/IR/OpBase.td"
+
+def Lamport_Dialect : Dialect {
+  let name = "lamport";
+  let cppNamespace = "::mlir::lamport";
+  let summary = "The Lamport mailbox protocol of tensor-parallel LLM decode";
+  let description = [{
+    A Lamport mailbox is a `[3 generations, tp, capacity, width]` BF16 buffer
+    on every rank of a tensor-parallel (TP) group, in symmetric memory. A
+    publisher stores its rows into slot `[stage, rank]` of every rank's copy
+    (an NVLink multicast store, or one unicast store per peer), storing BF16
+    -0.0 as +0.0. Every slot starts as, and is re-armed to, the sentinel BF16
+    -0.0 (0x8000). A reader polls its own copy in 16-byte fragments until no
+    BF16 lane of a fragment is the sentinel, uses the data and re-arms it.
+    Three generations rotate, so no barrier is needed; every poll is bounded by
+    `%globaltimer` and traps once its timeout has passed.
+
+    The dialect has two levels. Kernel-level primitives (`lamport.mailbox.*`,
+    `lamport.stage.*`) live inside `gpu.func` kernels and work on 16-byte
+    fragments. Program-level ops (`lamport.gemm_publish`,
+    `lamport.publish_rows`, `lamport.poll_rows`, `lamport.all_reduce`,
+    `lamport.all_reduce_dual_norm`, `lamport.dual_norm`,
+    `lamport.all_gather`) work on whole memrefs of a decode step; passes turn
+    each into a kernel built from the primitives plus a launch.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+  let hasConstantMaterializer = 1;
+  let useDefaultTypePrinterParser = 1;
+  let useDefaultAttributePrinterParser = 1;
+  let extraClassDeclaration = [{
+    /// Buffer generations a mailbox rotates through: the slot being re-armed
+    /// is never the one being written, so no barrier is needed.
+    static constexpr unsigned kGenerations = 3;
+    /// BF16 lanes in one 16-byte fragment, the unit of polling.
+    static constexpr unsigned kFragmentLanes = 8;
+    /// The sentinel: BF16 negative zero, compared bit for bit.
+    static constexpr uint16_t kSentinelBits = 0x8000;
+    /// Poll timeout used when neither the op nor the pass sets one.
+    static constexpr int64_t kDefaultTimeoutNs = 1000000000;
+    /// Largest TP group a mailbox descriptor carries peers for.
+    static constexpr unsigned kMaxTp = 64;
+    /// Largest decode batch (tokens) the program-level ops accept.
+    static constexpr unsigned kMaxTokens = 16;
+  }];
+}
+
+class Lamport_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Lamport_Dialect, mnemonic, traits>;
+
+#endif // LAMPORT_DIALECT_LAMPORT_IR_LAMPORTDIALECT_TD

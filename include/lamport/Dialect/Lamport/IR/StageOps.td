@@ -1,0 +1,110 @@
+//===- StageOps.td - Stage words and tickets ---------------*- tablegen -*-===//
+//
+// Part of the Lamport project.
+//
+// Each rank keeps two stage words per mailbox: ACTIVE (the generation the
+// next consumer reads) and NEXT (the generation the next publisher writes).
+// A publisher writes slot [NEXT, rank] and then sets ACTIVE; the consumer
+// reads ACTIVE, and one thread advances NEXT to (ACTIVE + 1) % 3.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LAMPORT_DIALECT_LAMPORT_IR_STAGEOPS_TD
+#define LAMPORT_DIALECT_LAMPORT_IR_STAGEOPS_TD
+
+include "lamport/Dialect/Lamport/IR/LamportDialect.td"
+include "lamport/Dialect/Lamport/IR/LamportTypes.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+def Lamport_StageActiveOp : Lamport_Op<"stage.active"> {
+  let summary = "read the ACTIVE stage word";
+  let description = [{
+    The generation the consumer of this step reads (a volatile load of this
+    rank's ACTIVE word, written by the publisher that ran before it).
+
+    ```mlir
+    %s = lamport.stage.active %mb
+        : !lamport.mailbox<tp = 8, capacity = 16, width = 8192>
+    ```
+  }];
+  let arguments = (ins Lamport_MailboxType:$mailbox);
+  let results = (outs I32:$stage);
+  let assemblyFormat = "$mailbox attr-dict `:` qualified(type($mailbox))";
+}
+
+def Lamport_StageNextOp : Lamport_Op<"stage.next"> {
+  let summary = "read the NEXT stage word";
+  let description = [{
+    The generation the publisher of this step writes.
+
+    ```mlir
+    %s = lamport.stage.next %mb
+        : !lamport.mailbox<tp = 8, capacity = 16, width = 8192>
+    ```
+  }];
+  let arguments = (ins Lamport_MailboxType:$mailbox);
+  let results = (outs I32:$stage);
+  let assemblyFormat = "$mailbox attr-dict `:` qualified(type($mailbox))";
+}
+
+def Lamport_StageSetActiveOp : Lamport_Op<"stage.set_active"> {
+  let summary = "publish the stage just written as ACTIVE";
+  let description = [{
+    Written once per launch by one thread after every store of the publish:
+    the lowering orders the data before the word with a system-scope
+    release fence.
+
+    ```mlir
+    lamport.stage.set_active %mb, %s
+        : !lamport.mailbox<tp = 8, capacity = 16, width = 8192>
+    ```
+  }];
+  let arguments = (ins Lamport_MailboxType:$mailbox, I32:$stage);
+  let assemblyFormat = "$mailbox `,` $stage attr-dict `:` qualified(type($mailbox))";
+}
+
+def Lamport_StageAdvanceOp : Lamport_Op<"stage.advance"> {
+  let summary = "set NEXT to (active + 1) % 3 after a read";
+  let description = [{
+    Written once per launch by one thread of the consumer: the next publish
+    goes to the generation after the one just read.
+
+    ```mlir
+    lamport.stage.advance %mb, %active
+        : !lamport.mailbox<tp = 8, capacity = 16, width = 8192>
+    ```
+  }];
+  let arguments = (ins Lamport_MailboxType:$mailbox, I32:$active);
+  let assemblyFormat = "$mailbox `,` $active attr-dict `:` qualified(type($mailbox))";
+}
+
+def Lamport_StageFromTicketOp : Lamport_Op<"stage.from_ticket", [Pure]> {
+  let summary = "the stage of a ticket: its upper 16 bits";
+  let description = [{
+    A ticket is an int32 word whose upper 16 bits hold a stage, so a producer
+    can take its stage from another boundary's ticket instead of stage words.
+
+    ```mlir
+    %s = lamport.stage.from_ticket %ticket
+    ```
+  }];
+  let arguments = (ins I32:$ticket);
+  let results = (outs I32:$stage);
+  let assemblyFormat = "$ticket attr-dict";
+  let hasFolder = 1;
+}
+
+def Lamport_StageToTicketOp : Lamport_Op<"stage.to_ticket", [Pure]> {
+  let summary = "the ticket of a stage: stage << 16";
+  let description = [{
+    ```mlir
+    %t = lamport.stage.to_ticket %stage
+    ```
+  }];
+  let arguments = (ins I32:$stage);
+  let results = (outs I32:$ticket);
+  let assemblyFormat = "$stage attr-dict";
+  let hasFolder = 1;
+}
+
+#endif // LAMPORT_DIALECT_LAMPORT_IR_STAGEOPS_TD

@@ -1,0 +1,109 @@
+//===- GemmOps.cpp - The small-M GEMM with a publish epilogue -------------===//
+//
+// Part of the Lamport project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lamport/Dialect/Lamport/IR/Lamport.h"
+#include "lamport/Dialect/Lamport/IR/Verification.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+using namespace mlir::lamport;
+
+/// Output features one CTA owns: the 16 weight rows of one MMA A operand.
+static constexpr int64_t kTileN = 16;
+/// K of one mma.sync.m16n8k16.
+static constexpr int64_t kBlockK = 16;
+/// Most warps one CTA launches.
+static constexpr int64_t kMaxWarps = 32;
+
+std::string GemmPublishOp::launchUnsupported(int64_t n, int64_t k,
+                                             TacticAttr tactic) {
+  unsigned splits = tactic.getSplits(), kw = tactic.getKw(),
+           accs = tactic.getAccs();
+  if (n <= 0 || n % kTileN)
+    return llvm::formatv("N = {0} must be a positive multiple of {1} (the "
+                         "MMA's weight rows per CTA)",
+                         n, kTileN);
+  if (!llvm::is_contained({1u, 2u, 4u, 8u}, splits))
+    return llvm::formatv("splits = {0} must be one of 1, 2, 4, 8", splits);
+  if (!llvm::is_contained({1u, 2u, 4u}, accs))
+    return llvm::formatv("accs = {0} must be one of 1, 2, 4", accs);
+  if (kw == 0 || kw % kBlockK)
+    return llvm::formatv("kw = {0} must be a positive multiple of {1} (the "
+                         "MMA's K)",
+                         kw, kBlockK);
+  if (k % (int64_t(splits) * kw))
+    return llvm::formatv("K = {0} does not split into {1} x warps x {2}", k,
+                         splits, kw);
+  int64_t warps = k / (int64_t(splits) * kw);
+  if (warps < 1 || warps > kMaxWarps)
+    return llvm::formatv("{0} warps per CTA; needs 1..{1} (K / (splits * kw))",
+                         warps, kMaxWarps);
+  return "";
+}
+
+int64_t GemmPublishOp::getMaxTokens() {
+  int64_t maxTokens = LamportDialect::kMaxTokens;
+  if (getMailbox())
+    maxTokens = std::min<int64_t>(maxTokens,
+                                  getMailbox().getType().getCapacity());
+  return maxTokens;
+}
+
+/// Token tiles the kernel is generated for.
+static bool isTokenTile(int64_t tile) { return tile == 8 || tile == 16; }
+
+LogicalResult GemmPublishOp::verify() {
+  MemRefType xType = getX().getType(), wType = getWeight().getType(),
+             yType = getY().getType();
+  if (wType.isDynamicDim(0) || wType.isDynamicDim(1))
+    return emitOpError() << "the weight must have a static [N, K] shape, got "
+                         << wType;
+  int64_t n = wType.getDimSize(0), k = wType.getDimSize(1);
+  if (auto xk = staticDim(xType, 1); !xk || *xk != k)
+    return emitOpError() << "x " << xType << " must be [M, K] with K = " << k
+                         << " (the weight's K)";
+  if (auto yn = staticDim(yType, 1); !yn || *yn != n)
+    return emitOpError() << "y " << yType << " must be [M, N] with N = " << n
+                         << " (the weight's N)";
+  std::optional<int64_t> xm = staticDim(xType, 0), ym = staticDim(yType, 0);
+  if (xm && ym && *xm != *ym)
+    return emitOpError() << "x has M = " << *xm << " but y has M = " << *ym;
+
+  if (getTicket() && !getMailbox())
+    return emitOpError() << "a ticket stage needs a mailbox";
+  if (getTicket() && getTicket().getType().getDimSize(0) != 1)
+    return emitOpError() << "the ticket must be int32 [1], got "
+                         << getTicket().getType();
+  if (getTransport() && !getMailbox())
+    return emitOpError() << "a transport needs a mailbox to publish into";
+  if (getMailbox()) {
+    MailboxType mailbox = getMailbox().getType();
+    if (int64_t(mailbox.getWidth()) != n)
+      return emitOpError() << "mailbox width " << mailbox.getWidth()
+                           << " != GEMM N " << n;
+  }
+
+  std::string reason = launchUnsupported(n, k, getTactic());
+  if (!reason.empty())
+    return emitOpError() << reason;
+
+  int64_t maxTokens = getMaxTokens();
+  if (failed(verifyTokens(*this, xType, "x", maxTokens)))
+    return failure();
+  ArrayRef<int64_t> tiles = getTactic().getTokenTiles();
+  bool covered = int64_t(tiles.size()) >= maxTokens;
+  for (int64_t m = 1; covered && m <= maxTokens; ++m)
+    covered = isTokenTile(tiles[m - 1]) && tiles[m - 1] >= m;
+  if (!covered) {
+    InFlightDiagnostic diag = emitOpError() << "token tiles [";
+    llvm::interleaveComma(tiles, diag);
+    return diag << "] do not cover M 1.." << maxTokens
+                << ": token_tiles[m - 1] must be 8 or 16 and at least m";
+  }
+  return success();
+}

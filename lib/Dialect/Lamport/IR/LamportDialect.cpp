@@ -1,0 +1,148 @@
+//===- LamportDialect.cpp - Lamport dialect, types and attributes ---------===//
+//
+// Part of the Lamport project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lamport/Dialect/Lamport/IR/Lamport.h"
+#include "lamport/Dialect/Lamport/IR/Verification.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "mlir/IR/Matchers.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::lamport;
+
+#include "lamport/Dialect/Lamport/IR/LamportOpsDialect.cpp.inc"
+
+#include "lamport/Dialect/Lamport/IR/LamportEnums.cpp.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "lamport/Dialect/Lamport/IR/LamportAttrs.cpp.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "lamport/Dialect/Lamport/IR/LamportOpsTypes.cpp.inc"
+
+#define GET_OP_CLASSES
+#include "lamport/Dialect/Lamport/IR/LamportOps.cpp.inc"
+
+void LamportDialect::initialize() {
+  addOperations<
+#define GET_OP_LIST
+#include "lamport/Dialect/Lamport/IR/LamportOps.cpp.inc"
+      >();
+  addTypes<
+#define GET_TYPEDEF_LIST
+#include "lamport/Dialect/Lamport/IR/LamportOpsTypes.cpp.inc"
+      >();
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "lamport/Dialect/Lamport/IR/LamportAttrs.cpp.inc"
+      >();
+}
+
+Operation *LamportDialect::materializeConstant(OpBuilder &builder,
+                                              Attribute value, Type type,
+                                              Location loc) {
+  return arith::ConstantOp::materialize(builder, value, type, loc);
+}
+
+//===----------------------------------------------------------------------===//
+// MailboxType
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+MailboxType::verify(function_ref<InFlightDiagnostic()> emitError, unsigned tp,
+                    unsigned capacity, unsigned width) {
+  if (tp < 1 || tp > LamportDialect::kMaxTp)
+    return emitError() << "tp = " << tp << " must be in 1.."
+                       << LamportDialect::kMaxTp;
+  if (capacity < 1)
+    return emitError() << "capacity must be at least 1 row";
+  if (width == 0 || width % LamportDialect::kFragmentLanes)
+    return emitError() << "width must be a multiple of 8 BF16 elements, got "
+                       << width;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Shared verification
+//===----------------------------------------------------------------------===//
+
+std::optional<int64_t> mlir::lamport::getConstantInt(Value value) {
+  APInt constant;
+  if (value && matchPattern(value, m_ConstantInt(&constant)))
+    return constant.getSExtValue();
+  return std::nullopt;
+}
+
+LogicalResult mlir::lamport::verifySlotAccess(Operation *op,
+                                              MailboxType mailbox, Value stage,
+                                              Value slot, Value row, Value col,
+                                              int64_t fragments) {
+  if (auto s = getConstantInt(stage);
+      s && (*s < 0 || *s >= LamportDialect::kGenerations))
+    return op->emitOpError() << "stage " << *s
+                             << " is not one of the 3 generations (0..2)";
+  if (auto r = getConstantInt(slot);
+      r && (*r < 0 || *r >= int64_t(mailbox.getTp())))
+    return op->emitOpError() << "slot " << *r << " is outside the TP group of "
+                             << mailbox.getTp() << " ranks";
+  if (auto r = getConstantInt(row);
+      r && (*r < 0 || *r >= int64_t(mailbox.getCapacity())))
+    return op->emitOpError() << "row " << *r << " is outside the slot's "
+                             << mailbox.getCapacity() << " rows";
+  if (auto c = getConstantInt(col)) {
+    if (*c < 0 || *c % LamportDialect::kFragmentLanes)
+      return op->emitOpError()
+             << "column " << *c
+             << " is not at a 16-byte fragment boundary (a multiple of 8)";
+    int64_t end = *c + fragments * LamportDialect::kFragmentLanes;
+    if (end > int64_t(mailbox.getWidth()))
+      return op->emitOpError()
+             << "fragments [" << *c << ", " << end
+             << ") run past the mailbox width " << mailbox.getWidth();
+  }
+  return success();
+}
+
+LogicalResult mlir::lamport::verifyTimeout(Operation *op,
+                                           std::optional<uint64_t> timeoutNs) {
+  if (timeoutNs && (*timeoutNs == 0 || int64_t(*timeoutNs) < 0))
+    return op->emitOpError() << "timeout_ns must be positive, got "
+                             << int64_t(*timeoutNs);
+  return success();
+}
+
+LogicalResult mlir::lamport::verifyFragments(Operation *op,
+                                             VectorType fragments) {
+  if (fragments.getDimSize(1) != LamportDialect::kFragmentLanes)
+    return op->emitOpError()
+           << "fragments must be vector<F x 8 x bf16> (one 16-byte fragment "
+              "per row), got "
+           << fragments;
+  int64_t count = fragments.getDimSize(0);
+  if (count < 1 || count > 32)
+    return op->emitOpError()
+           << "polls " << count
+           << " fragments; one poll waits for 1..32 (a 32-bit pending mask)";
+  return success();
+}
+
+std::optional<int64_t> mlir::lamport::staticDim(MemRefType type,
+                                                unsigned dim) {
+  if (type.isDynamicDim(dim))
+    return std::nullopt;
+  return type.getDimSize(dim);
+}
+
+LogicalResult mlir::lamport::verifyTokens(Operation *op, MemRefType type,
+                                          StringRef what, int64_t maxTokens) {
+  if (auto m = staticDim(type, 0); m && (*m < 1 || *m > maxTokens))
+    return op->emitOpError() << what << " has M = " << *m
+                             << " tokens; needs 1 <= M <= " << maxTokens;
+  return success();
+}

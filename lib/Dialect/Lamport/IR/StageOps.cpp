@@ -1,0 +1,31 @@
+//===- StageOps.cpp - Stage words and tickets -----------------------------===//
+//
+// Part of the Lamport project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lamport/Dialect/Lamport/IR/Lamport.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+
+using namespace mlir;
+using namespace mlir::lamport;
+
+/// Bits a ticket shifts its stage by.
+static constexpr unsigned kTicketStageShift = 16;
+
+OpFoldResult StageFromTicketOp::fold(FoldAdaptor adaptor) {
+  auto ticket = dyn_cast_if_present<IntegerAttr>(adaptor.getTicket());
+  if (!ticket)
+    return {};
+  // The stage is the upper half of the word: a logical shift.
+  return IntegerAttr::get(getType(),
+                          ticket.getValue().lshr(kTicketStageShift));
+}
+
+OpFoldResult StageToTicketOp::fold(FoldAdaptor adaptor) {
+  auto stage = dyn_cast_if_present<IntegerAttr>(adaptor.getStage());
+  if (!stage)
+    return {};
+  return IntegerAttr::get(getType(), stage.getValue().shl(kTicketStageShift));
+}

@@ -1,0 +1,50 @@
+# -*- Python -*-
+# lit configuration of the Lamport suite (ninja check-lamport).
+
+import os
+import shutil
+
+import lit.formats
+from lit.llvm import llvm_config
+from lit.llvm.subst import ToolSubst
+
+config.name = "LAMPORT"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".test", ".c", ".py"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.lamport_obj_root, "test")
+# Inputs of tests, not tests: the examples live in docs/examples and are run
+# by test/Examples; Inputs/ folders hold files other tests read.
+config.excludes = ["Inputs", "CMakeLists.txt", "README.md", "lit.cfg.py",
+                   "lit.site.cfg.py", "gpu"]
+
+config.substitutions.append(("%PATH%", config.environment["PATH"]))
+config.substitutions.append(("%shlibext", config.llvm_shlib_ext))
+config.substitutions.append(("%lamport_src_root", config.lamport_src_root))
+config.substitutions.append(("%lamport_obj_root", config.lamport_obj_root))
+config.substitutions.append(("%lamport_lib_dir", config.lamport_lib_dir))
+
+llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
+llvm_config.use_default_substitutions()
+
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+
+tool_dirs = [config.lamport_tools_dir, config.llvm_tools_dir]
+tools = [
+    "lamport-opt",
+    ToolSubst("%mlir-opt", os.path.join(config.llvm_tools_dir, "mlir-opt")),
+]
+llvm_config.add_tool_substitutions(tools, tool_dirs)
+
+# ptxas assembles every PTX the suite generates; without it those tests are
+# reported unsupported instead of silently passing.
+cuda_bin = os.path.join(config.cuda_root, "bin")
+ptxas = shutil.which("ptxas", path=cuda_bin + os.pathsep +
+                     "/usr/local/cuda/bin" + os.pathsep +
+                     config.environment.get("PATH", ""))
+if ptxas:
+    config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", ptxas))
+
+python = shutil.which("python3")
+config.substitutions.append(("%python", python or "python3"))
