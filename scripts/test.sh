@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Sets up, builds and runs every Lamport test that needs no GPU, then prints
+# one closing line "N passed, N failed, N skipped" over all suites.
+#   bash scripts/test.sh            # setup + build + test
+#   SKIP_SETUP=1 bash scripts/test.sh
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${BUILD_DIR:-$root/build}
+if [ -z "${SKIP_SETUP:-}" ]; then bash "$root/scripts/setup.sh"; fi
+
+cmake -G Ninja -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
+ninja -C "$build" lamport-test-depends
+
+results="$build/test-results"
+rm -rf "$results" && mkdir -p "$results"
+status=0
+/usr/lib/llvm-22/bin/lit -v --xunit-xml-output "$results/lit.xml" \
+  "$build/test" || status=1
+
+python3 "$root/scripts/summarize_tests.py" "$results"/*.xml || status=1
+exit $status
