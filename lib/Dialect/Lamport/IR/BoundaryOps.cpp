@@ -19,18 +19,28 @@ static LogicalResult expectDim(Operation *op, MemRefType type, StringRef what,
   if (size && *size == expected)
     return success();
   return op->emitOpError() << what << " " << type << ": dimension " << dim
-                           << " must be " << expected << " (" << meaning
-                           << ")";
+                           << " must be " << expected << " (" << meaning << ")";
 }
 
-/// Checks that two token counts agree where both are static.
-static LogicalResult expectSameTokens(Operation *op, MemRefType a,
-                                      StringRef aName, MemRefType b,
-                                      StringRef bName) {
-  std::optional<int64_t> am = staticDim(a, 0), bm = staticDim(b, 0);
-  if (am && bm && *am != *bm)
-    return op->emitOpError() << aName << " has M = " << *am << " but "
-                             << bName << " has M = " << *bm;
+/// Checks the token count M (dimension 0) of every operand in `operands`:
+/// each static one within 1..`maxTokens`, and all static ones equal.
+static LogicalResult
+verifySameTokens(Operation *op,
+                 ArrayRef<std::pair<MemRefType, StringRef>> operands,
+                 int64_t maxTokens) {
+  std::optional<std::pair<int64_t, StringRef>> first;
+  for (auto [type, name] : operands) {
+    if (failed(verifyTokens(op, type, name, maxTokens)))
+      return failure();
+    std::optional<int64_t> m = staticDim(type, 0);
+    if (!m)
+      continue;
+    if (!first)
+      first.emplace(*m, name);
+    else if (first->first != *m)
+      return op->emitOpError() << first->second << " has M = " << first->first
+                               << " but " << name << " has M = " << *m;
+  }
   return success();
 }
 
@@ -44,7 +54,7 @@ LogicalResult PublishRowsOp::verify() {
   if (auto width = staticDim(rows, 1); !width || *width != mailbox.getWidth())
     return emitOpError() << "rows " << rows << " must be [m, width] with width "
                          << mailbox.getWidth() << " (the mailbox width)";
-  return verifyTokens(*this, rows, "rows", mailbox.getCapacity());
+  return verifyTokens(*this, rows, "rows", mailbox.getMaxTokens());
 }
 
 LogicalResult PollRowsOp::verify() {
@@ -55,11 +65,7 @@ LogicalResult PollRowsOp::verify() {
       failed(expectDim(*this, out, "out", 2, mailbox.getWidth(),
                        "the mailbox width")))
     return failure();
-  if (auto m = staticDim(out, 1);
-      m && (*m < 1 || *m > int64_t(mailbox.getCapacity())))
-    return emitOpError() << "out has M = " << *m << " rows; needs 1 <= M <= "
-                         << mailbox.getCapacity() << " (the mailbox capacity)";
-  return success();
+  return verifyTokens(*this, out, "out", mailbox.getMaxTokens(), /*dim=*/1);
 }
 
 LogicalResult AllReduceOp::verify() {
@@ -69,7 +75,7 @@ LogicalResult AllReduceOp::verify() {
       failed(expectDim(*this, out, "out", 1, mailbox.getWidth(),
                        "the mailbox width")))
     return failure();
-  return verifyTokens(*this, out, "out", mailbox.getCapacity());
+  return verifyTokens(*this, out, "out", mailbox.getMaxTokens());
 }
 
 LogicalResult AllGatherOp::verify() {
@@ -80,7 +86,7 @@ LogicalResult AllGatherOp::verify() {
                        int64_t(mailbox.getTp()) * mailbox.getWidth(),
                        "tp * mailbox width: the gathered row")))
     return failure();
-  return verifyTokens(*this, out, "out", mailbox.getCapacity());
+  return verifyTokens(*this, out, "out", mailbox.getMaxTokens());
 }
 
 //===----------------------------------------------------------------------===//
@@ -88,31 +94,31 @@ LogicalResult AllGatherOp::verify() {
 //===----------------------------------------------------------------------===//
 
 /// The checks both dual norms share, for hidden size `hidden` and at most
-/// `maxTokens` tokens: shapes of stream, gates, weights and out, and eps.
+/// `maxTokens` tokens: shapes of stream, gates, weights and out, the token
+/// counts of `tokenOperands` (every operand with a row per token), and eps.
 template <typename DualNormOp>
-static LogicalResult verifyDualNorm(DualNormOp op, int64_t hidden,
-                                    int64_t maxTokens) {
+static LogicalResult
+verifyDualNorm(DualNormOp op, int64_t hidden, int64_t maxTokens,
+               ArrayRef<std::pair<MemRefType, StringRef>> tokenOperands) {
   Operation *raw = op.getOperation();
   MemRefType stream = op.getStream().getType(), out = op.getOut().getType();
   if (failed(expectDim(raw, stream, "stream", 1, hidden, "the hidden size")) ||
       failed(expectDim(raw, out, "out", 1, hidden, "the hidden size")) ||
       failed(expectDim(raw, op.getNextWeight().getType(), "next_weight", 0,
                        hidden, "the hidden size")) ||
-      failed(expectSameTokens(raw, stream, "stream", out, "out")) ||
-      failed(verifyTokens(raw, stream, "stream", maxTokens)))
+      failed(verifySameTokens(raw, tokenOperands, maxTokens)))
     return failure();
   if (op.getPostWeight() &&
       failed(expectDim(raw, op.getPostWeight().getType(), "post_weight", 0,
                        hidden, "the hidden size")))
     return failure();
-  for (auto [gate, name] : {std::pair(op.getAlpha(), "alpha"),
-                            std::pair(op.getBeta(), "beta")}) {
+  for (auto [gate, name] :
+       {std::pair(op.getAlpha(), "alpha"), std::pair(op.getBeta(), "beta")}) {
     std::optional<int64_t> size = staticDim(gate.getType(), 0);
     if (!size || (*size != 1 && *size != hidden))
-      return op.emitOpError()
-             << name << " " << gate.getType()
-             << " must be [1] (a scalar gate) or [" << hidden
-             << "] (one gate per channel)";
+      return op.emitOpError() << name << " " << gate.getType()
+                              << " must be [1] (a scalar gate) or [" << hidden
+                              << "] (one gate per channel)";
   }
   if (!(op.getEps().convertToFloat() > 0.0f))
     return op.emitOpError() << "eps must be positive";
@@ -123,9 +129,9 @@ LogicalResult AllReduceDualNormOp::verify() {
   MailboxType mailbox = getMailbox().getType();
   if (failed(verifyTimeout(*this, getTimeoutNs())))
     return failure();
-  return verifyDualNorm(*this, mailbox.getWidth(),
-                        std::min<int64_t>(LamportDialect::kMaxTokens,
-                                          mailbox.getCapacity()));
+  return verifyDualNorm(
+      *this, mailbox.getWidth(), mailbox.getMaxTokens(),
+      {{getStream().getType(), "stream"}, {getOut().getType(), "out"}});
 }
 
 LogicalResult DualNormOp::verify() {
@@ -134,8 +140,8 @@ LogicalResult DualNormOp::verify() {
   if (!hidden)
     return emitOpError() << "reduced " << reduced
                          << " must have a static hidden size";
-  if (failed(expectSameTokens(*this, reduced, "reduced", getOut().getType(),
-                              "out")))
-    return failure();
-  return verifyDualNorm(*this, *hidden, LamportDialect::kMaxTokens);
+  return verifyDualNorm(*this, *hidden, LamportDialect::kMaxTokens,
+                        {{reduced, "reduced"},
+                         {getStream().getType(), "stream"},
+                         {getOut().getType(), "out"}});
 }

@@ -47,11 +47,9 @@ std::string GemmPublishOp::launchUnsupported(int64_t n, int64_t k,
 }
 
 int64_t GemmPublishOp::getMaxTokens() {
-  int64_t maxTokens = LamportDialect::kMaxTokens;
   if (getMailbox())
-    maxTokens = std::min<int64_t>(maxTokens,
-                                  getMailbox().getType().getCapacity());
-  return maxTokens;
+    return getMailbox().getType().getMaxTokens();
+  return LamportDialect::kMaxTokens;
 }
 
 /// Token tiles the kernel is generated for.
@@ -93,7 +91,8 @@ LogicalResult GemmPublishOp::verify() {
     return emitOpError() << reason;
 
   int64_t maxTokens = getMaxTokens();
-  if (failed(verifyTokens(*this, xType, "x", maxTokens)))
+  if (failed(verifyTokens(*this, xType, "x", maxTokens)) ||
+      failed(verifyTokens(*this, yType, "y", maxTokens)))
     return failure();
   ArrayRef<int64_t> tiles = getTactic().getTokenTiles();
   bool covered = int64_t(tiles.size()) >= maxTokens;

@@ -45,8 +45,8 @@ void LamportDialect::initialize() {
 }
 
 Operation *LamportDialect::materializeConstant(OpBuilder &builder,
-                                              Attribute value, Type type,
-                                              Location loc) {
+                                               Attribute value, Type type,
+                                               Location loc) {
   return arith::ConstantOp::materialize(builder, value, type, loc);
 }
 
@@ -54,9 +54,9 @@ Operation *LamportDialect::materializeConstant(OpBuilder &builder,
 // MailboxType
 //===----------------------------------------------------------------------===//
 
-LogicalResult
-MailboxType::verify(function_ref<InFlightDiagnostic()> emitError, unsigned tp,
-                    unsigned capacity, unsigned width) {
+LogicalResult MailboxType::verify(function_ref<InFlightDiagnostic()> emitError,
+                                  unsigned tp, unsigned capacity,
+                                  unsigned width) {
   if (tp < 1 || tp > LamportDialect::kMaxTp)
     return emitError() << "tp = " << tp << " must be in 1.."
                        << LamportDialect::kMaxTp;
@@ -66,6 +66,10 @@ MailboxType::verify(function_ref<InFlightDiagnostic()> emitError, unsigned tp,
     return emitError() << "width must be a multiple of 8 BF16 elements, got "
                        << width;
   return success();
+}
+
+int64_t MailboxType::getMaxTokens() const {
+  return std::min<int64_t>(LamportDialect::kMaxTokens, getCapacity());
 }
 
 //===----------------------------------------------------------------------===//
@@ -85,8 +89,8 @@ LogicalResult mlir::lamport::verifySlotAccess(Operation *op,
                                               int64_t fragments) {
   if (auto s = getConstantInt(stage);
       s && (*s < 0 || *s >= LamportDialect::kGenerations))
-    return op->emitOpError() << "stage " << *s
-                             << " is not one of the 3 generations (0..2)";
+    return op->emitOpError()
+           << "stage " << *s << " is not one of the 3 generations (0..2)";
   if (auto r = getConstantInt(slot);
       r && (*r < 0 || *r >= int64_t(mailbox.getTp())))
     return op->emitOpError() << "slot " << *r << " is outside the TP group of "
@@ -112,8 +116,8 @@ LogicalResult mlir::lamport::verifySlotAccess(Operation *op,
 LogicalResult mlir::lamport::verifyTimeout(Operation *op,
                                            std::optional<uint64_t> timeoutNs) {
   if (timeoutNs && (*timeoutNs == 0 || int64_t(*timeoutNs) < 0))
-    return op->emitOpError() << "timeout_ns must be positive, got "
-                             << int64_t(*timeoutNs);
+    return op->emitOpError()
+           << "timeout_ns must be positive, got " << int64_t(*timeoutNs);
   return success();
 }
 
@@ -132,16 +136,16 @@ LogicalResult mlir::lamport::verifyFragments(Operation *op,
   return success();
 }
 
-std::optional<int64_t> mlir::lamport::staticDim(MemRefType type,
-                                                unsigned dim) {
+std::optional<int64_t> mlir::lamport::staticDim(MemRefType type, unsigned dim) {
   if (type.isDynamicDim(dim))
     return std::nullopt;
   return type.getDimSize(dim);
 }
 
 LogicalResult mlir::lamport::verifyTokens(Operation *op, MemRefType type,
-                                          StringRef what, int64_t maxTokens) {
-  if (auto m = staticDim(type, 0); m && (*m < 1 || *m > maxTokens))
+                                          StringRef what, int64_t maxTokens,
+                                          unsigned dim) {
+  if (auto m = staticDim(type, dim); m && (*m < 1 || *m > maxTokens))
     return op->emitOpError() << what << " has M = " << *m
                              << " tokens; needs 1 <= M <= " << maxTokens;
   return success();

@@ -99,16 +99,24 @@ LogicalResult MailboxRearmOp::verify() {
   if (getCount() && (*getCount() < 1 || *getCount() > 32))
     return emitOpError() << "count " << int64_t(*getCount())
                          << " must be in 1..32, as for a poll";
-  if (getOffsets() &&
-      failed(verifyOffsets(*this, *getOffsets(), getOffsets()->size())))
-    return failure();
-  if (auto stride = getConstantInt(getStride());
-      stride && (*stride < 0 || *stride % LamportDialect::kFragmentLanes))
+  if (std::optional<ArrayRef<int64_t>> offsets = getOffsets()) {
+    if (offsets->empty() || offsets->size() > 32)
+      return emitOpError() << "re-arms " << offsets->size()
+                           << " offsets; needs 1..32, as for a poll";
+    if (failed(verifyOffsets(*this, *offsets, offsets->size())))
+      return failure();
+  }
+  std::optional<int64_t> stride = getConstantInt(getStride());
+  if (stride && (*stride < 0 || *stride % LamportDialect::kFragmentLanes))
     return emitOpError() << "stride " << *stride
                          << " is not a non-negative multiple of 8 BF16 "
                             "elements (whole 16-byte fragments)";
+  // As for a poll: consecutive fragments must all fit in the row.
+  int64_t span = stride && *stride == LamportDialect::kFragmentLanes
+                     ? getFragmentCount()
+                     : 1;
   return verifySlotAccess(*this, getMailbox().getType(), getStage(), getSlot(),
-                          getRow(), getCol(), 1);
+                          getRow(), getCol(), span);
 }
 
 //===----------------------------------------------------------------------===//
@@ -124,8 +132,10 @@ LogicalResult MailboxPollOwnedOp::verify() {
     return emitOpError() << "reads one fragment from its owner: the result "
                             "must be vector<1x8xbf16>";
   MailboxType mailbox = getMailbox().getType();
-  int64_t rowFragments = int64_t(mailbox.getTp()) * mailbox.getFragmentsPerRow();
-  if (auto f = getConstantInt(getFragment()); f && (*f < 0 || *f >= rowFragments))
+  int64_t rowFragments =
+      int64_t(mailbox.getTp()) * mailbox.getFragmentsPerRow();
+  if (auto f = getConstantInt(getFragment());
+      f && (*f < 0 || *f >= rowFragments))
     return emitOpError() << "fragment " << *f << " is outside the "
                          << rowFragments << " fragments of a gathered row";
   return verifySlotAccess(*this, mailbox, getStage(), nullptr, getToken(),

@@ -5,11 +5,32 @@
 //===----------------------------------------------------------------------===//
 
 #include "lamport/Dialect/Lamport/IR/Lamport.h"
+#include "lamport/Dialect/Lamport/IR/Verification.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 
 using namespace mlir;
 using namespace mlir::lamport;
+
+//===----------------------------------------------------------------------===//
+// StageSetActiveOp / StageAdvanceOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult StageSetActiveOp::verify() {
+  return verifySlotAccess(*this, getMailbox().getType(), getStage(),
+                          /*slot=*/nullptr, /*row=*/nullptr, /*col=*/nullptr,
+                          /*fragments=*/0);
+}
+
+LogicalResult StageAdvanceOp::verify() {
+  return verifySlotAccess(*this, getMailbox().getType(), getActive(),
+                          /*slot=*/nullptr, /*row=*/nullptr, /*col=*/nullptr,
+                          /*fragments=*/0);
+}
+
+//===----------------------------------------------------------------------===//
+// StageFromTicketOp / StageToTicketOp
+//===----------------------------------------------------------------------===//
 
 /// Bits a ticket shifts its stage by.
 static constexpr unsigned kTicketStageShift = 16;
@@ -19,8 +40,7 @@ OpFoldResult StageFromTicketOp::fold(FoldAdaptor adaptor) {
   if (!ticket)
     return {};
   // The stage is the upper half of the word: a logical shift.
-  return IntegerAttr::get(getType(),
-                          ticket.getValue().lshr(kTicketStageShift));
+  return IntegerAttr::get(getType(), ticket.getValue().lshr(kTicketStageShift));
 }
 
 OpFoldResult StageToTicketOp::fold(FoldAdaptor adaptor) {

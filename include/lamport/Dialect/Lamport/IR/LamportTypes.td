@@ -43,6 +43,9 @@ def Lamport_MailboxType : Lamport_Type<"Mailbox", "mailbox"> {
     int64_t getCopyElements() const {
       return 3 * int64_t(getTp()) * getSlotElements();
     }
+    /// Most tokens a program-level op moves through this mailbox in one
+    /// step: the decode batch limit, or the capacity where it is smaller.
+    int64_t getMaxTokens() const;
   }];
 }
 

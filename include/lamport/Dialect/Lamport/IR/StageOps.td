@@ -29,6 +29,11 @@ def Lamport_StageActiveOp : Lamport_Op<"stage.active"> {
   }];
   let arguments = (ins Lamport_MailboxType:$mailbox);
   let results = (outs I32:$stage);
+  let builders = [
+    OpBuilder<(ins "Value":$mailbox), [{
+      build($_builder, $_state, $_builder.getI32Type(), mailbox);
+    }]>
+  ];
   let assemblyFormat = "$mailbox attr-dict `:` qualified(type($mailbox))";
 }
 
@@ -44,6 +49,11 @@ def Lamport_StageNextOp : Lamport_Op<"stage.next"> {
   }];
   let arguments = (ins Lamport_MailboxType:$mailbox);
   let results = (outs I32:$stage);
+  let builders = [
+    OpBuilder<(ins "Value":$mailbox), [{
+      build($_builder, $_state, $_builder.getI32Type(), mailbox);
+    }]>
+  ];
   let assemblyFormat = "$mailbox attr-dict `:` qualified(type($mailbox))";
 }
 
@@ -61,6 +71,7 @@ def Lamport_StageSetActiveOp : Lamport_Op<"stage.set_active"> {
   }];
   let arguments = (ins Lamport_MailboxType:$mailbox, I32:$stage);
   let assemblyFormat = "$mailbox `,` $stage attr-dict `:` qualified(type($mailbox))";
+  let hasVerifier = 1;
 }
 
 def Lamport_StageAdvanceOp : Lamport_Op<"stage.advance"> {
@@ -76,6 +87,7 @@ def Lamport_StageAdvanceOp : Lamport_Op<"stage.advance"> {
   }];
   let arguments = (ins Lamport_MailboxType:$mailbox, I32:$active);
   let assemblyFormat = "$mailbox `,` $active attr-dict `:` qualified(type($mailbox))";
+  let hasVerifier = 1;
 }
 
 def Lamport_StageFromTicketOp : Lamport_Op<"stage.from_ticket", [Pure]> {
@@ -90,6 +102,11 @@ def Lamport_StageFromTicketOp : Lamport_Op<"stage.from_ticket", [Pure]> {
   }];
   let arguments = (ins I32:$ticket);
   let results = (outs I32:$stage);
+  let builders = [
+    OpBuilder<(ins "Value":$ticket), [{
+      build($_builder, $_state, $_builder.getI32Type(), ticket);
+    }]>
+  ];
   let assemblyFormat = "$ticket attr-dict";
   let hasFolder = 1;
 }
@@ -103,6 +120,11 @@ def Lamport_StageToTicketOp : Lamport_Op<"stage.to_ticket", [Pure]> {
   }];
   let arguments = (ins I32:$stage);
   let results = (outs I32:$ticket);
+  let builders = [
+    OpBuilder<(ins "Value":$stage), [{
+      build($_builder, $_state, $_builder.getI32Type(), stage);
+    }]>
+  ];
   let assemblyFormat = "$stage attr-dict";
   let hasFolder = 1;
 }

@@ -39,10 +39,10 @@ LogicalResult verifyFragments(Operation *op, VectorType fragments);
 /// The static size of dimension `dim` of `type`, or nullopt when dynamic.
 std::optional<int64_t> staticDim(MemRefType type, unsigned dim);
 
-/// Checks a token count (dimension 0 of `type`, named `what`) against
+/// Checks a token count (dimension `dim` of `type`, named `what`) against
 /// 1..`maxTokens` when it is static.
 LogicalResult verifyTokens(Operation *op, MemRefType type, StringRef what,
-                           int64_t maxTokens);
+                           int64_t maxTokens, unsigned dim = 0);
 
 } // namespace mlir::lamport
 
