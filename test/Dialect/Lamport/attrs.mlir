@@ -1,0 +1,38 @@
+// RUN: lamport-opt %s | FileCheck %s
+// RUN: lamport-opt %s | lamport-opt | FileCheck %s
+// RUN: lamport-opt %s --mlir-print-op-generic | lamport-opt | FileCheck %s
+
+// Round trip of the dialect's attributes on their own: the transport, the
+// sum order and the GEMM tactic.
+
+// CHECK-LABEL: func.func @transports
+// CHECK-SAME: multicast = #lamport.transport<multicast>
+// CHECK-SAME: unicast = #lamport.transport<unicast>
+func.func @transports() attributes {
+    multicast = #lamport.transport<multicast>,
+    unicast = #lamport.transport<unicast>} {
+  return
+}
+
+// CHECK-LABEL: func.func @sum_orders
+// CHECK-SAME: pairwise = #lamport.sum_order<pairwise>
+// CHECK-SAME: rank_ascending = #lamport.sum_order<rank_ascending>
+func.func @sum_orders() attributes {
+    rank_ascending = #lamport.sum_order<rank_ascending>,
+    pairwise = #lamport.sum_order<pairwise>} {
+  return
+}
+
+// A tactic is checked against a weight only where lamport.gemm_publish
+// uses it; on its own any parameters parse.
+// CHECK-LABEL: func.func @tactics
+// CHECK-SAME: one_tile = #lamport.tactic<splits = 1, kw = 16, accs = 1, token_tiles = [8]>
+// CHECK-SAME: oproj = #lamport.tactic<splits = 1, kw = 64, accs = 2, token_tiles = [8, 8, 8, 8, 8, 8, 8, 8, 16, 16, 16, 16, 16, 16, 16, 16]>
+func.func @tactics() attributes {
+    oproj = #lamport.tactic<splits = 1, kw = 64, accs = 2,
+        token_tiles = [8, 8, 8, 8, 8, 8, 8, 8,
+                       16, 16, 16, 16, 16, 16, 16, 16]>,
+    one_tile = #lamport.tactic<splits = 1, kw = 16, accs = 1,
+        token_tiles = [8]>} {
+  return
+}
