@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lamport/Dialect/Lamport/IR/Lamport.h"
+#include "lamport/Dialect/Lamport/Transforms/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
@@ -19,6 +20,7 @@
 
 int main(int argc, char **argv) {
   mlir::registerAllPasses();
+  mlir::lamport::registerLamportPasses();
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);

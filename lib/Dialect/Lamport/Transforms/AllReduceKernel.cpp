@@ -1,0 +1,114 @@
+//===- AllReduceKernel.cpp - The one-shot all-reduce consumer kernel ------===//
+//
+// Part of the Lamport project.
+//
+//===----------------------------------------------------------------------===//
+//
+// lamport.all_reduce as a kernel: each thread waits for one fragment column
+// (token, col) of every rank's partial in the ACTIVE stage, adds the tp
+// partials in FP32 in the op's sum order, rounds to BF16 into out, re-arms
+// what it read; then one thread of the grid advances NEXT.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelGeneration.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+using namespace mlir;
+using namespace mlir::lamport;
+
+/// Sums `partials` (FP32 vectors, in rank order) in `order`: rank_ascending
+/// is ((p0 + p1) + p2) + ...; pairwise adds neighbours level by level,
+/// ((p0 + p1) + (p2 + p3)) + ..., an odd last partial joining the next
+/// level unchanged. Both orders are fixed, so every rank gets the same bits.
+static Value sumPartials(OpBuilder &b, Location loc, ArrayRef<Value> partials,
+                         SumOrder order) {
+  if (order == SumOrder::rank_ascending) {
+    Value sum = partials.front();
+    for (Value partial : partials.drop_front())
+      sum = arith::AddFOp::create(b, loc, sum, partial);
+    return sum;
+  }
+  SmallVector<Value> level(partials);
+  while (level.size() > 1) {
+    SmallVector<Value> next;
+    for (size_t i = 0; i + 1 < level.size(); i += 2)
+      next.push_back(arith::AddFOp::create(b, loc, level[i], level[i + 1]));
+    if (level.size() % 2)
+      next.push_back(level.back());
+    level = std::move(next);
+  }
+  return level.front();
+}
+
+LogicalResult
+mlir::lamport::generateAllReduceKernel(AllReduceOp op,
+                                       const KernelGenerationOptions &options) {
+  MailboxType mailboxType = op.getMailbox().getType();
+  int64_t capacity = mailboxType.getCapacity();
+  int64_t width = mailboxType.getWidth();
+  FailureOr<MemRefType> outType =
+      getKernelBufferType(op, "out", op.getOut().getType(), /*tokensDim=*/0,
+                          capacity, /*flat=*/false);
+  if (failed(outType))
+    return failure();
+
+  MLIRContext *ctx = op.getContext();
+  SumOrder order = op.getSumOrder();
+  KernelSignature signature;
+  signature.family = "all_reduce";
+  signature.mailbox = op.getMailbox();
+  signature.buffers.push_back({op.getOut(), *outType, "out"});
+  signature.tokensBuffer = op.getOut();
+  signature.tokensDim = 0;
+  signature.workItemsAtCapacity = capacity * mailboxType.getFragmentsPerRow();
+  signature.attributes.push_back(NamedAttribute(
+      StringAttr::get(ctx, "sum_order"), SumOrderAttr::get(ctx, order)));
+  signature.pdl = op.getPdl();
+  std::optional<uint64_t> timeoutNs = op.getTimeoutNs();
+
+  return generateKernel(
+      op, signature, options,
+      [&](OpBuilder &b, Location loc, KernelBody &kernel) {
+        Value mailbox = kernel.getMailbox();
+        Value out = kernel.getBuffer(0);
+        if (signature.pdl)
+          NVVM::GriddepcontrolOp::create(b, loc, NVVM::GridDepActionKind::wait);
+        Value stage = StageActiveOp::create(b, loc, b.getI32Type(), mailbox);
+        Value fragmentsPerRow = arith::ConstantIndexOp::create(
+            b, loc, mailboxType.getFragmentsPerRow());
+        Value items = arith::MulIOp::create(b, loc, kernel.getTokens(b, loc),
+                                            fragmentsPerRow);
+        auto wideType = VectorType::get(
+            {int64_t(LamportDialect::kFragmentLanes)}, b.getF32Type());
+        auto narrowType = VectorType::get(
+            {int64_t(LamportDialect::kFragmentLanes)}, b.getBF16Type());
+        kernel.forEachWorkItem(
+            b, loc, items, [&](OpBuilder &b, Location loc, Value item) {
+              auto [row, col] = getRowAndColumn(b, loc, item, width);
+              SmallVector<Value> partials;
+              for (Value fragment :
+                   pollEverySlot(b, loc, mailbox, stage, row, col, timeoutNs))
+                partials.push_back(
+                    arith::ExtFOp::create(b, loc, wideType, fragment));
+              Value sum = sumPartials(b, loc, partials, order);
+              // arith.truncf without a rounding mode is LLVM's fptrunc:
+              // round to nearest even (cvt.rn.bf16.f32).
+              Value reduced = arith::TruncFOp::create(b, loc, narrowType, sum);
+              vector::StoreOp::create(
+                  b, loc, reduced, out, ValueRange{row, col},
+                  /*nontemporal=*/false, llvm::MaybeAlign(16));
+              rearmEverySlot(b, loc, mailbox, stage, row, col);
+            });
+        kernel.onLeadThread(b, loc, /*wholeGrid=*/true,
+                            [&](OpBuilder &b, Location loc) {
+                              StageAdvanceOp::create(b, loc, mailbox, stage);
+                            });
+        if (signature.pdl)
+          NVVM::GriddepcontrolOp::create(
+              b, loc, NVVM::GridDepActionKind::launch_dependents);
+      });
+}

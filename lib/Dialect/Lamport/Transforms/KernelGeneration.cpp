@@ -1,0 +1,285 @@
+//===- KernelGeneration.cpp - Shared parts of generated kernels -----------===//
+//
+// Part of the Lamport project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The scaffolding every kernel family shares: the gpu.module / gpu.func of
+// a kernel with its launch shape and bundle metadata, the program-side
+// launch that replaces the op, and the builders kernel bodies are made of.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelGeneration.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/SymbolTable.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace mlir::lamport;
+
+/// The global address space of the NVVM target, where kernel buffers live.
+static constexpr unsigned kGlobalAddressSpace = 1;
+
+/// Names of the attributes a generated kernel carries for the bundle writer.
+static constexpr StringLiteral kOpAttr = "lamport.op";
+static constexpr StringLiteral kAttributesAttr = "lamport.attributes";
+static constexpr StringLiteral kPdlAttr = "lamport.pdl";
+static constexpr StringLiteral kParamAttr = "lamport.param";
+static constexpr StringLiteral kIoAttr = "lamport.io";
+
+//===----------------------------------------------------------------------===//
+// KernelBody
+//===----------------------------------------------------------------------===//
+
+Value KernelBody::getTokens(OpBuilder &b, Location loc) {
+  Value tokens = func.getArguments().back();
+  return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), tokens);
+}
+
+void KernelBody::forEachWorkItem(
+    OpBuilder &b, Location loc, Value count,
+    function_ref<void(OpBuilder &, Location, Value)> body) {
+  Value cta = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+  Value thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  Value block = arith::ConstantIndexOp::create(b, loc, blockSize);
+  Value first = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, cta, block), thread);
+  Value step = arith::ConstantIndexOp::create(b, loc, gridSize * blockSize);
+  scf::ForOp::create(
+      b, loc, first, count, step, ValueRange(),
+      [&](OpBuilder &nested, Location nestedLoc, Value item, ValueRange) {
+        body(nested, nestedLoc, item);
+        scf::YieldOp::create(nested, nestedLoc);
+      });
+}
+
+void KernelBody::onLeadThread(OpBuilder &b, Location loc, bool wholeGrid,
+                              function_ref<void(OpBuilder &, Location)> body) {
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  Value lead =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, thread, zero);
+  if (wholeGrid) {
+    Value cta = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+    Value firstCta =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, cta, zero);
+    lead = arith::AndIOp::create(b, loc, lead, firstCta);
+  }
+  scf::IfOp::create(b, loc, lead, [&](OpBuilder &nested, Location nestedLoc) {
+    body(nested, nestedLoc);
+    scf::YieldOp::create(nested, nestedLoc);
+  });
+}
+
+//===----------------------------------------------------------------------===//
+// Kernel bodies
+//===----------------------------------------------------------------------===//
+
+std::pair<Value, Value> mlir::lamport::getRowAndColumn(OpBuilder &b,
+                                                       Location loc, Value item,
+                                                       int64_t width) {
+  Value fragmentsPerRow = arith::ConstantIndexOp::create(
+      b, loc, width / LamportDialect::kFragmentLanes);
+  Value lanes =
+      arith::ConstantIndexOp::create(b, loc, LamportDialect::kFragmentLanes);
+  Value row = arith::DivUIOp::create(b, loc, item, fragmentsPerRow);
+  Value fragment = arith::RemUIOp::create(b, loc, item, fragmentsPerRow);
+  Value col = arith::MulIOp::create(b, loc, fragment, lanes);
+  return {row, col};
+}
+
+/// Most fragments one lamport.mailbox.poll waits for.
+static constexpr int64_t kMaxPollFragments = 32;
+
+SmallVector<Value>
+mlir::lamport::pollEverySlot(OpBuilder &b, Location loc, Value mailbox,
+                             Value stage, Value row, Value col,
+                             std::optional<uint64_t> timeoutNs) {
+  auto type = cast<MailboxType>(mailbox.getType());
+  int64_t tp = type.getTp();
+  Value slotStride =
+      arith::ConstantIndexOp::create(b, loc, type.getSlotElements());
+  IntegerAttr timeout =
+      timeoutNs ? b.getI64IntegerAttr(int64_t(*timeoutNs)) : IntegerAttr();
+  SmallVector<Value> fragments;
+  // All of a poll's loads issue before its first check, so one poll per 32
+  // ranks keeps every rank's load in flight at once.
+  for (int64_t first = 0; first < tp; first += kMaxPollFragments) {
+    int64_t count = std::min(kMaxPollFragments, tp - first);
+    auto resultType = VectorType::get(
+        {count, int64_t(LamportDialect::kFragmentLanes)}, b.getBF16Type());
+    Value slot = arith::ConstantIntOp::create(b, loc, first, 32);
+    Value polled = MailboxPollOp::create(b, loc, resultType, mailbox, stage,
+                                         slot, row, col, slotStride, timeout);
+    for (int64_t i = 0; i < count; ++i)
+      fragments.push_back(vector::ExtractOp::create(b, loc, polled, i));
+  }
+  return fragments;
+}
+
+void mlir::lamport::rearmEverySlot(OpBuilder &b, Location loc, Value mailbox,
+                                   Value stage, Value row, Value col) {
+  auto type = cast<MailboxType>(mailbox.getType());
+  int64_t tp = type.getTp();
+  Value slotStride =
+      arith::ConstantIndexOp::create(b, loc, type.getSlotElements());
+  for (int64_t first = 0; first < tp; first += kMaxPollFragments) {
+    int64_t count = std::min(kMaxPollFragments, tp - first);
+    Value slot = arith::ConstantIntOp::create(b, loc, first, 32);
+    MailboxRearmOp::create(b, loc, mailbox, stage, slot, row, col, slotStride,
+                           b.getI64IntegerAttr(count), DenseI64ArrayAttr());
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Kernel signature and launch
+//===----------------------------------------------------------------------===//
+
+FailureOr<MemRefType>
+mlir::lamport::getKernelBufferType(Operation *op, StringRef name,
+                                   MemRefType type, unsigned tokensDim,
+                                   int64_t capacity, bool flat) {
+  if (!type.getLayout().isIdentity())
+    return op->emitOpError()
+           << "has no kernel for " << name << " " << type
+           << ": a kernel indexes its buffers as dense row-major memrefs, so "
+              "the layout must be the identity";
+  if (Attribute space = type.getMemorySpace()) {
+    auto integer = dyn_cast<IntegerAttr>(space);
+    if (!integer || integer.getInt() != kGlobalAddressSpace)
+      return op->emitOpError()
+             << "has no kernel for " << name << " " << type
+             << ": a buffer lives in the default or the global (1) address "
+                "space";
+  }
+  SmallVector<int64_t> shape(type.getShape());
+  for (auto [dim, size] : llvm::enumerate(shape)) {
+    if (dim == tokensDim)
+      size = capacity;
+    else if (ShapedType::isDynamic(size))
+      return op->emitOpError() << "has no kernel for " << name << " " << type
+                               << ": only the token dimension may be dynamic";
+  }
+  if (flat)
+    shape = {ShapedType::getNumElements(shape)};
+  return MemRefType::get(
+      shape, type.getElementType(), MemRefLayoutAttrInterface(),
+      IntegerAttr::get(IntegerType::get(op->getContext(), 64),
+                       kGlobalAddressSpace));
+}
+
+/// A symbol name `family_N` not yet used in `module`.
+static std::string uniqueKernelName(ModuleOp module, StringRef family) {
+  for (unsigned n = 0;; ++n) {
+    std::string name = (family + "_" + Twine(n)).str();
+    if (!SymbolTable::lookupSymbolIn(module, name))
+      return name;
+  }
+}
+
+/// The program-side value passed for a buffer parameter: `value` viewed as
+/// `kernelType` (same base pointer, static shape, global address space).
+static Value castToKernelView(OpBuilder &b, Location loc, Value value,
+                              MemRefType kernelType) {
+  auto type = cast<MemRefType>(value.getType());
+  if (type.getShape() != kernelType.getShape()) {
+    // reinterpret_cast, not memref.cast: the kernel views capacity rows of a
+    // buffer that holds M of them, and touches only the first M.
+    SmallVector<int64_t> strides(kernelType.getRank(), 1);
+    for (int64_t dim = kernelType.getRank() - 2; dim >= 0; --dim)
+      strides[dim] = strides[dim + 1] * kernelType.getDimSize(dim + 1);
+    auto viewType =
+        MemRefType::get(kernelType.getShape(), type.getElementType(),
+                        MemRefLayoutAttrInterface(), type.getMemorySpace());
+    value = memref::ReinterpretCastOp::create(
+        b, loc, viewType, value, /*offset=*/0, kernelType.getShape(), strides);
+  }
+  if (cast<MemRefType>(value.getType()) != kernelType)
+    value = memref::MemorySpaceCastOp::create(b, loc, kernelType, value);
+  return value;
+}
+
+LogicalResult
+mlir::lamport::generateKernel(Operation *op, const KernelSignature &signature,
+                              const KernelGenerationOptions &options,
+                              const KernelBodyBuilder &buildBody) {
+  MLIRContext *ctx = op->getContext();
+  Location loc = op->getLoc();
+  auto module = op->getParentOfType<ModuleOp>();
+
+  // Launch shape: enough threads for every work item at M = capacity, in
+  // whole warps, capped so that each rank's kernels leave room on the GPU.
+  int64_t items = std::max<int64_t>(signature.workItemsAtCapacity, 1);
+  int64_t blockSize =
+      std::min<int64_t>(options.threadsPerCta, llvm::alignTo(items, 32));
+  int64_t gridSize =
+      std::min<int64_t>(options.maxCtas, llvm::divideCeil(items, blockSize));
+
+  // Signature: mailbox, buffers, tokens.
+  OpBuilder b(ctx);
+  SmallVector<Type> inputs = {signature.mailbox.getType()};
+  for (const KernelBuffer &buffer : signature.buffers)
+    inputs.push_back(buffer.kernelType);
+  inputs.push_back(b.getI32Type());
+
+  std::string name = uniqueKernelName(module, signature.family);
+  b.setInsertionPointToEnd(module.getBody());
+  auto kernelModule = gpu::GPUModuleOp::create(b, loc, name);
+  b.setInsertionPointToStart(kernelModule.getBody());
+  auto func =
+      gpu::GPUFuncOp::create(b, loc, name, b.getFunctionType(inputs, {}));
+  func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+  func.setKnownBlockSizeAttr(
+      b.getDenseI32ArrayAttr({int32_t(blockSize), 1, 1}));
+  func.setKnownGridSizeAttr(b.getDenseI32ArrayAttr({int32_t(gridSize), 1, 1}));
+  func->setAttr(kOpAttr, b.getStringAttr(signature.family));
+  func->setAttr(kAttributesAttr, b.getDictionaryAttr(signature.attributes));
+  if (signature.pdl)
+    func->setAttr(kPdlAttr, b.getUnitAttr());
+  func.setArgAttr(0, kParamAttr, b.getStringAttr("mailbox"));
+  for (auto [i, buffer] : llvm::enumerate(signature.buffers)) {
+    func.setArgAttr(1 + i, kParamAttr, b.getStringAttr("buffer"));
+    func.setArgAttr(1 + i, kIoAttr, b.getStringAttr(buffer.io));
+  }
+  func.setArgAttr(inputs.size() - 1, kParamAttr, b.getStringAttr("tokens"));
+
+  KernelBody body(func, gridSize, blockSize);
+  b.setInsertionPointToStart(&func.getBody().front());
+  buildBody(b, loc, body);
+  gpu::ReturnOp::create(b, loc);
+
+  // The launch, in the program, where the op was.
+  b.setInsertionPoint(op);
+  SmallVector<Value> operands = {signature.mailbox};
+  for (const KernelBuffer &buffer : signature.buffers)
+    operands.push_back(
+        castToKernelView(b, loc, buffer.value, buffer.kernelType));
+  auto tokensType = cast<MemRefType>(signature.tokensBuffer.getType());
+  Value tokens;
+  if (tokensType.isDynamicDim(signature.tokensDim)) {
+    Value m = memref::DimOp::create(b, loc, signature.tokensBuffer,
+                                    signature.tokensDim);
+    tokens = arith::IndexCastUIOp::create(b, loc, b.getI32Type(), m);
+  } else {
+    tokens = arith::ConstantIntOp::create(
+        b, loc, tokensType.getDimSize(signature.tokensDim), 32);
+  }
+  operands.push_back(tokens);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  gpu::KernelDim3 grid = {arith::ConstantIndexOp::create(b, loc, gridSize), one,
+                          one};
+  gpu::KernelDim3 block = {arith::ConstantIndexOp::create(b, loc, blockSize),
+                           one, one};
+  gpu::LaunchFuncOp::create(b, loc, func, grid, block,
+                            /*dynamicSharedMemorySize=*/Value(), operands);
+  module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                  b.getUnitAttr());
+  op->erase();
+  return success();
+}

@@ -1,0 +1,154 @@
+//===- KernelGeneration.h - Shared parts of generated kernels ---*- C++ -*-===//
+//
+// Part of the Lamport project.
+//
+//===----------------------------------------------------------------------===//
+//
+// What every kernel family of lamport-generate-kernels shares: the kernel's
+// signature and launch shape, the gpu.module / gpu.func scaffolding, the
+// program-side gpu.launch_func that replaces the op, and the small builders
+// the kernel bodies are made of (the grid-stride loop over work items, the
+// lead thread, PDL, polling every rank's slot). Private to the pass.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LAMPORT_LIB_DIALECT_LAMPORT_TRANSFORMS_KERNELGENERATION_H
+#define LAMPORT_LIB_DIALECT_LAMPORT_TRANSFORMS_KERNELGENERATION_H
+
+#include "lamport/Dialect/Lamport/IR/Lamport.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/Builders.h"
+
+#include <functional>
+#include <optional>
+
+namespace mlir::lamport {
+
+/// Options of lamport-generate-kernels the kernel families read.
+struct KernelGenerationOptions {
+  /// Transport of publishes whose op sets none.
+  Transport transport = Transport::unicast;
+  /// Most threads per CTA (a multiple of 32).
+  unsigned threadsPerCta = 128;
+  /// Most CTAs per grid.
+  unsigned maxCtas = 128;
+};
+
+/// What a generated kernel's parameter is, in docs/bundle.md's words.
+enum class KernelParamKind { Mailbox, Buffer, Tokens };
+
+/// One buffer parameter of a generated kernel and the program value bound
+/// to it.
+struct KernelBuffer {
+  /// The program's memref (a function argument of the program).
+  Value value;
+  /// The kernel's view of it: static, dense, in the global address space.
+  MemRefType kernelType;
+  /// "in" when the kernel only reads it, "out" when it only writes it.
+  StringRef io;
+};
+
+/// Everything a kernel family decides about the kernel of one op.
+struct KernelSignature {
+  /// The family and the name prefix of the kernel: "publish_rows".
+  StringRef family;
+  /// The mailbox the kernel publishes to or polls.
+  Value mailbox;
+  /// The buffers, in parameter order, after the mailbox.
+  SmallVector<KernelBuffer> buffers;
+  /// The program buffer and dimension holding the token count M.
+  Value tokensBuffer;
+  unsigned tokensDim = 0;
+  /// Work items (one per thread and loop trip) at M = capacity: what sizes
+  /// the grid.
+  int64_t workItemsAtCapacity = 0;
+  /// The op's attributes that change what the result must be (recorded for
+  /// the runtime's host reference).
+  SmallVector<NamedAttribute> attributes;
+  /// Whether the kernel waits with griddepcontrol.wait.
+  bool pdl = false;
+};
+
+/// The kernel being built: its gpu.func, launch shape and parameters, for
+/// the family's body builder.
+class KernelBody {
+public:
+  KernelBody(gpu::GPUFuncOp func, int64_t gridSize, int64_t blockSize)
+      : func(func), gridSize(gridSize), blockSize(blockSize) {}
+
+  gpu::GPUFuncOp getFunc() { return func; }
+  Value getMailbox() { return func.getArgument(0); }
+  MailboxType getMailboxType() {
+    return cast<MailboxType>(getMailbox().getType());
+  }
+  /// The i-th buffer parameter.
+  Value getBuffer(unsigned i) { return func.getArgument(1 + i); }
+  /// The token count M as an index (the last parameter).
+  Value getTokens(OpBuilder &b, Location loc);
+
+  /// Runs `body(item)` for every work item in [0, count) over the whole
+  /// grid: item = CTA * block + thread, then strides of the grid size. The
+  /// consecutive threads of a warp take consecutive items.
+  void forEachWorkItem(OpBuilder &b, Location loc, Value count,
+                       function_ref<void(OpBuilder &, Location, Value)> body);
+  /// Runs `body` on thread 0 of every CTA (`wholeGrid` false) or of CTA 0
+  /// alone (`wholeGrid` true).
+  void onLeadThread(OpBuilder &b, Location loc, bool wholeGrid,
+                    function_ref<void(OpBuilder &, Location)> body);
+
+private:
+  gpu::GPUFuncOp func;
+  int64_t gridSize;
+  int64_t blockSize;
+};
+
+/// Builds the body of a generated kernel; the builder is at the start of
+/// the entry block and the terminator is added afterwards.
+using KernelBodyBuilder =
+    std::function<void(OpBuilder &, Location, KernelBody &)>;
+
+/// Creates the gpu.module and gpu.func of `signature` for `op` and replaces
+/// `op` by its gpu.launch_func. Fails, with a diagnostic on `op`, where a
+/// buffer cannot be passed as the kernel expects.
+LogicalResult generateKernel(Operation *op, const KernelSignature &signature,
+                             const KernelGenerationOptions &options,
+                             const KernelBodyBuilder &buildBody);
+
+/// The kernel view of a program buffer whose dimension `tokensDim` is the
+/// token count: dense row-major in the global address space, M replaced by
+/// the mailbox capacity; `flat` gives the one-dimensional view a kernel uses
+/// where M is not the leading dimension (the rows of one slot are then M,
+/// not capacity, apart). Fails with a diagnostic on `op` for a buffer that
+/// is not a dense memref in the default or global address space.
+FailureOr<MemRefType> getKernelBufferType(Operation *op, StringRef name,
+                                          MemRefType type, unsigned tokensDim,
+                                          int64_t capacity, bool flat);
+
+/// Splits a work item into its token row and the first column of its
+/// fragment, for a mailbox `width` BF16 wide.
+std::pair<Value, Value> getRowAndColumn(OpBuilder &b, Location loc, Value item,
+                                        int64_t width);
+
+/// Waits for the fragment at [row, col] of every rank's slot of `stage`,
+/// one lamport.mailbox.poll per 32 ranks (slots are `capacity * width`
+/// elements apart): tp vector<8xbf16>, in rank order.
+SmallVector<Value> pollEverySlot(OpBuilder &b, Location loc, Value mailbox,
+                                 Value stage, Value row, Value col,
+                                 std::optional<uint64_t> timeoutNs);
+
+/// Stores the sentinel over the fragments pollEverySlot read.
+void rearmEverySlot(OpBuilder &b, Location loc, Value mailbox, Value stage,
+                    Value row, Value col);
+
+/// Kernel families: each checks its op and generates its kernel.
+LogicalResult generatePublishRowsKernel(PublishRowsOp op,
+                                        const KernelGenerationOptions &options);
+LogicalResult generatePollRowsKernel(PollRowsOp op,
+                                     const KernelGenerationOptions &options);
+LogicalResult generateAllReduceKernel(AllReduceOp op,
+                                      const KernelGenerationOptions &options);
+
+} // namespace mlir::lamport
+
+#endif // LAMPORT_LIB_DIALECT_LAMPORT_TRANSFORMS_KERNELGENERATION_H
