@@ -1,0 +1,155 @@
+//===- Manifest.h - The bundle manifest, parsed and validated ---*- C++ -*-===//
+//
+// Part of the Lamport project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The model of manifest.json (docs/bundle.md, version 1): mailboxes, program
+// arguments, kernels with their launch shape and parameters, and the launch
+// order of one decode step. Parsing checks every rule of the contract and
+// needs no GPU, so it is unit-tested on machines without one; the checks that
+// need a device live in DeviceCheck.h.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LAMPORT_RUNTIME_MANIFEST_H
+#define LAMPORT_RUNTIME_MANIFEST_H
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace lamport {
+namespace runtime {
+
+/// The manifest version this runtime reads.
+inline constexpr int kManifestVersion = 1;
+
+/// One TP group's `[3, tp, capacity, width]` BF16 mailbox.
+struct MailboxSpec {
+  int id = 0;
+  std::string name;
+  int tp = 0;
+  int capacity = 0;
+  int width = 0;
+
+  /// Bytes of one rank's copy: 3 generations of tp slots of capacity rows.
+  std::size_t copyBytes() const {
+    return std::size_t(3) * tp * capacity * width * 2;
+  }
+  /// Bytes of the descriptor a kernel takes by value: 40 + 8 * tp.
+  std::size_t descriptorBytes() const { return 40 + std::size_t(8) * tp; }
+};
+
+enum class ArgumentKind { Buffer, Mailbox };
+enum class DType { BF16, F32, I32 };
+enum class BufferIO { In, Out, InOut };
+
+/// Bytes of one element of \p dtype.
+std::size_t dtypeBytes(DType dtype);
+const char *dtypeName(DType dtype);
+
+/// One argument of the program function: a per-rank device buffer, or a
+/// mailbox.
+struct ArgumentSpec {
+  int index = 0;
+  std::string name;
+  ArgumentKind kind = ArgumentKind::Buffer;
+  // Buffers only. A shape entry of -1 stands for the token count M.
+  DType dtype = DType::BF16;
+  std::vector<int64_t> shape;
+  BufferIO io = BufferIO::In;
+  // Mailboxes only: index into Manifest::mailboxes.
+  int mailbox = -1;
+
+  /// Elements of the buffer for \p tokens tokens (-1 entries replaced).
+  std::size_t elements(int tokens) const;
+  /// Bytes of the buffer for \p tokens tokens.
+  std::size_t bytes(int tokens) const {
+    return elements(tokens) * dtypeBytes(dtype);
+  }
+  /// The shape with -1 replaced by \p tokens.
+  std::vector<int64_t> shapeFor(int tokens) const;
+};
+
+enum class ParamKind { Mailbox, Buffer, Tokens };
+
+/// One kernel parameter, in order.
+struct ParamSpec {
+  ParamKind kind = ParamKind::Tokens;
+  int argument = -1; ///< Mailbox and buffer parameters: the argument index.
+  unsigned size = 0;
+  unsigned align = 0;
+};
+
+/// One kernel of the bundle with its launch shape.
+struct KernelSpec {
+  std::string name;
+  std::string op; ///< The program-level op it was generated from.
+  std::string ptx;
+  std::string cubin;
+  std::array<unsigned, 3> grid{1, 1, 1};
+  std::array<unsigned, 3> block{1, 1, 1};
+  std::array<unsigned, 3> cluster{1, 1, 1};
+  unsigned sharedBytes = 0;
+  bool pdl = false;
+  /// Attributes of the op that change the result (sum_order, timeout_ns,
+  /// transport), each kept as its JSON text without quotes for strings.
+  std::map<std::string, std::string> attributes;
+  std::vector<ParamSpec> params;
+
+  unsigned blockThreads() const { return block[0] * block[1] * block[2]; }
+  unsigned clusterSize() const { return cluster[0] * cluster[1] * cluster[2]; }
+  /// The attribute \p key, if the manifest has it.
+  std::optional<std::string> attribute(const std::string &key) const;
+  /// True for ops that publish this rank's rows into a mailbox.
+  bool publishes() const;
+};
+
+/// The parsed, validated manifest.json.
+struct Manifest {
+  int version = 0;
+  std::string chip;
+  std::string transport; ///< "unicast" or "multicast".
+  std::string program;
+  std::vector<MailboxSpec> mailboxes;
+  std::vector<ArgumentSpec> arguments;
+  std::vector<KernelSpec> kernels;
+  /// One decode step, per rank, in stream order: indices into kernels.
+  std::vector<int> launches;
+
+  /// The kernel named \p name, or null.
+  const KernelSpec *findKernel(const std::string &name) const;
+  /// The largest capacity of any mailbox: the most tokens a step can carry.
+  int maxTokens() const;
+};
+
+/// Parses and validates the text of a manifest. \p origin names the file in
+/// error messages. Throws Error naming the offending field and the rule.
+Manifest parseManifest(const std::string &text,
+                       const std::string &origin = "manifest.json");
+
+/// The op names lamport-compile may write into a kernel's `op`.
+const std::vector<std::string> &knownOps();
+
+/// A bundle directory: the manifest plus each kernel's PTX and cubin bytes.
+struct Bundle {
+  std::string directory;
+  Manifest manifest;
+  std::vector<std::string> ptx; ///< Per kernel, in manifest order.
+  std::vector<std::string>
+      cubin; ///< Per kernel; empty when the file is absent.
+};
+
+/// Reads BUNDLE/manifest.json and every file it names. A kernel needs its
+/// PTX or its cubin; a missing cubin alone falls back to the PTX.
+Bundle loadBundle(const std::string &directory);
+
+} // namespace runtime
+} // namespace lamport
+
+#endif // LAMPORT_RUNTIME_MANIFEST_H

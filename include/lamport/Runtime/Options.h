@@ -1,0 +1,75 @@
+//===- Options.h - lamport-run's command line -------------------*- C++ -*-===//
+//
+// Part of the Lamport project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The options of lamport-run and their parser, in the library so that every
+// usage error is unit-tested without a GPU.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LAMPORT_RUNTIME_OPTIONS_H
+#define LAMPORT_RUNTIME_OPTIONS_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace lamport {
+namespace runtime {
+
+/// How a publish reaches every rank's copy at run time.
+enum class TransportKind {
+  /// All ranks on one GPU, each with its own stream, buffers and copy.
+  Loopback,
+  /// One GPU per rank in one process, copies mapped into every rank's
+  /// address space with cuMem VMM.
+  Peer,
+  /// NVLink multicast: refused unless asked for, and never run here.
+  Multicast,
+};
+
+const char *transportName(TransportKind kind);
+
+/// Everything lamport-run was asked to do.
+struct RunOptions {
+  std::string bundle;
+  int tp = 0;
+  TransportKind transport = TransportKind::Loopback;
+  /// Tokens per step; 0 means "all": step s carries 1 + s % capacity.
+  int tokens = 0;
+  uint64_t steps = 1;
+  bool check = false;
+  bool bench = false;
+  bool graph = false;
+  std::string jsonPath;
+  uint64_t seed = 1;
+  int skipPublishRank = -1;
+  bool timeoutCheck = false;
+  /// Steps per batch: distinct input sets, and steps per captured graph.
+  int batch = 64;
+  /// Host watchdog per wait, in seconds; 0 derives it from the kernels'
+  /// timeout_ns.
+  double watchdogSeconds = 0;
+  int device = 0;
+  bool allowMulticast = false;
+};
+
+/// Why the multicast transport will not run in this environment, or an
+/// empty string when the request passes these checks: it must be asked for
+/// explicitly, and NCCL_NVLS_ENABLE=0 (\p nvlsEnv, null when unset) forbids
+/// it outright.
+std::string multicastRefusal(bool requested, const char *nvlsEnv);
+
+/// The usage text.
+std::string usage();
+
+/// Parses lamport-run's arguments (without the program name). Throws
+/// UsageError naming the bad option. Does not read the bundle.
+RunOptions parseRunOptions(const std::vector<std::string> &args);
+
+} // namespace runtime
+} // namespace lamport
+
+#endif // LAMPORT_RUNTIME_OPTIONS_H

@@ -1,0 +1,93 @@
+//===- Reference.h - Host references of what kernels must write -*- C++ -*-===//
+//
+// Part of the Lamport project.
+//
+//===----------------------------------------------------------------------===//
+//
+// BF16 bit helpers, the step's input patterns, and the host reference of each
+// consumer op, so lamport-run compares every rank's output bit for bit:
+//   poll_rows   an exact copy of every rank's rows, -0.0 arriving as +0.0;
+//   all_reduce  the FP32 sum in the op's fixed order, rounded to BF16 (RNE).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LAMPORT_RUNTIME_REFERENCE_H
+#define LAMPORT_RUNTIME_REFERENCE_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace lamport {
+namespace runtime {
+
+/// The BF16 value of the high half of an FP32.
+float bf16ToFloat(uint16_t bits);
+
+/// FP32 to BF16, round to nearest even; NaN stays NaN (quiet, sign kept).
+uint16_t floatToBf16(float value);
+
+/// What a publish stores for \p bits: -0.0 (the sentinel) becomes +0.0,
+/// every other pattern (NaN payloads, Inf, subnormals) is kept bit for bit.
+inline uint16_t canonicalizeSentinel(uint16_t bits) {
+  return bits == 0x8000 ? 0 : bits;
+}
+
+/// The fixed orders in which an all-reduce adds the ranks' partials.
+enum class SumOrder {
+  /// ((p0 + p1) + p2) + ...
+  RankAscending,
+  /// A balanced tree over rank order: adjacent pairs, then pairs of pairs;
+  /// an odd element at the end of a level passes up unchanged.
+  Pairwise,
+};
+
+/// Parses a sum_order attribute ("rank_ascending", "pairwise"). Throws Error.
+SumOrder parseSumOrder(const std::string &text);
+
+/// Sums \p partials (one per rank, in rank order) in FP32 in \p order.
+float sumPartials(const std::vector<float> &partials, SumOrder order);
+
+/// Where a consumer writes: out[slot][row][col] lives at element
+/// (slot * rowsPerSlot + row) * width + col.
+struct OutputLayout {
+  int rowsPerSlot = 0;
+  int width = 0;
+};
+
+/// poll_rows: \p rows[r] is rank r's published [m, width] BF16; \p out gets
+/// every rank's rows with the sentinel canonicalised, in \p layout. Elements
+/// of \p out the op does not write are left as they are.
+void referencePollRows(const std::vector<std::vector<uint16_t>> &rows, int m,
+                       int width, const OutputLayout &layout,
+                       std::vector<uint16_t> &out);
+
+/// all_reduce: out[row][col] = bf16(sum over ranks of rows[r][row][col]) with
+/// each partial canonicalised as published. \p out is [m, width] (or longer,
+/// the rest left as is).
+void referenceAllReduce(const std::vector<std::vector<uint16_t>> &rows, int m,
+                        int width, SumOrder order, std::vector<uint16_t> &out);
+
+/// What an input pattern exercises.
+enum class PatternKind {
+  /// Any BF16 bits, with -0.0, +0.0, +-Inf, NaNs (quiet, signalling, negative)
+  /// and subnormals mixed in: for copies, which must be exact.
+  Bits,
+  /// Small integers (and -0.0): for sums, whose FP32 value is then exact in
+  /// any order.
+  Integers,
+};
+
+/// The value the runtime writes into outputs before a step so an element no
+/// kernel wrote is caught: a signalling NaN that patterns never produce.
+inline constexpr uint16_t kPoison = 0x7FBD;
+
+/// Element \p index of the input of \p rank in input set \p set, for
+/// \p seed: a hash, so every set, rank and element differs.
+uint16_t patternValue(PatternKind kind, uint64_t seed, uint32_t set, int rank,
+                      uint64_t index);
+
+} // namespace runtime
+} // namespace lamport
+
+#endif // LAMPORT_RUNTIME_REFERENCE_H

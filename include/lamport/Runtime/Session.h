@@ -1,0 +1,184 @@
+//===- Session.h - Ranks, mailboxes and launches on GPUs --------*- C++ -*-===//
+//
+// Part of the Lamport project.
+//
+//===----------------------------------------------------------------------===//
+//
+// A Session is one TP group of a bundle brought up on GPUs: per rank a
+// device context, a stream and the bundle's kernels loaded and checked; per
+// mailbox a symmetric copy on every rank (every slot the sentinel, stage
+// words {0, 0}, a host-mapped timeout record) and each rank's packed
+// descriptor. Transports:
+//   loopback  every rank on one GPU, each its own copy; peers[] are the
+//             copies on that GPU;
+//   peer      rank r on device (first + r), copies from cuMemCreate mapped
+//             with access for every rank's device; peers[] are the mapped
+//             addresses;
+//   multicast refused (see docs/runtime.md).
+// Launches go through cuLaunchKernelEx with configurations built once.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LAMPORT_RUNTIME_SESSION_H
+#define LAMPORT_RUNTIME_SESSION_H
+
+#include "lamport/Runtime/Descriptor.h"
+#include "lamport/Runtime/DeviceCheck.h"
+#include "lamport/Runtime/Error.h"
+#include "lamport/Runtime/Manifest.h"
+#include "lamport/Runtime/Options.h"
+
+#include <cuda.h>
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace lamport {
+namespace runtime {
+
+/// A launch or wait failed on the GPU. After a trap the CUDA context is
+/// poisoned: report this and exit, never continue.
+class KernelFailure : public Error {
+public:
+  KernelFailure(const std::string &message, CUresult result,
+                std::vector<TimeoutRecord> records, bool watchdog)
+      : Error(message), result(result), records(std::move(records)),
+        watchdog(watchdog) {}
+  CUresult result;
+  /// Every timeout record a poll claimed, in (mailbox, rank) order.
+  std::vector<TimeoutRecord> records;
+  /// True when the host watchdog fired (the GPU never answered).
+  bool watchdog;
+};
+
+/// How to bring a session up.
+struct SessionConfig {
+  int tp = 0;
+  TransportKind transport = TransportKind::Loopback;
+  int firstDevice = 0;
+  bool allowMulticast = false;
+};
+
+/// Device-side result of the word-compare kernel.
+struct CheckResult {
+  uint32_t mismatches;
+  uint32_t tag;
+  uint64_t word;
+  uint32_t got;
+  uint32_t expected;
+};
+static_assert(sizeof(CheckResult) == 24, "the check kernel writes 24 bytes");
+
+class Session {
+public:
+  Session(const Bundle &bundle, const SessionConfig &config);
+  ~Session();
+  Session(const Session &) = delete;
+  Session &operator=(const Session &) = delete;
+
+  int tp() const { return config.tp; }
+  const Manifest &manifest() const { return bundle.manifest; }
+  const DeviceProperties &device(int rank) const;
+  /// How the kernels were loaded: "cubin" or "PTX (driver JIT)".
+  const std::string &imageDescription() const { return imageText; }
+
+  /// Makes rank \p rank's context current on this thread.
+  void makeCurrent(int rank) const;
+  CUstream stream(int rank) const;
+  /// The stream steps fork from and join into (rank 0's device).
+  CUstream mainStream() const { return main; }
+
+  /// A device allocation on rank \p rank's GPU, freed with the session.
+  CUdeviceptr allocate(int rank, std::size_t bytes, const std::string &what);
+  void upload(int rank, CUdeviceptr to, const void *from, std::size_t bytes,
+              const std::string &what);
+  void download(int rank, void *to, CUdeviceptr from, std::size_t bytes,
+                const std::string &what);
+  /// A timing-capable event on rank 0's device, destroyed with the session.
+  CUevent createEvent(bool timing);
+
+  /// The packed descriptor of \p mailbox for \p rank (stable storage: a
+  /// kernel parameter may point at it).
+  void *descriptor(int mailbox, int rank);
+
+  /// Launches kernel \p kernel for \p rank on its stream. \p params points at
+  /// each parameter's bytes, as cuLaunchKernelEx takes them.
+  void launch(int rank, int kernel, void **params);
+  /// Launches the word-compare kernel: counts 32-bit words of \p out that
+  /// differ from \p expected into \p result, recording the first with \p tag.
+  void launchCheck(int rank, CUdeviceptr out, CUdeviceptr expected,
+                   uint64_t words, CUdeviceptr result, uint32_t tag);
+
+  /// Fills \p count 16-bit words at \p pointer with \p value on rank
+  /// \p rank's stream (poisoning an output before a step).
+  void fill16Async(int rank, CUdeviceptr pointer, uint16_t value,
+                   std::size_t count, const std::string &what);
+
+  /// Captures what \p enqueue puts on the main stream (and the rank streams
+  /// forked from it) into a graph, instantiated and owned by the session.
+  CUgraphExec capture(const std::function<void()> &enqueue,
+                      const std::string &what);
+  /// Launches \p graph on the main stream.
+  void replay(CUgraphExec graph, const std::string &what);
+  /// Records \p event on the main stream.
+  void record(CUevent event, const std::string &what);
+  /// Milliseconds between two completed events.
+  float elapsedMs(CUevent start, CUevent end);
+
+  /// Fork: every rank stream waits for work recorded so far on the main
+  /// stream. Join: the main stream waits for every rank stream.
+  void fork();
+  void join();
+
+  /// Waits for \p event with a host watchdog of \p seconds. Throws
+  /// KernelFailure (with the timeout records) when the GPU reports an error
+  /// or the watchdog fires; \p during says what was running.
+  void wait(CUevent event, double seconds, const std::string &during);
+
+  /// Every timeout record a poll has claimed so far.
+  std::vector<TimeoutRecord> claimedTimeouts() const;
+  /// The mailbox name of a record's mailbox_id (or "#id").
+  std::string mailboxName(int id) const;
+
+  /// Throws KernelFailure for \p result, which a call returned while
+  /// \p during ran, with every claimed timeout record in the message.
+  [[noreturn]] void fail(CUresult result, const std::string &during,
+                         bool watchdog = false) const;
+
+private:
+  struct Rank;
+  struct Mailbox;
+  struct DeviceModules;
+  struct Launch;
+
+  void openDevices();
+  void loadKernels();
+  void createMailboxes();
+  void prepareLaunches();
+  DeviceModules &modulesOf(int rank);
+
+  const Bundle &bundle;
+  SessionConfig config;
+  std::vector<std::unique_ptr<Rank>> ranks;
+  std::vector<std::unique_ptr<DeviceModules>> modules;
+  std::vector<std::unique_ptr<Mailbox>> mailboxes;
+  std::vector<std::unique_ptr<Launch>> launches; // [rank * kernels + kernel]
+  struct Allocation {
+    int rank;
+    CUdeviceptr pointer;
+  };
+  std::vector<Allocation> allocations;
+  std::vector<CUevent> events;
+  std::vector<CUgraph> graphs;
+  std::vector<CUgraphExec> graphExecs;
+  CUstream main = nullptr;
+  CUevent forkEvent = nullptr;
+  std::string imageText;
+};
+
+} // namespace runtime
+} // namespace lamport
+
+#endif // LAMPORT_RUNTIME_SESSION_H

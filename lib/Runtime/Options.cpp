@@ -1,0 +1,154 @@
+//===- Options.cpp - lamport-run's command line ---------------------------===//
+//
+// Part of the Lamport project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lamport/Runtime/Options.h"
+#include "lamport/Runtime/Error.h"
+
+#include <cerrno>
+#include <cstdlib>
+
+namespace lamport {
+namespace runtime {
+
+const char *transportName(TransportKind kind) {
+  switch (kind) {
+  case TransportKind::Loopback:
+    return "loopback";
+  case TransportKind::Peer:
+    return "peer";
+  case TransportKind::Multicast:
+    return "multicast";
+  }
+  return "?";
+}
+
+std::string multicastRefusal(bool requested, const char *nvlsEnv) {
+  if (nvlsEnv && std::string(nvlsEnv) == "0")
+    return "the multicast transport is refused: NCCL_NVLS_ENABLE=0 is set, "
+           "which says NVLink multicast must not be used on this machine";
+  if (!requested)
+    return "the multicast transport must be asked for explicitly "
+           "(--allow-multicast)";
+  return "";
+}
+
+std::string usage() {
+  return "usage: lamport-run BUNDLE --tp N --transport loopback|peer "
+         "--tokens M|all [--steps S]\n"
+         "                   [--check] [--bench] [--graph] [--json FILE] "
+         "[--seed N]\n"
+         "                   [--skip-publish RANK [--timeout-check]] "
+         "[--batch B]\n"
+         "                   [--watchdog SECONDS] [--device N] "
+         "[--transport multicast --allow-multicast]";
+}
+
+namespace {
+
+/// An integer option value in [lo, hi].
+int64_t parseInteger(const std::string &option, const std::string &text,
+                     int64_t lo, int64_t hi) {
+  errno = 0;
+  char *end = nullptr;
+  long long value = std::strtoll(text.c_str(), &end, 10);
+  if (text.empty() || *end || errno == ERANGE)
+    throw UsageError(concat(option, " expects an integer, got '", text, "'"));
+  if (value < lo || value > hi)
+    throw UsageError(
+        concat(option, " must be in [", lo, ", ", hi, "], got ", value));
+  return value;
+}
+
+} // namespace
+
+RunOptions parseRunOptions(const std::vector<std::string> &args) {
+  RunOptions o;
+  bool haveTp = false, haveTransport = false, haveTokens = false;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string &arg = args[i];
+    auto value = [&]() -> const std::string & {
+      if (i + 1 >= args.size())
+        throw UsageError(concat(arg, " expects a value"));
+      return args[++i];
+    };
+    if (arg == "--tp") {
+      o.tp = int(parseInteger(arg, value(), 1, 64));
+      haveTp = true;
+    } else if (arg == "--transport") {
+      const std::string &name = value();
+      if (name == "loopback")
+        o.transport = TransportKind::Loopback;
+      else if (name == "peer")
+        o.transport = TransportKind::Peer;
+      else if (name == "multicast")
+        o.transport = TransportKind::Multicast;
+      else
+        throw UsageError(concat("unknown transport '", name,
+                                "' (expected loopback or peer)"));
+      haveTransport = true;
+    } else if (arg == "--tokens") {
+      const std::string &text = value();
+      o.tokens = text == "all" ? 0 : int(parseInteger(arg, text, 1, 1 << 16));
+      haveTokens = true;
+    } else if (arg == "--steps") {
+      o.steps = uint64_t(parseInteger(arg, value(), 1, int64_t(1) << 40));
+    } else if (arg == "--check") {
+      o.check = true;
+    } else if (arg == "--bench") {
+      o.bench = true;
+    } else if (arg == "--graph") {
+      o.graph = true;
+    } else if (arg == "--json") {
+      o.jsonPath = value();
+      if (o.jsonPath.empty())
+        throw UsageError("--json expects a file name");
+    } else if (arg == "--seed") {
+      o.seed = uint64_t(parseInteger(arg, value(), 0, INT64_MAX));
+    } else if (arg == "--skip-publish") {
+      o.skipPublishRank = int(parseInteger(arg, value(), 0, 63));
+    } else if (arg == "--timeout-check") {
+      o.timeoutCheck = true;
+    } else if (arg == "--batch") {
+      o.batch = int(parseInteger(arg, value(), 1, 4096));
+    } else if (arg == "--watchdog") {
+      o.watchdogSeconds = double(parseInteger(arg, value(), 1, 3600));
+    } else if (arg == "--device") {
+      o.device = int(parseInteger(arg, value(), 0, 1023));
+    } else if (arg == "--allow-multicast") {
+      o.allowMulticast = true;
+    } else if (arg == "-h" || arg == "--help") {
+      throw UsageError("");
+    } else if (!arg.empty() && arg[0] == '-') {
+      throw UsageError(concat("unknown option '", arg, "'"));
+    } else if (o.bundle.empty()) {
+      o.bundle = arg;
+    } else {
+      throw UsageError(concat("unexpected argument '", arg,
+                              "' (the bundle is '", o.bundle, "')"));
+    }
+  }
+  if (o.bundle.empty())
+    throw UsageError("missing the BUNDLE directory");
+  if (!haveTp)
+    throw UsageError("missing --tp N (the ranks of the TP group)");
+  if (!haveTransport)
+    throw UsageError("missing --transport loopback|peer");
+  if (!haveTokens)
+    throw UsageError("missing --tokens M|all (the tokens per step)");
+  if (o.skipPublishRank >= o.tp)
+    throw UsageError(concat("--skip-publish ", o.skipPublishRank,
+                            " is not a rank of a TP group of ", o.tp));
+  if (o.timeoutCheck && o.skipPublishRank < 0)
+    throw UsageError("--timeout-check needs --skip-publish RANK (a timeout "
+                     "only happens when a rank does not publish)");
+  if (o.transport == TransportKind::Multicast && !o.allowMulticast)
+    throw UsageError("the multicast transport must be asked for explicitly "
+                     "with --allow-multicast");
+  return o;
+}
+
+} // namespace runtime
+} // namespace lamport

@@ -1,0 +1,132 @@
+//===- Reference.cpp - Host references of what kernels must write ---------===//
+//
+// Part of the Lamport project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lamport/Runtime/Reference.h"
+#include "lamport/Runtime/Error.h"
+
+#include <cstring>
+
+namespace lamport {
+namespace runtime {
+
+float bf16ToFloat(uint16_t bits) {
+  uint32_t word = uint32_t(bits) << 16;
+  float value;
+  std::memcpy(&value, &word, 4);
+  return value;
+}
+
+uint16_t floatToBf16(float value) {
+  uint32_t word;
+  std::memcpy(&word, &value, 4);
+  if ((word & 0x7FFFFFFFu) > 0x7F800000u) // NaN: keep sign, force quiet
+    return uint16_t((word >> 16) | 0x0040);
+  // Round to nearest, ties to even: add 0x7FFF plus the kept LSB.
+  uint32_t lsb = (word >> 16) & 1;
+  word += 0x7FFFu + lsb;
+  return uint16_t(word >> 16);
+}
+
+SumOrder parseSumOrder(const std::string &text) {
+  if (text == "rank_ascending")
+    return SumOrder::RankAscending;
+  if (text == "pairwise")
+    return SumOrder::Pairwise;
+  throw Error(concat("unknown sum_order '", text,
+                     "' (expected 'rank_ascending' or 'pairwise')"));
+}
+
+float sumPartials(const std::vector<float> &partials, SumOrder order) {
+  if (partials.empty())
+    return 0.0f;
+  if (order == SumOrder::RankAscending) {
+    float sum = partials[0];
+    for (std::size_t r = 1; r < partials.size(); ++r)
+      sum += partials[r];
+    return sum;
+  }
+  std::vector<float> level = partials;
+  while (level.size() > 1) {
+    std::vector<float> next;
+    for (std::size_t i = 0; i + 1 < level.size(); i += 2)
+      next.push_back(level[i] + level[i + 1]);
+    if (level.size() % 2)
+      next.push_back(level.back());
+    level.swap(next);
+  }
+  return level[0];
+}
+
+void referencePollRows(const std::vector<std::vector<uint16_t>> &rows, int m,
+                       int width, const OutputLayout &layout,
+                       std::vector<uint16_t> &out) {
+  for (std::size_t slot = 0; slot < rows.size(); ++slot)
+    for (int row = 0; row < m; ++row)
+      for (int col = 0; col < width; ++col)
+        out[(slot * layout.rowsPerSlot + row) * layout.width + col] =
+            canonicalizeSentinel(rows[slot][std::size_t(row) * width + col]);
+}
+
+void referenceAllReduce(const std::vector<std::vector<uint16_t>> &rows, int m,
+                        int width, SumOrder order, std::vector<uint16_t> &out) {
+  std::vector<float> partials(rows.size());
+  for (int row = 0; row < m; ++row)
+    for (int col = 0; col < width; ++col) {
+      std::size_t at = std::size_t(row) * width + col;
+      for (std::size_t r = 0; r < rows.size(); ++r)
+        partials[r] = bf16ToFloat(canonicalizeSentinel(rows[r][at]));
+      out[at] = floatToBf16(sumPartials(partials, order));
+    }
+}
+
+namespace {
+
+uint64_t splitmix64(uint64_t x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+/// Bit patterns a transport must carry unchanged (or, for -0.0, as +0.0).
+constexpr uint16_t kSpecials[] = {
+    0x8000, // -0.0, the sentinel
+    0x0000, // +0.0
+    0x7F80, // +Inf
+    0xFF80, // -Inf
+    0x7FC0, // quiet NaN
+    0xFFC1, // negative quiet NaN with a payload
+    0x7F81, // signalling NaN
+    0x0001, // smallest subnormal
+    0x807F, // largest negative subnormal
+    0x0080, // smallest normal
+    0x7F7F, // largest finite
+};
+
+} // namespace
+
+uint16_t patternValue(PatternKind kind, uint64_t seed, uint32_t set, int rank,
+                      uint64_t index) {
+  uint64_t h = splitmix64(seed ^ splitmix64((uint64_t(set) << 32) ^
+                                            (uint64_t(uint32_t(rank)) << 56) ^
+                                            splitmix64(index)));
+  if (kind == PatternKind::Integers) {
+    // 1 in 16 is -0.0; the rest integers in [-64, 64], exact in BF16 and in
+    // any FP32 sum of up to 64 ranks.
+    if ((h & 15) == 0)
+      return 0x8000;
+    int value = int((h >> 8) % 129) - 64;
+    return floatToBf16(float(value));
+  }
+  // 1 in 8 is a special pattern, the rest any bits except the poison.
+  if ((h & 7) == 0)
+    return kSpecials[(h >> 8) % (sizeof(kSpecials) / sizeof(kSpecials[0]))];
+  uint16_t bits = uint16_t(h >> 16);
+  return bits == kPoison ? uint16_t(0x3F80) : bits;
+}
+
+} // namespace runtime
+} // namespace lamport

@@ -1,0 +1,286 @@
+//===- ManifestTest.cpp - manifest.json parsing and validation ------------===//
+//
+// Part of the Lamport project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lamport/Runtime/Manifest.h"
+#include "lamport/Runtime/Error.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+using namespace lamport::runtime;
+using nlohmann::json;
+
+namespace {
+
+/// A valid tp = 2 publish/poll manifest, as docs/bundle.md describes it.
+json validManifest() {
+  return json::parse(R"({
+    "format": "lamport-bundle", "version": 1, "chip": "sm_90",
+    "transport": "unicast", "program": "publish_poll",
+    "mailboxes": [{"id": 0, "name": "mb", "tp": 2, "capacity": 16,
+                   "width": 1024}],
+    "arguments": [
+      {"index": 0, "name": "rows", "kind": "buffer", "dtype": "bf16",
+       "shape": [-1, 1024], "io": "in"},
+      {"index": 1, "name": "mb", "kind": "mailbox", "mailbox": 0},
+      {"index": 2, "name": "out", "kind": "buffer", "dtype": "bf16",
+       "shape": [2, -1, 1024], "io": "out"}],
+    "kernels": [
+      {"name": "publish_rows_0", "op": "publish_rows",
+       "ptx": "publish_rows_0.ptx", "cubin": "publish_rows_0.cubin",
+       "grid": [16, 1, 1], "block": [128, 1, 1], "cluster": [1, 1, 1],
+       "shared_bytes": 0, "pdl": true,
+       "attributes": {"transport": "unicast"},
+       "params": [
+         {"kind": "mailbox", "argument": 1, "size": 56, "align": 8},
+         {"kind": "buffer", "argument": 0, "size": 8, "align": 8},
+         {"kind": "tokens", "size": 4, "align": 4}]},
+      {"name": "poll_rows_0", "op": "poll_rows",
+       "ptx": "poll_rows_0.ptx", "cubin": "poll_rows_0.cubin",
+       "grid": [16, 1, 1], "block": [128, 1, 1], "cluster": [1, 1, 1],
+       "shared_bytes": 0, "pdl": false,
+       "attributes": {"timeout_ns": 2000000000},
+       "params": [
+         {"kind": "mailbox", "argument": 1, "size": 56, "align": 8},
+         {"kind": "buffer", "argument": 2, "size": 8, "align": 8},
+         {"kind": "tokens", "size": 4, "align": 4}]}],
+    "launches": [{"kernel": "publish_rows_0"}, {"kernel": "poll_rows_0"}]
+  })");
+}
+
+/// The message parseManifest throws for \p manifest, or "" if it parses.
+std::string errorOf(const json &manifest) {
+  try {
+    parseManifest(manifest.dump(), "m.json");
+  } catch (const Error &e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Manifest, ParsesTheDocumentedShape) {
+  Manifest m = parseManifest(validManifest().dump());
+  EXPECT_EQ(m.version, 1);
+  EXPECT_EQ(m.chip, "sm_90");
+  EXPECT_EQ(m.program, "publish_poll");
+  ASSERT_EQ(m.mailboxes.size(), 1u);
+  EXPECT_EQ(m.mailboxes[0].tp, 2);
+  EXPECT_EQ(m.mailboxes[0].descriptorBytes(), 56u);
+  EXPECT_EQ(m.mailboxes[0].copyBytes(), 3u * 2 * 16 * 1024 * 2);
+  ASSERT_EQ(m.arguments.size(), 3u);
+  EXPECT_EQ(m.arguments[2].io, BufferIO::Out);
+  EXPECT_EQ(m.arguments[2].elements(5), 2u * 5 * 1024);
+  EXPECT_EQ(m.arguments[2].bytes(5), 2u * 2 * 5 * 1024);
+  ASSERT_EQ(m.kernels.size(), 2u);
+  EXPECT_TRUE(m.kernels[0].pdl);
+  EXPECT_TRUE(m.kernels[0].publishes());
+  EXPECT_FALSE(m.kernels[1].publishes());
+  EXPECT_EQ(m.kernels[0].blockThreads(), 128u);
+  EXPECT_EQ(m.kernels[1].attribute("timeout_ns").value_or(""), "2000000000");
+  EXPECT_EQ(m.kernels[0].attribute("transport").value_or(""), "unicast");
+  EXPECT_FALSE(m.kernels[0].attribute("sum_order").has_value());
+  EXPECT_EQ(m.kernels[1].params[1].kind, ParamKind::Buffer);
+  EXPECT_EQ(m.kernels[1].params[1].argument, 2);
+  EXPECT_EQ(m.launches, (std::vector<int>{0, 1}));
+  EXPECT_EQ(m.maxTokens(), 16);
+  EXPECT_EQ(m.findKernel("poll_rows_0"), &m.kernels[1]);
+  EXPECT_EQ(m.findKernel("nope"), nullptr);
+}
+
+TEST(Manifest, RejectsText) {
+  try {
+    parseManifest("{not json", "m.json");
+    FAIL() << "parsed";
+  } catch (const Error &e) {
+    EXPECT_NE(std::string(e.what()).find("m.json: not valid JSON"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(Manifest, MissingField) {
+  json m = validManifest();
+  m.erase("chip");
+  EXPECT_EQ(errorOf(m), "m.json: missing field 'chip'");
+  m = validManifest();
+  m["kernels"][1].erase("grid");
+  EXPECT_EQ(errorOf(m), "m.json: kernels[1]: missing field 'grid'");
+  m = validManifest();
+  m["mailboxes"][0].erase("width");
+  EXPECT_EQ(errorOf(m), "m.json: mailboxes[0]: missing field 'width'");
+}
+
+TEST(Manifest, WrongFormatAndVersion) {
+  json m = validManifest();
+  m["format"] = "cubin-pack";
+  EXPECT_EQ(errorOf(m),
+            "m.json: format: is 'cubin-pack', expected 'lamport-bundle'");
+  m = validManifest();
+  m["version"] = 2;
+  EXPECT_EQ(errorOf(m), "m.json: version: manifest version 2 is not "
+                        "supported (this runtime reads version 1)");
+  m = validManifest();
+  m["version"] = "1";
+  EXPECT_EQ(errorOf(m), "m.json: version: must be an integer, got \"1\"");
+}
+
+TEST(Manifest, UnknownKinds) {
+  json m = validManifest();
+  m["arguments"][0]["kind"] = "tensor";
+  EXPECT_EQ(errorOf(m), "m.json: arguments[0].kind: unknown argument kind "
+                        "'tensor' (expected 'buffer' or 'mailbox')");
+  m = validManifest();
+  m["kernels"][0]["params"][2]["kind"] = "stream";
+  EXPECT_EQ(errorOf(m),
+            "m.json: kernels[0].params[2].kind: unknown parameter kind "
+            "'stream' (expected 'mailbox', 'buffer' or 'tokens')");
+  m = validManifest();
+  m["arguments"][0]["dtype"] = "f16";
+  EXPECT_EQ(errorOf(m), "m.json: arguments[0].dtype: unknown dtype 'f16' "
+                        "(expected 'bf16', 'f32' or 'i32')");
+  m = validManifest();
+  m["arguments"][2]["io"] = "both";
+  EXPECT_EQ(errorOf(m), "m.json: arguments[2].io: unknown io 'both' "
+                        "(expected 'in', 'out' or 'inout')");
+  m = validManifest();
+  m["kernels"][1]["op"] = "reduce_scatter";
+  EXPECT_EQ(errorOf(m), "m.json: kernels[1].op: unknown op 'reduce_scatter'");
+  m = validManifest();
+  m["transport"] = "nvshmem";
+  EXPECT_EQ(errorOf(m), "m.json: transport: unknown transport 'nvshmem' "
+                        "(expected 'unicast' or 'multicast')");
+}
+
+TEST(Manifest, DescriptorSizeMustBe40Plus8Tp) {
+  json m = validManifest();
+  m["kernels"][0]["params"][0]["size"] = 104;
+  EXPECT_EQ(errorOf(m),
+            "m.json: kernels[0].params[0].size: mailbox parameter is 104 "
+            "bytes, expected 56 (the descriptor of mailbox 'mb' is 40 + 8 * "
+            "tp bytes, tp = 2)");
+  m = validManifest();
+  m["kernels"][0]["params"][0]["align"] = 16;
+  EXPECT_EQ(errorOf(m), "m.json: kernels[0].params[0].align: mailbox "
+                        "parameter is aligned to 16, expected 8");
+  m = validManifest();
+  m["kernels"][0]["params"][1]["size"] = 4;
+  EXPECT_EQ(errorOf(m), "m.json: kernels[0].params[1].size: buffer parameter "
+                        "is 4 bytes, expected 8 (a device pointer)");
+  m = validManifest();
+  m["kernels"][0]["params"][2]["size"] = 8;
+  EXPECT_EQ(errorOf(m), "m.json: kernels[0].params[2].size: tokens parameter "
+                        "is 8 bytes, expected 4 (an i32 token count)");
+}
+
+TEST(Manifest, ParametersNameTheRightArguments) {
+  json m = validManifest();
+  m["kernels"][0]["params"][0]["argument"] = 0;
+  EXPECT_EQ(errorOf(m), "m.json: kernels[0].params[0].argument: names "
+                        "argument 0 ('rows'), which is a buffer, but the "
+                        "parameter is a mailbox");
+  m = validManifest();
+  m["kernels"][0]["params"][1]["argument"] = 7;
+  EXPECT_EQ(errorOf(m), "m.json: kernels[0].params[1].argument: names "
+                        "argument 7, but the program has 3 argument(s)");
+  m = validManifest();
+  m["arguments"][1]["mailbox"] = 3;
+  EXPECT_EQ(errorOf(m), "m.json: arguments[1].mailbox: names mailbox 3, but "
+                        "the manifest has 1 mailbox(es)");
+}
+
+TEST(Manifest, MailboxRules) {
+  json m = validManifest();
+  m["mailboxes"][0]["width"] = 1020;
+  EXPECT_EQ(errorOf(m), "m.json: mailboxes[0].width: must be a multiple of 8 "
+                        "BF16 (one 16-byte fragment), got 1020");
+  m = validManifest();
+  m["mailboxes"][0]["tp"] = 0;
+  EXPECT_EQ(errorOf(m), "m.json: mailboxes[0].tp: must be in [1, 64], got 0");
+  m = validManifest();
+  m["mailboxes"][0]["id"] = 1;
+  EXPECT_EQ(errorOf(m), "m.json: mailboxes[0].id: must equal the mailbox's "
+                        "position 0, got 1");
+}
+
+TEST(Manifest, LaunchShapeRules) {
+  json m = validManifest();
+  m["kernels"][0]["block"] = {1024, 2, 1};
+  EXPECT_EQ(errorOf(m), "m.json: kernels[0].block: has 2048 threads; a CTA "
+                        "holds at most 1024");
+  m = validManifest();
+  m["kernels"][0]["cluster"] = {3, 1, 1};
+  EXPECT_EQ(errorOf(m), "m.json: kernels[0].cluster: dimension 0 (3) does "
+                        "not divide the grid's (16)");
+  m = validManifest();
+  m["kernels"][0]["grid"] = {0, 1, 1};
+  EXPECT_EQ(errorOf(m), "m.json: kernels[0].grid: entries must be positive "
+                        "integers, got [0,1,1]");
+  m = validManifest();
+  m["kernels"][0]["pdl"] = 1;
+  EXPECT_EQ(errorOf(m), "m.json: kernels[0].pdl: must be true or false, got 1");
+  m = validManifest();
+  m["kernels"][0]["cubin"] = "../../etc/passwd";
+  EXPECT_EQ(errorOf(m), "m.json: kernels[0].cubin: must be a file name "
+                        "inside the bundle, got '../../etc/passwd'");
+}
+
+TEST(Manifest, LaunchesNameKernels) {
+  json m = validManifest();
+  m["launches"][1]["kernel"] = "all_reduce_0";
+  EXPECT_EQ(errorOf(m), "m.json: launches[1].kernel: names kernel "
+                        "'all_reduce_0', which the manifest does not list");
+  m = validManifest();
+  m["launches"] = json::array();
+  EXPECT_EQ(errorOf(m), "m.json: launches: must hold at least one launch");
+  m = validManifest();
+  m["kernels"][1]["name"] = "publish_rows_0";
+  m["launches"][1]["kernel"] = "publish_rows_0";
+  EXPECT_EQ(errorOf(m), "m.json: kernels[1].name: kernel name "
+                        "'publish_rows_0' is used twice");
+}
+
+TEST(Manifest, BufferShapes) {
+  json m = validManifest();
+  m["arguments"][0]["shape"] = {0, 1024};
+  EXPECT_EQ(errorOf(m), "m.json: arguments[0].shape: dimensions must be "
+                        "positive or -1 (the token count), got [0,1024]");
+  ArgumentSpec arg;
+  arg.shape = {8, -1, 16};
+  arg.dtype = DType::F32;
+  EXPECT_EQ(arg.shapeFor(3), (std::vector<int64_t>{8, 3, 16}));
+  EXPECT_EQ(arg.bytes(3), 8u * 3 * 16 * 4);
+}
+
+TEST(Bundle, MissingDirectoryAndFiles) {
+  try {
+    loadBundle("/nonexistent/bundle");
+    FAIL() << "loaded";
+  } catch (const Error &e) {
+    EXPECT_EQ(std::string(e.what()),
+              "bundle '/nonexistent/bundle': cannot read "
+              "/nonexistent/bundle/manifest.json (is it a directory written "
+              "by lamport-compile?)");
+  }
+  try {
+    loadBundle(LAMPORT_RUNTIME_TEST_INPUTS "/no_images");
+    FAIL() << "loaded";
+  } catch (const Error &e) {
+    EXPECT_NE(std::string(e.what()).find(
+                  "kernel 'publish_rows_0' has neither its PTX "
+                  "(publish_rows_0.ptx) nor its cubin (publish_rows_0.cubin)"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(Bundle, LoadsImages) {
+  Bundle bundle = loadBundle(LAMPORT_RUNTIME_TEST_INPUTS "/publish_poll_tp2");
+  ASSERT_EQ(bundle.ptx.size(), 2u);
+  EXPECT_NE(bundle.ptx[0].find(".entry publish_rows_0"), std::string::npos);
+  EXPECT_TRUE(bundle.cubin[0].empty()); // absent: falls back to the PTX
+}
+
+} // namespace

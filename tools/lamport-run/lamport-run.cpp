@@ -1,0 +1,218 @@
+//===- lamport-run.cpp - Run, check and time a Lamport bundle -------------===//
+//
+// Part of the Lamport project.
+//
+//===----------------------------------------------------------------------===//
+//
+// lamport-run BUNDLE --tp N --transport loopback|peer --tokens M|all ...
+//
+// Brings a bundle's TP group up (Session), runs its decode step (Harness),
+// checks every rank's output against the host reference, prints a short
+// table and exits non-zero with one clear message on any failure: a bad
+// option or bundle (2), no GPU (3), a wrong result or a GPU failure (1).
+// A trap poisons the CUDA context, so after one the tool reports and exits
+// at once (std::_Exit) instead of tearing the context down.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lamport/Runtime/Error.h"
+#include "lamport/Runtime/Harness.h"
+#include "lamport/Runtime/Manifest.h"
+#include "lamport/Runtime/Options.h"
+
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+
+using namespace lamport::runtime;
+
+namespace {
+
+constexpr int kExitFailure = 1;
+constexpr int kExitUsage = 2;
+constexpr int kExitNoDevice = 3;
+
+[[noreturn]] void exitNow(int code) {
+  std::cout.flush();
+  std::cerr.flush();
+  std::fflush(nullptr);
+  std::_Exit(code);
+}
+
+std::string bytesText(double bytes) {
+  const char *units[] = {"B", "KiB", "MiB", "GiB"};
+  int unit = 0;
+  while (bytes >= 1024 && unit < 3) {
+    bytes /= 1024;
+    ++unit;
+  }
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.1f %s", bytes, units[unit]);
+  return text;
+}
+
+void writeJson(const RunOptions &options, const Bundle &bundle,
+               const RunReport &report, const std::string &status,
+               const std::string &error) {
+  if (options.jsonPath.empty())
+    return;
+  nlohmann::json j;
+  j["bundle"] = options.bundle;
+  j["program"] = bundle.manifest.program;
+  j["tp"] = options.tp;
+  j["transport"] = transportName(options.transport);
+  j["tokens"] =
+      options.tokens ? nlohmann::json(options.tokens) : nlohmann::json("all");
+  j["mode"] = report.mode;
+  j["batch"] = report.batch;
+  j["device"] = report.device;
+  j["image"] = report.image;
+  j["steps"] = report.steps;
+  j["status"] = status;
+  if (!error.empty())
+    j["error"] = error;
+  j["checked"] = report.checked;
+  j["steps_checked"] = report.stepsChecked;
+  j["steps_host_checked"] = report.stepsHostChecked;
+  if (report.graphEqualsEager)
+    j["graph_equals_eager"] = *report.graphEqualsEager;
+  j["latency_us"] = {{"median", report.medianMicros},
+                     {"p99", report.p99Micros},
+                     {"min", report.minMicros},
+                     {"mean", report.meanMicros},
+                     {"samples", report.stepMicros.size()}};
+  j["mailbox_bytes_per_step"] = report.mailboxBytesPerStep;
+  std::ofstream out(options.jsonPath);
+  out << j.dump(2) << "\n";
+  if (!out)
+    std::cerr << "lamport-run: warning: could not write " << options.jsonPath
+              << "\n";
+}
+
+/// --timeout-check: the trap must come from the skipped rank's slot, after
+/// the poll's timeout and within it plus a margin.
+int judgeTimeout(const RunOptions &options, const KernelFailure &failure,
+                 double seconds) {
+  if (failure.watchdog || failure.records.empty()) {
+    std::cerr << "lamport-run: timeout check FAILED: no poll trapped with a "
+                 "timeout record\n";
+    return kExitFailure;
+  }
+  for (const TimeoutRecord &record : failure.records) {
+    if (record.slot != options.skipPublishRank) {
+      std::cerr << "lamport-run: timeout check FAILED: rank " << record.rank
+                << " waited for slot " << record.slot << ", not the skipped "
+                << "rank " << options.skipPublishRank << "\n";
+      return kExitFailure;
+    }
+    if (record.elapsedNs < record.timeoutNs) {
+      std::cerr << "lamport-run: timeout check FAILED: rank " << record.rank
+                << " trapped after " << record.elapsedNs
+                << " ns, before its timeout of " << record.timeoutNs << " ns\n";
+      return kExitFailure;
+    }
+  }
+  double timeout = double(failure.records.front().timeoutNs) / 1e9;
+  double margin = 1.0 + 0.25 * timeout;
+  if (seconds > timeout + margin) {
+    std::cerr << "lamport-run: timeout check FAILED: the failure reached the "
+                 "host after "
+              << seconds << " s, more than the timeout " << timeout
+              << " s plus a margin of " << margin << " s\n";
+    return kExitFailure;
+  }
+  std::cout << "timeout check: PASS (" << failure.records.size()
+            << " rank(s) trapped on slot " << options.skipPublishRank
+            << "; reported " << seconds << " s after the batch started, "
+            << "timeout " << timeout << " s)\n";
+  return 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  RunOptions options;
+  try {
+    options = parseRunOptions(args);
+  } catch (const UsageError &e) {
+    if (*e.what())
+      std::cerr << "lamport-run: error: " << e.what() << "\n";
+    std::cerr << usage() << "\n";
+    return *e.what() ? kExitUsage : 0;
+  }
+
+  Bundle bundle;
+  std::unique_ptr<Harness> harness;
+  try {
+    bundle = loadBundle(options.bundle);
+    harness = std::make_unique<Harness>(bundle, options);
+  } catch (const NoDeviceError &e) {
+    std::cerr << "lamport-run: error: no usable GPU: " << e.what() << "\n";
+    return kExitNoDevice;
+  } catch (const KernelFailure &e) {
+    std::cerr << "lamport-run: error: " << e.what() << "\n";
+    exitNow(kExitFailure);
+  } catch (const Error &e) {
+    std::cerr << "lamport-run: error: " << e.what() << "\n";
+    return kExitUsage;
+  }
+
+  RunReport report;
+  try {
+    report = harness->run();
+  } catch (const KernelFailure &e) {
+    double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                      harness->batchStart())
+            .count();
+    std::cerr << "lamport-run: error: " << e.what() << "\n";
+    writeJson(options, bundle, report, "trap", e.what());
+    if (options.timeoutCheck)
+      exitNow(judgeTimeout(options, e, seconds));
+    exitNow(kExitFailure);
+  } catch (const Error &e) {
+    std::cerr << "lamport-run: error: " << e.what() << "\n";
+    writeJson(options, bundle, report, "fail", e.what());
+    exitNow(kExitFailure);
+  }
+  if (options.skipPublishRank >= 0) {
+    std::cerr << "lamport-run: error: rank " << options.skipPublishRank
+              << " skipped its publish, yet no poll timed out\n";
+    writeJson(options, bundle, report, "fail", "no timeout");
+    exitNow(kExitFailure);
+  }
+
+  std::printf("lamport-run: %s, tp %d, %s on %s, %s\n",
+              bundle.manifest.program.empty() ? options.bundle.c_str()
+                                              : bundle.manifest.program.c_str(),
+              options.tp, transportName(options.transport),
+              report.device.c_str(), report.image.c_str());
+  std::printf("  %-10s %-6s %-6s %-6s %12s %12s %12s  %s\n", "steps", "tokens",
+              "mode", "batch", "median/step", "p99/step", "mailbox/step",
+              "check");
+  std::string tokensText =
+      options.tokens ? std::to_string(options.tokens) : std::string("all");
+  std::string check = "not checked";
+  if (report.checked) {
+    check = concat("PASS (", report.stepsChecked, " steps compared, ",
+                   report.stepsHostChecked, " on the host");
+    if (report.graphEqualsEager)
+      check +=
+          *report.graphEqualsEager ? "; graph == eager" : "; graph != eager";
+    check += ")";
+  }
+  char median[32], p99[32];
+  std::snprintf(median, sizeof(median), "%.2f us", report.medianMicros);
+  std::snprintf(p99, sizeof(p99), "%.2f us", report.p99Micros);
+  std::printf("  %-10llu %-6s %-6s %-6d %12s %12s %12s  %s\n",
+              static_cast<unsigned long long>(report.steps), tokensText.c_str(),
+              report.mode.c_str(), report.batch, median, p99,
+              bytesText(report.mailboxBytesPerStep).c_str(), check.c_str());
+  writeJson(options, bundle, report, "pass", "");
+  exitNow(0);
+}
