@@ -17,5 +17,11 @@ status=0
 /usr/lib/llvm-22/bin/lit -v --xunit-xml-output "$results/lit.xml" \
   "$build/test" || status=1
 
+# The runtime's unit tests (GoogleTest, no GPU), when the runtime is built.
+if [ -x "$build/bin/LamportRuntimeTests" ]; then
+  "$build/bin/LamportRuntimeTests" --gtest_output="xml:$results/runtime.xml" \
+    >"$results/runtime.log" 2>&1 || { status=1; cat "$results/runtime.log"; }
+fi
+
 python3 "$root/scripts/summarize_tests.py" "$results"/*.xml || status=1
 exit $status

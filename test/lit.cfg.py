@@ -36,6 +36,15 @@ tools = [
 ]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
+# The runtime's tests (test/Runtime) run lamport-run where the runtime is
+# built; cuda-device marks a machine with an NVIDIA GPU, where the no-GPU
+# tests do not apply.
+if config.lamport_runtime_enabled:
+    config.available_features.add("lamport-runtime")
+    llvm_config.add_tool_substitutions(["lamport-run"], tool_dirs)
+if os.path.exists("/dev/nvidia0"):
+    config.available_features.add("cuda-device")
+
 # ptxas assembles every PTX the suite generates; without it those tests are
 # reported unsupported instead of silently passing.
 cuda_bin = os.path.join(config.cuda_root, "bin")
