@@ -34,7 +34,7 @@ struct GenerateKernelsPass
     if (threadsPerCta == 0 || threadsPerCta % 32 || threadsPerCta > 1024) {
       getOperation().emitError()
           << "threads-per-cta must be a multiple of 32 in 32..1024, got "
-          << threadsPerCta;
+          << static_cast<unsigned>(threadsPerCta);
       return signalPassFailure();
     }
     if (maxCtas == 0) {
