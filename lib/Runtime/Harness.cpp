@@ -115,8 +115,14 @@ Harness::Harness(const Bundle &bundle, const RunOptions &options)
   batch = options.graph
               ? options.batch
               : int(std::min<uint64_t>(uint64_t(options.batch), options.steps));
+  // A stale row is input set j - 3 (mod B) arriving at step position j: with
+  // fewer than 4 positions it could be set j itself and go unnoticed.
+  batch = std::max<int>(batch, int(std::min<uint64_t>(options.steps, 4)));
+  int capacity = m.mailboxes.front().capacity;
+  for (const MailboxSpec &mailbox : m.mailboxes)
+    capacity = std::min(capacity, mailbox.capacity);
   for (int j = 0; j < batch; ++j)
-    tokens.push_back(options.tokens ? options.tokens : 1 + j % m.maxTokens());
+    tokens.push_back(options.tokens ? options.tokens : 1 + j % capacity);
 
   SessionConfig config;
   config.tp = options.tp;

@@ -258,11 +258,24 @@ void Session::loadKernels() {
       ImageKind image = chooseImage(m.chip, props, !bundle.cubin[k].empty(),
                                     !bundle.ptx[k].empty());
       CUmodule module = nullptr;
+      std::string cubinFailure;
       if (image == ImageKind::Cubin) {
-        LAMPORT_CU(cuModuleLoadData(&module, bundle.cubin[k].data()),
-                   concat(who, ": loading ", kernel.cubin));
-        imageText = "cubin";
-      } else {
+        CUresult result =
+            api().cuModuleLoadData(&module, bundle.cubin[k].data());
+        if (result == CUDA_SUCCESS) {
+          imageText = "cubin";
+        } else if (bundle.ptx[k].empty()) {
+          check(result, "cuModuleLoadData",
+                concat(who, ": loading ", kernel.cubin));
+        } else {
+          // A cubin the driver refuses (a newer ptxas, a damaged file):
+          // the PTX still describes the same kernel.
+          cubinFailure = concat(" after the driver refused ", kernel.cubin,
+                                ": ", describeResult(result));
+          image = ImageKind::Ptx;
+        }
+      }
+      if (image == ImageKind::Ptx) {
         // The driver JIT-compiles the PTX; its log says why it refused.
         char log[8192] = {0};
         CUjit_option options[] = {CU_JIT_ERROR_LOG_BUFFER,
@@ -274,7 +287,7 @@ void Session::loadKernels() {
           throw Error(concat(who, ": the driver could not JIT-compile ",
                              kernel.ptx, ": ", describeResult(result),
                              log[0] ? concat("\n", log) : std::string()));
-        imageText = "PTX (driver JIT)";
+        imageText = "PTX (driver JIT)" + cubinFailure;
       }
       deviceModules->loaded.push_back(module);
       CUfunction function = nullptr;
@@ -557,7 +570,7 @@ CUgraphExec Session::capture(const std::function<void()> &enqueue,
   LAMPORT_CU(cuStreamEndCapture(main, &graph), concat("capturing ", what));
   graphs.push_back(graph);
   CUgraphExec exec = nullptr;
-  LAMPORT_CU(cuGraphInstantiate(&exec, graph, 0),
+  LAMPORT_CU(cuGraphInstantiateWithFlags(&exec, graph, 0),
              concat("instantiating the graph of ", what));
   graphExecs.push_back(exec);
   return exec;
@@ -606,6 +619,7 @@ void Session::join() {
 
 void Session::wait(CUevent event, double seconds, const std::string &during) {
   using Clock = std::chrono::steady_clock;
+  makeCurrent(0);
   auto deadline = Clock::now() + std::chrono::duration<double>(seconds);
   for (;;) {
     CUresult result = api().cuEventQuery(event);

@@ -24,7 +24,9 @@ namespace runtime {
 
 /// The driver entry points the runtime calls. The names are cuda.h's, so a
 /// call reads `api().cuMemAlloc(...)`; versioned names (cuMemAlloc_v2) come
-/// from cuda.h's macros on both sides.
+/// from cuda.h's macros on both sides, while cuGetProcAddress gets the base
+/// name and CUDA_VERSION. cuGraphInstantiate is named by its real function,
+/// cuGraphInstantiateWithFlags: its base name means the older signature.
 #define LAMPORT_DRIVER_FUNCTIONS(X)                                            \
   X(cuInit)                                                                    \
   X(cuDriverGetVersion)                                                        \
@@ -76,7 +78,7 @@ namespace runtime {
   X(cuEventElapsedTime)                                                        \
   X(cuLaunchKernel)                                                            \
   X(cuLaunchKernelEx)                                                          \
-  X(cuGraphInstantiate)                                                        \
+  X(cuGraphInstantiateWithFlags)                                               \
   X(cuGraphLaunch)                                                             \
   X(cuGraphDestroy)                                                            \
   X(cuGraphExecDestroy)

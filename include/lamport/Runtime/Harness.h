@@ -11,10 +11,10 @@
 //
 // Step s uses batch position j = s % B (B = --batch): input set j (a hash of
 // the seed, j, the rank and the element) and m_j tokens (--tokens, or
-// 1 + j % capacity for --tokens all). B is never a multiple of 3 in effect
-// for stale data: a row left from the last use of a generation (3 steps
-// back) is input set j - 3, which differs from set j, so a stale row fails
-// the check.
+// 1 + j % capacity for --tokens all). A row left over from the last use of
+// a generation (3 steps back) is input set j - 3 (mod B), which differs from
+// set j whenever B >= 4 (the harness never runs more than 3 steps with a
+// smaller B), so a stale row fails the check.
 //
 //===----------------------------------------------------------------------===//
 

@@ -1,0 +1,180 @@
+#!/usr/bin/env bash
+#===- test/gpu/run.sh - The runtime's GPU checks (issue 4), one H200 -----===#
+#
+# Builds the runtime alone (no MLIR) in build-gpu/, builds reference bundles
+# from test/gpu/reference (nvcc), then for every bundle in bundles/ (compiled
+# by lamport-compile where MLIR is, carried here) and every reference bundle:
+#   every m    every token count 1..capacity, every rank, bit for bit, with
+#              every generation (48 host-checked steps, --tokens all);
+#   graph      a captured batch replays the eager batch's bytes exactly;
+#   rotation   ROTATION_STEPS consecutive graph-replayed steps, every output
+#              of every step compared on the GPU (step-dependent data);
+#   trap       one rank skips its publish: the others must trap within the
+#              timeout plus a margin and lamport-run must name rank, mailbox,
+#              stage and slot (--timeout-check);
+# and the loopback round-trip latency table for tp 2, 4, 8 and m 1..16.
+# Prints a short table last; logs and JSON reports go to $OUT (or
+# build-gpu/results).
+#
+#   bash test/gpu/run.sh            (carry: bundles, third_party_cache)
+#
+# Environment: ROTATION_STEPS (default 1000000 for compiled bundles, 100000
+# for reference ones), LATENCY_STEPS (6400), SKIP_REFERENCE=1,
+# SKIP_LATENCY=1.
+#
+#===----------------------------------------------------------------------===#
+set -uo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+# NVLink multicast stays off on these machines, for everything we start.
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 \
+  NVSHMEM_DISABLE_NVLS=1
+build=$root/build-gpu
+out=${OUT:-$build/results}
+mkdir -p "$out"
+rotation_compiled=${ROTATION_STEPS:-1000000}
+rotation_reference=${ROTATION_STEPS:-100000}
+latency_steps=${LATENCY_STEPS:-6400}
+summary=$out/summary.txt
+: >"$summary"
+failures=0
+
+note() { printf '%-10s %-28s %-5s %s\n' "$1" "$2" "$3" "$4" >>"$summary"; }
+
+echo "== device"
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader \
+  2>&1 | tee "$out/device.txt"
+
+echo "== build (runtime only, no MLIR)"
+if [ ! -e "$root/third_party_cache/nlohmann/json.hpp" ] &&
+  [ ! -e /usr/include/nlohmann/json.hpp ]; then
+  echo "run.sh: no nlohmann/json: copy /usr/include/nlohmann to" \
+    "third_party_cache/nlohmann before the run and carry third_party_cache"
+  exit 2
+fi
+if ! { cmake -G Ninja -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release \
+  -DLAMPORT_ENABLE_COMPILER=OFF -DLAMPORT_ENABLE_RUNTIME=ON &&
+  ninja -C "$build" lamport-run; } >"$out/build.log" 2>&1; then
+  tail -30 "$out/build.log"
+  echo "run.sh: the runtime did not build (log: $out/build.log)"
+  exit 2
+fi
+run=$build/bin/lamport-run
+if [ -x "$build/bin/LamportRuntimeTests" ]; then
+  "$build/bin/LamportRuntimeTests" >"$out/unit.log" 2>&1 &&
+    note unit all PASS "runtime unit tests" ||
+    { note unit all FAIL "see unit.log"; failures=$((failures + 1)); }
+fi
+
+# Bundles: reference ones built here, then whatever bundles/ holds.
+bundles=()
+if [ -z "${SKIP_REFERENCE:-}" ]; then
+  echo "== reference bundles (nvcc)"
+  ref=$build/reference
+  rm -rf "$ref" && mkdir -p "$ref"
+  pids=()
+  for tp in 2 4 8; do
+    python3 "$root/test/gpu/reference/make_bundle.py" --out \
+      "$ref/ref_publish_poll_tp$tp" --tp $tp --consumer poll_rows \
+      >"$out/ref_pp$tp.log" 2>&1 &
+    pids+=($!)
+  done
+  python3 "$root/test/gpu/reference/make_bundle.py" --out \
+    "$ref/ref_all_reduce_tp8" --tp 8 --consumer all_reduce \
+    >"$out/ref_ar8.log" 2>&1 &
+  pids+=($!)
+  for pid in "${pids[@]}"; do wait "$pid" || echo "a reference bundle failed"; done
+  for b in "$ref"/*/; do [ -f "$b/manifest.json" ] && bundles+=("${b%/}"); done
+fi
+for b in "$root"/bundles/*/; do
+  [ -f "$b/manifest.json" ] && bundles+=("${b%/}")
+done
+if [ ${#bundles[@]} -eq 0 ]; then
+  echo "run.sh: no bundle to run (bundles/*/manifest.json)"
+  exit 2
+fi
+
+# tp, capacity and consumer op of a bundle, from its manifest.
+describe() {
+  python3 - "$1/manifest.json" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))
+mb = m["mailboxes"][0]
+ops = [k["op"] for k in m["kernels"] if k["op"] != "publish_rows"]
+print(mb["tp"], mb["capacity"], ops[0] if ops else "none")
+PY
+}
+
+# check NAME BUNDLE LIMIT_S ARGS...: runs lamport-run, records PASS/FAIL.
+check() {
+  local what=$1 bundle=$2 limit=$3
+  shift 3
+  local name
+  name=$(basename "$bundle")
+  local log="$out/${name}_$what.log"
+  echo "-- $what: $name $*"
+  if timeout "$limit" "$run" "$bundle" "$@" >"$log" 2>&1; then
+    note "$what" "$name" PASS "$(grep -E '^  [0-9]' "$log" | tail -1 |
+      sed 's/  */ /g' | cut -c1-90)$(grep -h 'timeout check' "$log")"
+  else
+    local rc=$?
+    failures=$((failures + 1))
+    note "$what" "$name" FAIL "exit $rc: $(grep -m1 'error' "$log" | cut -c1-160)"
+  fi
+  tail -4 "$log"
+}
+
+for bundle in "${bundles[@]}"; do
+  read -r tp capacity op < <(describe "$bundle")
+  name=$(basename "$bundle")
+  echo "== $name: tp $tp, capacity $capacity, consumer $op"
+  steps=$((capacity * 3))
+  check every_m "$bundle" 120 --tp "$tp" --transport loopback --tokens all \
+    --steps $steps --batch $steps --check --json "$out/${name}_every_m.json"
+  check graph "$bundle" 120 --tp "$tp" --transport loopback --tokens all \
+    --steps $((2 * steps)) --batch $steps --graph --check \
+    --json "$out/${name}_graph.json"
+  rotation=$rotation_reference
+  case $name in ref_*) ;; *) rotation=$rotation_compiled ;; esac
+  if [ "$tp" = 8 ] || [ "$rotation" -le 100000 ]; then
+    check rotation "$bundle" 300 --tp "$tp" --transport loopback \
+      --tokens all --steps "$rotation" --graph --check \
+      --json "$out/${name}_rotation.json"
+  fi
+  check trap "$bundle" 60 --tp "$tp" --transport loopback --tokens 4 \
+    --steps 3 --skip-publish $((tp - 1)) --timeout-check
+done
+
+# Latency: the first publish/poll bundle of each tp (compiled first).
+if [ -z "${SKIP_LATENCY:-}" ]; then
+  echo "== loopback latency, tp 2/4/8, m 1..16"
+  reports=()
+  for tp in 2 4 8; do
+    chosen=""
+    for bundle in "${bundles[@]}"; do
+      read -r btp capacity op < <(describe "$bundle")
+      [ "$btp" = "$tp" ] && [ "$op" = poll_rows ] || continue
+      case $(basename "$bundle") in
+      ref_*) [ -z "$chosen" ] && chosen=$bundle ;;
+      *) chosen=$bundle ;;
+      esac
+    done
+    [ -n "$chosen" ] || continue
+    read -r btp capacity op < <(describe "$chosen")
+    for m in $(seq 1 $((capacity < 16 ? capacity : 16))); do
+      json="$out/latency_tp${tp}_m$m.json"
+      timeout 60 "$run" "$chosen" --tp "$tp" --transport loopback \
+        --tokens "$m" --steps "$latency_steps" --graph --bench \
+        --json "$json" >"$out/latency_tp${tp}_m$m.log" 2>&1 ||
+        { failures=$((failures + 1)); note latency "tp$tp m$m" FAIL \
+          "$(grep -m1 error "$out/latency_tp${tp}_m$m.log" | cut -c1-160)"; }
+      reports+=("$json")
+    done
+  done
+  python3 "$root/bench/latency_table.py" "${reports[@]}" >"$out/latency.md"
+  cat "$out/latency.md"
+fi
+
+echo
+echo "== summary ($failures failure(s)); logs in $out"
+cat "$summary"
+[ "$failures" -eq 0 ]
