@@ -13,8 +13,24 @@
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <limits>
+
 using namespace mlir;
 using namespace mlir::lamport;
+
+/// Parses a Lamport_CountParameter: an integer in 0..UINT32_MAX, so that a
+/// negative size is an error instead of wrapping around.
+static FailureOr<unsigned> parseCountParameter(AsmParser &parser) {
+  SMLoc loc = parser.getCurrentLocation();
+  int64_t value;
+  if (parser.parseInteger(value))
+    return failure();
+  if (value < 0 || value > std::numeric_limits<unsigned>::max())
+    return parser.emitError(loc)
+           << "expected a count in 0.." << std::numeric_limits<unsigned>::max()
+           << ", got " << value;
+  return unsigned(value);
+}
 
 #include "lamport/Dialect/Lamport/IR/LamportOpsDialect.cpp.inc"
 

@@ -75,7 +75,9 @@ def Lamport_TacticAttr : AttrDef<Lamport_Dialect, "Tactic"> {
                                    16, 16, 16, 16, 16, 16, 16, 16]>
     ```
   }];
-  let parameters = (ins "unsigned":$splits, "unsigned":$kw, "unsigned":$accs,
+  let parameters = (ins Lamport_CountParameter:$splits,
+                        Lamport_CountParameter:$kw,
+                        Lamport_CountParameter:$accs,
                         ArrayRefParameter<"int64_t">:$token_tiles);
   let assemblyFormat = [{
     `<` `splits` `=` $splits `,` `kw` `=` $kw `,` `accs` `=` $accs `,`

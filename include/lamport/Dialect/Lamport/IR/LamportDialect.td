@@ -8,6 +8,7 @@
 #ifndef LAMPORT_DIALECT_LAMPORT_IR_LAMPORTDIALECT_TD
 #define LAMPORT_DIALECT_LAMPORT_IR_LAMPORTDIALECT_TD
 
+include "mlir/IR/AttrTypeBase.td"
 include "mlir/IR/OpBase.td"
 
 def Lamport_Dialect : Dialect {
@@ -56,5 +57,11 @@ def Lamport_Dialect : Dialect {
 
 class Lamport_Op<string mnemonic, list<Trait> traits = []>
     : Op<Lamport_Dialect, mnemonic, traits>;
+
+/// A count or size parameter of a type or attribute. The stock unsigned
+/// parser wraps `-1` to 4294967295; this one rejects a negative value.
+def Lamport_CountParameter : AttrOrTypeParameter<"unsigned", ""> {
+  let parser = "parseCountParameter($_parser)";
+}
 
 #endif // LAMPORT_DIALECT_LAMPORT_IR_LAMPORTDIALECT_TD

@@ -28,8 +28,9 @@ def Lamport_MailboxType : Lamport_Type<"Mailbox", "mailbox"> {
     !lamport.mailbox<tp = 8, capacity = 16, width = 8192>
     ```
   }];
-  let parameters = (ins "unsigned":$tp, "unsigned":$capacity,
-                        "unsigned":$width);
+  let parameters = (ins Lamport_CountParameter:$tp,
+                        Lamport_CountParameter:$capacity,
+                        Lamport_CountParameter:$width);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
