@@ -1,0 +1,390 @@
+// RUN: lamport-opt %s -split-input-file -verify-diagnostics
+
+// Every rule of lamport.gemm_publish's verifier: operand shapes, the
+// mailbox and ticket, the launch rules of the tactic (the seeds'
+// launch_unsupported), the token count and the token tiles; and the
+// element types ODS checks.
+
+func.func @weight_dynamic(%x: memref<?x1024xbf16>, %w: memref<?x1024xbf16>,
+                          %y: memref<?x8192xbf16>) {
+  // expected-error @+1 {{'lamport.gemm_publish' op the weight must have a static [N, K] shape, got 'memref<?x1024xbf16>'}}
+  lamport.gemm_publish %x, %w into %y
+      tactic(#lamport.tactic<splits = 1, kw = 64, accs = 2, token_tiles = [8]>)
+      : memref<?x1024xbf16>, memref<?x1024xbf16>, memref<?x8192xbf16>
+  return
+}
+
+// -----
+
+func.func @x_k_mismatch(%x: memref<?x2048xbf16>, %w: memref<8192x1024xbf16>,
+                        %y: memref<?x8192xbf16>) {
+  // expected-error @+1 {{'lamport.gemm_publish' op x 'memref<?x2048xbf16>' must be [M, K] with K = 1024 (the weight's K)}}
+  lamport.gemm_publish %x, %w into %y
+      tactic(#lamport.tactic<splits = 1, kw = 64, accs = 2, token_tiles = [8]>)
+      : memref<?x2048xbf16>, memref<8192x1024xbf16>, memref<?x8192xbf16>
+  return
+}
+
+// -----
+
+func.func @x_k_dynamic(%x: memref<?x?xbf16>, %w: memref<8192x1024xbf16>,
+                       %y: memref<?x8192xbf16>) {
+  // expected-error @+1 {{'lamport.gemm_publish' op x 'memref<?x?xbf16>' must be [M, K] with K = 1024 (the weight's K)}}
+  lamport.gemm_publish %x, %w into %y
+      tactic(#lamport.tactic<splits = 1, kw = 64, accs = 2, token_tiles = [8]>)
+      : memref<?x?xbf16>, memref<8192x1024xbf16>, memref<?x8192xbf16>
+  return
+}
+
+// -----
+
+func.func @y_n_mismatch(%x: memref<?x1024xbf16>, %w: memref<8192x1024xbf16>,
+                        %y: memref<?x4096xbf16>) {
+  // expected-error @+1 {{'lamport.gemm_publish' op y 'memref<?x4096xbf16>' must be [M, N] with N = 8192 (the weight's N)}}
+  lamport.gemm_publish %x, %w into %y
+      tactic(#lamport.tactic<splits = 1, kw = 64, accs = 2, token_tiles = [8]>)
+      : memref<?x1024xbf16>, memref<8192x1024xbf16>, memref<?x4096xbf16>
+  return
+}
+
+// -----
+
+func.func @m_mismatch(%x: memref<2x1024xbf16>, %w: memref<8192x1024xbf16>,
+                      %y: memref<3x8192xbf16>) {
+  // expected-error @+1 {{'lamport.gemm_publish' op x has M = 2 but y has M = 3}}
+  lamport.gemm_publish %x, %w into %y
+      tactic(#lamport.tactic<splits = 1, kw = 64, accs = 2, token_tiles = [8]>)
+      : memref<2x1024xbf16>, memref<8192x1024xbf16>, memref<3x8192xbf16>
+  return
+}
+
+// -----
+
+func.func @ticket_without_mailbox(%x: memref<?x1024xbf16>,
+                                  %w: memref<8192x1024xbf16>,
+                                  %y: memref<?x8192xbf16>,
+                                  %t: memref<1xi32>) {
+  // expected-error @+1 {{'lamport.gemm_publish' op a ticket stage needs a mailbox}}
+  lamport.gemm_publish %x, %w into %y ticket %t : memref<1xi32>
+      tactic(#lamport.tactic<splits = 1, kw = 64, accs = 2, token_tiles = [8]>)
+      : memref<?x1024xbf16>, memref<8192x1024xbf16>, memref<?x8192xbf16>
+  return
+}
+
+// -----
+
+!mb = !lamport.mailbox<tp = 8, capacity = 16, width = 8192>
+
+func.func @ticket_not_one_word(%x: memref<?x1024xbf16>,
+                               %w: memref<8192x1024xbf16>,
+                               %y: memref<?x8192xbf16>, %mb: !mb,
+                               %t: memref<2xi32>) {
+  // expected-error @+1 {{'lamport.gemm_publish' op the ticket must be int32 [1], got 'memref<2xi32>'}}
+  lamport.gemm_publish %x, %w into %y mailbox %mb : !mb ticket %t : memref<2xi32>
+      tactic(#lamport.tactic<splits = 1, kw = 64, accs = 2, token_tiles = [8]>)
+      : memref<?x1024xbf16>, memref<8192x1024xbf16>, memref<?x8192xbf16>
+  return
+}
+
+// -----
+
+!mb = !lamport.mailbox<tp = 8, capacity = 16, width = 8192>
+
+func.func @ticket_not_i32(%x: memref<?x1024xbf16>, %w: memref<8192x1024xbf16>,
+                          %y: memref<?x8192xbf16>, %mb: !mb,
+                          %t: memref<1xi64>) {
+  // expected-error @+1 {{'lamport.gemm_publish' op operand #4 must be 1D memref of 32-bit signless integer values, but got 'memref<1xi64>'}}
+  lamport.gemm_publish %x, %w into %y mailbox %mb : !mb ticket %t : memref<1xi64>
+      tactic(#lamport.tactic<splits = 1, kw = 64, accs = 2, token_tiles = [8]>)
+      : memref<?x1024xbf16>, memref<8192x1024xbf16>, memref<?x8192xbf16>
+  return
+}
+
+// -----
+
+func.func @transport_without_mailbox(%x: memref<?x1024xbf16>,
+                                     %w: memref<8192x1024xbf16>,
+                                     %y: memref<?x8192xbf16>) {
+  // expected-error @+1 {{'lamport.gemm_publish' op a transport needs a mailbox to publish into}}
+  lamport.gemm_publish %x, %w into %y
+      tactic(#lamport.tactic<splits = 1, kw = 64, accs = 2, token_tiles = [8]>)
+      {transport = #lamport.transport<unicast>}
+      : memref<?x1024xbf16>, memref<8192x1024xbf16>, memref<?x8192xbf16>
+  return
+}
+
+// -----
+
+!mb = !lamport.mailbox<tp = 8, capacity = 16, width = 1024>
+
+func.func @mailbox_width_not_n(%x: memref<?x1024xbf16>,
+                               %w: memref<8192x1024xbf16>,
+                               %y: memref<?x8192xbf16>, %mb: !mb) {
+  // expected-error @+1 {{'lamport.gemm_publish' op mailbox width 1024 != GEMM N 8192}}
+  lamport.gemm_publish %x, %w into %y mailbox %mb : !mb
+      tactic(#lamport.tactic<splits = 1, kw = 64, accs = 2, token_tiles = [8]>)
+      : memref<?x1024xbf16>, memref<8192x1024xbf16>, memref<?x8192xbf16>
+  return
+}
+
+// -----
+
+func.func @n_not_tile(%x: memref<?x1024xbf16>, %w: memref<8200x1024xbf16>,
+                      %y: memref<?x8200xbf16>) {
+  // expected-error @+1 {{'lamport.gemm_publish' op N = 8200 must be a positive multiple of 16 (the MMA's weight rows per CTA)}}
+  lamport.gemm_publish %x, %w into %y
+      tactic(#lamport.tactic<splits = 1, kw = 64, accs = 2, token_tiles = [8]>)
+      : memref<?x1024xbf16>, memref<8200x1024xbf16>, memref<?x8200xbf16>
+  return
+}
+
+// -----
+
+func.func @n_zero(%x: memref<?x1024xbf16>, %w: memref<0x1024xbf16>,
+                  %y: memref<?x0xbf16>) {
+  // expected-error @+1 {{'lamport.gemm_publish' op N = 0 must be a positive multiple of 16 (the MMA's weight rows per CTA)}}
+  lamport.gemm_publish %x, %w into %y
+      tactic(#lamport.tactic<splits = 1, kw = 64, accs = 2, token_tiles = [8]>)
+      : memref<?x1024xbf16>, memref<0x1024xbf16>, memref<?x0xbf16>
+  return
+}
+
+// -----
+
+func.func @splits_not_power_of_two(%x: memref<?x1536xbf16>,
+                                   %w: memref<8192x1536xbf16>,
+                                   %y: memref<?x8192xbf16>) {
+  // expected-error @+1 {{'lamport.gemm_publish' op splits = 3 must be one of 1, 2, 4, 8}}
+  lamport.gemm_publish %x, %w into %y
+      tactic(#lamport.tactic<splits = 3, kw = 64, accs = 2, token_tiles = [8]>)
+      : memref<?x1536xbf16>, memref<8192x1536xbf16>, memref<?x8192xbf16>
+  return
+}
+
+// -----
+
+func.func @splits_too_many(%x: memref<?x4096xbf16>, %w: memref<512x4096xbf16>,
+                           %y: memref<?x512xbf16>) {
+  // expected-error @+1 {{'lamport.gemm_publish' op splits = 16 must be one of 1, 2, 4, 8}}
+  lamport.gemm_publish %x, %w into %y
+      tactic(#lamport.tactic<splits = 16, kw = 64, accs = 2, token_tiles = [8]>)
+      : memref<?x4096xbf16>, memref<512x4096xbf16>, memref<?x512xbf16>
+  return
+}
+
+// -----
+
+func.func @accs_not_allowed(%x: memref<?x1024xbf16>,
+                            %w: memref<8192x1024xbf16>,
+                            %y: memref<?x8192xbf16>) {
+  // expected-error @+1 {{'lamport.gemm_publish' op accs = 3 must be one of 1, 2, 4}}
+  lamport.gemm_publish %x, %w into %y
+      tactic(#lamport.tactic<splits = 1, kw = 64, accs = 3, token_tiles = [8]>)
+      : memref<?x1024xbf16>, memref<8192x1024xbf16>, memref<?x8192xbf16>
+  return
+}
+
+// -----
+
+func.func @accs_too_many(%x: memref<?x1024xbf16>,
+                         %w: memref<8192x1024xbf16>,
+                         %y: memref<?x8192xbf16>) {
+  // expected-error @+1 {{'lamport.gemm_publish' op accs = 8 must be one of 1, 2, 4}}
+  lamport.gemm_publish %x, %w into %y
+      tactic(#lamport.tactic<splits = 1, kw = 64, accs = 8, token_tiles = [8]>)
+      : memref<?x1024xbf16>, memref<8192x1024xbf16>, memref<?x8192xbf16>
+  return
+}
+
+// -----
+
+func.func @kw_not_mma_k(%x: memref<?x1024xbf16>, %w: memref<8192x1024xbf16>,
+                        %y: memref<?x8192xbf16>) {
+  // expected-error @+1 {{'lamport.gemm_publish' op kw = 24 must be a positive multiple of 16 (the MMA's K)}}
+  lamport.gemm_publish %x, %w into %y
+      tactic(#lamport.tactic<splits = 1, kw = 24, accs = 2, token_tiles = [8]>)
+      : memref<?x1024xbf16>, memref<8192x1024xbf16>, memref<?x8192xbf16>
+  return
+}
+
+// -----
+
+func.func @kw_zero(%x: memref<?x1024xbf16>, %w: memref<8192x1024xbf16>,
+                   %y: memref<?x8192xbf16>) {
+  // expected-error @+1 {{'lamport.gemm_publish' op kw = 0 must be a positive multiple of 16 (the MMA's K)}}
+  lamport.gemm_publish %x, %w into %y
+      tactic(#lamport.tactic<splits = 1, kw = 0, accs = 2, token_tiles = [8]>)
+      : memref<?x1024xbf16>, memref<8192x1024xbf16>, memref<?x8192xbf16>
+  return
+}
+
+// -----
+
+func.func @k_does_not_split(%x: memref<?x1000xbf16>,
+                            %w: memref<8192x1000xbf16>,
+                            %y: memref<?x8192xbf16>) {
+  // expected-error @+1 {{'lamport.gemm_publish' op K = 1000 does not split into 2 x warps x 64}}
+  lamport.gemm_publish %x, %w into %y
+      tactic(#lamport.tactic<splits = 2, kw = 64, accs = 2, token_tiles = [8]>)
+      : memref<?x1000xbf16>, memref<8192x1000xbf16>, memref<?x8192xbf16>
+  return
+}
+
+// -----
+
+func.func @too_many_warps(%x: memref<?x4096xbf16>, %w: memref<512x4096xbf16>,
+                          %y: memref<?x512xbf16>) {
+  // 4096 / (1 * 64) = 64 warps.
+  // expected-error @+1 {{'lamport.gemm_publish' op 64 warps per CTA; needs 1..32 (K / (splits * kw))}}
+  lamport.gemm_publish %x, %w into %y
+      tactic(#lamport.tactic<splits = 1, kw = 64, accs = 2, token_tiles = [8]>)
+      : memref<?x4096xbf16>, memref<512x4096xbf16>, memref<?x512xbf16>
+  return
+}
+
+// -----
+
+func.func @no_warps(%x: memref<?x0xbf16>, %w: memref<512x0xbf16>,
+                    %y: memref<?x512xbf16>) {
+  // expected-error @+1 {{'lamport.gemm_publish' op 0 warps per CTA; needs 1..32 (K / (splits * kw))}}
+  lamport.gemm_publish %x, %w into %y
+      tactic(#lamport.tactic<splits = 1, kw = 64, accs = 2, token_tiles = [8]>)
+      : memref<?x0xbf16>, memref<512x0xbf16>, memref<?x512xbf16>
+  return
+}
+
+// -----
+
+func.func @m_above_16(%x: memref<17x1024xbf16>, %w: memref<8192x1024xbf16>,
+                      %y: memref<17x8192xbf16>) {
+  // expected-error @+1 {{'lamport.gemm_publish' op x has M = 17 tokens; needs 1 <= M <= 16}}
+  lamport.gemm_publish %x, %w into %y
+      tactic(#lamport.tactic<splits = 1, kw = 64, accs = 2,
+          token_tiles = [8, 8, 8, 8, 8, 8, 8, 8,
+                         16, 16, 16, 16, 16, 16, 16, 16]>)
+      : memref<17x1024xbf16>, memref<8192x1024xbf16>, memref<17x8192xbf16>
+  return
+}
+
+// -----
+
+func.func @m_zero(%x: memref<0x1024xbf16>, %w: memref<8192x1024xbf16>,
+                  %y: memref<0x8192xbf16>) {
+  // expected-error @+1 {{'lamport.gemm_publish' op x has M = 0 tokens; needs 1 <= M <= 16}}
+  lamport.gemm_publish %x, %w into %y
+      tactic(#lamport.tactic<splits = 1, kw = 64, accs = 2,
+          token_tiles = [8, 8, 8, 8, 8, 8, 8, 8,
+                         16, 16, 16, 16, 16, 16, 16, 16]>)
+      : memref<0x1024xbf16>, memref<8192x1024xbf16>, memref<0x8192xbf16>
+  return
+}
+
+// -----
+
+!mb = !lamport.mailbox<tp = 8, capacity = 4, width = 8192>
+
+// With a mailbox M is also bounded by its capacity.
+func.func @m_above_capacity(%x: memref<5x1024xbf16>,
+                            %w: memref<8192x1024xbf16>,
+                            %y: memref<5x8192xbf16>, %mb: !mb) {
+  // expected-error @+1 {{'lamport.gemm_publish' op x has M = 5 tokens; needs 1 <= M <= 4}}
+  lamport.gemm_publish %x, %w into %y mailbox %mb : !mb
+      tactic(#lamport.tactic<splits = 1, kw = 64, accs = 2,
+          token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>)
+      : memref<5x1024xbf16>, memref<8192x1024xbf16>, memref<5x8192xbf16>
+  return
+}
+
+// -----
+
+// A static y is checked even where x is dynamic.
+func.func @y_m_above_16(%x: memref<?x1024xbf16>, %w: memref<8192x1024xbf16>,
+                        %y: memref<32x8192xbf16>) {
+  // expected-error @+1 {{'lamport.gemm_publish' op y has M = 32 tokens; needs 1 <= M <= 16}}
+  lamport.gemm_publish %x, %w into %y
+      tactic(#lamport.tactic<splits = 1, kw = 64, accs = 2,
+          token_tiles = [8, 8, 8, 8, 8, 8, 8, 8,
+                         16, 16, 16, 16, 16, 16, 16, 16]>)
+      : memref<?x1024xbf16>, memref<8192x1024xbf16>, memref<32x8192xbf16>
+  return
+}
+
+// -----
+
+// Without a mailbox M goes to 16, so 8 tiles are too few.
+func.func @token_tiles_too_few(%x: memref<?x1024xbf16>,
+                               %w: memref<8192x1024xbf16>,
+                               %y: memref<?x8192xbf16>) {
+  // expected-error @+1 {{'lamport.gemm_publish' op token tiles [8, 8, 8, 8, 8, 8, 8, 8] do not cover M 1..16: token_tiles[m - 1] must be 8 or 16 and at least m}}
+  lamport.gemm_publish %x, %w into %y
+      tactic(#lamport.tactic<splits = 1, kw = 64, accs = 2,
+          token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>)
+      : memref<?x1024xbf16>, memref<8192x1024xbf16>, memref<?x8192xbf16>
+  return
+}
+
+// -----
+
+!mb = !lamport.mailbox<tp = 8, capacity = 12, width = 8192>
+
+// A tile of 8 cannot hold 9 tokens.
+func.func @token_tile_too_small(%x: memref<?x1024xbf16>,
+                                %w: memref<8192x1024xbf16>,
+                                %y: memref<?x8192xbf16>, %mb: !mb) {
+  // expected-error @+1 {{'lamport.gemm_publish' op token tiles [8, 8, 8, 8, 8, 8, 8, 8, 8, 16, 16, 16] do not cover M 1..12: token_tiles[m - 1] must be 8 or 16 and at least m}}
+  lamport.gemm_publish %x, %w into %y mailbox %mb : !mb
+      tactic(#lamport.tactic<splits = 1, kw = 64, accs = 2,
+          token_tiles = [8, 8, 8, 8, 8, 8, 8, 8, 8, 16, 16, 16]>)
+      : memref<?x1024xbf16>, memref<8192x1024xbf16>, memref<?x8192xbf16>
+  return
+}
+
+// -----
+
+!mb = !lamport.mailbox<tp = 8, capacity = 2, width = 8192>
+
+// Only tiles of 8 and 16 are generated.
+func.func @token_tile_not_generated(%x: memref<?x1024xbf16>,
+                                    %w: memref<8192x1024xbf16>,
+                                    %y: memref<?x8192xbf16>, %mb: !mb) {
+  // expected-error @+1 {{'lamport.gemm_publish' op token tiles [8, 4] do not cover M 1..2: token_tiles[m - 1] must be 8 or 16 and at least m}}
+  lamport.gemm_publish %x, %w into %y mailbox %mb : !mb
+      tactic(#lamport.tactic<splits = 1, kw = 64, accs = 2,
+          token_tiles = [8, 4]>)
+      : memref<?x1024xbf16>, memref<8192x1024xbf16>, memref<?x8192xbf16>
+  return
+}
+
+// -----
+
+func.func @x_not_bf16(%x: memref<?x1024xf16>, %w: memref<8192x1024xbf16>,
+                      %y: memref<?x8192xbf16>) {
+  // expected-error @+1 {{'lamport.gemm_publish' op operand #0 must be 2D memref of bfloat16 type values, but got 'memref<?x1024xf16>'}}
+  lamport.gemm_publish %x, %w into %y
+      tactic(#lamport.tactic<splits = 1, kw = 64, accs = 2, token_tiles = [8]>)
+      : memref<?x1024xf16>, memref<8192x1024xbf16>, memref<?x8192xbf16>
+  return
+}
+
+// -----
+
+func.func @weight_not_matrix(%x: memref<?x1024xbf16>,
+                             %w: memref<8x1024x1024xbf16>,
+                             %y: memref<?x8192xbf16>) {
+  // expected-error @+1 {{'lamport.gemm_publish' op operand #1 must be 2D memref of bfloat16 type values, but got 'memref<8x1024x1024xbf16>'}}
+  lamport.gemm_publish %x, %w into %y
+      tactic(#lamport.tactic<splits = 1, kw = 64, accs = 2, token_tiles = [8]>)
+      : memref<?x1024xbf16>, memref<8x1024x1024xbf16>, memref<?x8192xbf16>
+  return
+}
+
+// -----
+
+func.func @y_not_bf16(%x: memref<?x1024xbf16>, %w: memref<8192x1024xbf16>,
+                      %y: memref<?x8192xf32>) {
+  // expected-error @+1 {{'lamport.gemm_publish' op operand #2 must be 2D memref of bfloat16 type values, but got 'memref<?x8192xf32>'}}
+  lamport.gemm_publish %x, %w into %y
+      tactic(#lamport.tactic<splits = 1, kw = 64, accs = 2, token_tiles = [8]>)
+      : memref<?x1024xbf16>, memref<8192x1024xbf16>, memref<?x8192xf32>
+  return
+}
