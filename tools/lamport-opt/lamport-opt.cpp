@@ -9,6 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "lamport/Conversion/Passes.h"
+#include "lamport/Conversion/Pipelines.h"
 #include "lamport/Dialect/Lamport/IR/Lamport.h"
 #include "lamport/Dialect/Lamport/Transforms/Passes.h"
 
@@ -16,14 +18,19 @@
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 
 int main(int argc, char **argv) {
   mlir::registerAllPasses();
   mlir::lamport::registerLamportPasses();
+  mlir::lamport::registerLamportConversionPasses();
+  mlir::lamport::registerLamportPipelines();
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
+  // gpu-module-to-binary translates gpu.module contents to LLVM IR.
+  mlir::registerAllGPUToLLVMIRTranslations(registry);
   registry.insert<mlir::lamport::LamportDialect>();
   return mlir::asMainReturnCode(mlir::MlirOptMain(
       argc, argv, "Lamport optimizer driver\n", registry));

@@ -1,0 +1,66 @@
+//===- Pipelines.h - Lamport lowering pipelines -----------------*- C++ -*-===//
+//
+// Part of the Lamport project.
+//
+//===----------------------------------------------------------------------===//
+//
+// `lamport-lower-to-nvvm`: gpu.module kernels made of lamport primitives and
+// arith/scf/vector/memref/gpu ops, down to a gpu.binary holding PTX.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LAMPORT_CONVERSION_PIPELINES_H
+#define LAMPORT_CONVERSION_PIPELINES_H
+
+#include "lamport/Dialect/Lamport/IR/Lamport.h"
+
+#include "mlir/Pass/PassOptions.h"
+
+namespace mlir {
+class OpPassManager;
+
+namespace lamport {
+
+/// Options of `lamport-lower-to-nvvm`.
+struct LamportToNVVMPipelineOptions
+    : public PassPipelineOptions<LamportToNVVMPipelineOptions> {
+  PassOptions::Option<std::string> chip{
+      *this, "chip", llvm::cl::desc("Target SM, e.g. sm_90 or sm_100a"),
+      llvm::cl::init("sm_90")};
+  /// PTX ISA 8.6 is the lowest that both sm_90 (multimem.st needs 8.1) and
+  /// sm_100a (8.6) accept; ptxas 13.0 reads up to 9.0.
+  PassOptions::Option<std::string> features{
+      *this, "features", llvm::cl::desc("NVPTX target features (PTX ISA)"),
+      llvm::cl::init("+ptx86")};
+  PassOptions::Option<unsigned> optLevel{
+      *this, "opt-level", llvm::cl::desc("LLVM optimization level (0-3)"),
+      llvm::cl::init(3)};
+  PassOptions::Option<Transport> transport{
+      *this, "transport",
+      llvm::cl::desc("Transport of publishes that set none"),
+      llvm::cl::init(Transport::unicast),
+      llvm::cl::values(clEnumValN(Transport::unicast, "unicast",
+                                  "one 16-byte store per peer"),
+                       clEnumValN(Transport::multicast, "multicast",
+                                  "one multimem.st to the multicast address"))};
+  PassOptions::Option<int64_t> timeoutNs{
+      *this, "timeout-ns",
+      llvm::cl::desc("Timeout in ns of polls that set none"),
+      llvm::cl::init(LamportDialect::kDefaultTimeoutNs)};
+};
+
+/// Lowers every gpu.module of the module `pm` runs on: the lamport
+/// primitives (convert-lamport-to-nvvm), then upstream's GPU-to-NVVM
+/// lowering with bare-pointer kernel memrefs, then nvvm-attach-target and
+/// gpu-module-to-binary{format=isa}, so each gpu.module becomes a gpu.binary
+/// holding PTX. Host code is not touched.
+void buildLamportToNVVMPipeline(OpPassManager &pm,
+                                const LamportToNVVMPipelineOptions &options);
+
+/// Registers `lamport-lower-to-nvvm`.
+void registerLamportPipelines();
+
+} // namespace lamport
+} // namespace mlir
+
+#endif // LAMPORT_CONVERSION_PIPELINES_H

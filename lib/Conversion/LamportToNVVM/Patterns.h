@@ -1,0 +1,35 @@
+//===- Patterns.h - Lamport-to-NVVM patterns by op family -------*- C++ -*-===//
+//
+// Part of the Lamport project.
+//
+//===----------------------------------------------------------------------===//
+//
+// One populate function per op family, each defined in its own file.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LAMPORT_LIB_CONVERSION_LAMPORTTONVVM_PATTERNS_H
+#define LAMPORT_LIB_CONVERSION_LAMPORTTONVVM_PATTERNS_H
+
+#include "lamport/Conversion/LamportToNVVM/LamportToNVVM.h"
+
+namespace mlir::lamport {
+
+/// lamport.mailbox.publish (PublishToNVVM.cpp).
+void populatePublishToNVVMPatterns(LLVMTypeConverter &converter,
+                                   RewritePatternSet &patterns,
+                                   const LamportToNVVMOptions &options);
+
+/// lamport.mailbox.poll, poll_at, poll_owned and rearm: the reader side
+/// (PollToNVVM.cpp).
+void populatePollToNVVMPatterns(LLVMTypeConverter &converter,
+                                RewritePatternSet &patterns,
+                                const LamportToNVVMOptions &options);
+
+/// lamport.stage.* (StageToNVVM.cpp).
+void populateStageToNVVMPatterns(LLVMTypeConverter &converter,
+                                 RewritePatternSet &patterns);
+
+} // namespace mlir::lamport
+
+#endif // LAMPORT_LIB_CONVERSION_LAMPORTTONVVM_PATTERNS_H

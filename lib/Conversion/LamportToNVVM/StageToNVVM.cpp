@@ -1,0 +1,146 @@
+//===- StageToNVVM.cpp - lamport.stage.* to NVVM --------------------------===//
+//
+// Part of the Lamport project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The stage words of a rank, int32 [ACTIVE, NEXT], are read and written with
+// volatile accesses: with programmatic dependent launch a consumer may read
+// them while its publisher still runs. Tickets carry a stage in their upper
+// 16 bits.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Descriptor.h"
+#include "Patterns.h"
+
+#include "mlir/Conversion/LLVMCommon/Pattern.h"
+
+using namespace mlir;
+using namespace mlir::lamport;
+
+namespace {
+
+/// Index of a stage word in the int32 [ACTIVE, NEXT] pair.
+enum StageWord : int64_t { kActive = 0, kNext = 1 };
+
+/// Bits a ticket shifts its stage by (as the dialect's folders do).
+constexpr unsigned kTicketStageShift = 16;
+
+/// Address (`ptr<1>`) of stage word `word` of `mailbox`.
+Value getStageWordAddress(OpBuilder &b, Location loc,
+                          const MailboxDescriptor &mailbox, StageWord word) {
+  Value words = mailbox.stageWords(b, loc);
+  if (word == kActive)
+    return words;
+  return LLVM::GEPOp::create(b, loc, words.getType(), b.getI32Type(), words,
+                             ArrayRef<LLVM::GEPArg>{int32_t(word)},
+                             LLVM::GEPNoWrapFlags::inbounds);
+}
+
+Value loadStageWord(OpBuilder &b, Location loc,
+                    const MailboxDescriptor &mailbox, StageWord word) {
+  return LLVM::LoadOp::create(b, loc, b.getI32Type(),
+                              getStageWordAddress(b, loc, mailbox, word),
+                              /*alignment=*/4, /*isVolatile=*/true);
+}
+
+void storeStageWord(OpBuilder &b, Location loc,
+                    const MailboxDescriptor &mailbox, StageWord word,
+                    Value value) {
+  LLVM::StoreOp::create(b, loc, value,
+                        getStageWordAddress(b, loc, mailbox, word),
+                        /*alignment=*/4, /*isVolatile=*/true);
+}
+
+/// lamport.stage.active / lamport.stage.next: a volatile load of the word.
+template <typename OpTy, StageWord Word>
+struct StageReadLowering : public ConvertOpToLLVMPattern<OpTy> {
+  using ConvertOpToLLVMPattern<OpTy>::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    MailboxDescriptor mailbox(adaptor.getMailbox(), op.getMailbox().getType());
+    rewriter.replaceOp(op, loadStageWord(rewriter, op.getLoc(), mailbox, Word));
+    return success();
+  }
+};
+
+/// lamport.stage.set_active: ACTIVE = stage, after a system-scope release
+/// fence so that every store of the publish is visible before the word.
+struct StageSetActiveLowering
+    : public ConvertOpToLLVMPattern<StageSetActiveOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(StageSetActiveOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MailboxDescriptor mailbox(adaptor.getMailbox(), op.getMailbox().getType());
+    LLVM::FenceOp::create(rewriter, loc, LLVM::AtomicOrdering::acq_rel);
+    storeStageWord(rewriter, loc, mailbox, kActive, adaptor.getStage());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// lamport.stage.advance: NEXT = (active + 1) % 3.
+struct StageAdvanceLowering : public ConvertOpToLLVMPattern<StageAdvanceOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(StageAdvanceOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MailboxDescriptor mailbox(adaptor.getMailbox(), op.getMailbox().getType());
+    Value following =
+        LLVM::AddOp::create(rewriter, loc, adaptor.getActive(),
+                            createIntConstant(rewriter, loc, 32, 1));
+    Value next = LLVM::URemOp::create(
+        rewriter, loc, following,
+        createIntConstant(rewriter, loc, 32, LamportDialect::kGenerations));
+    storeStageWord(rewriter, loc, mailbox, kNext, next);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// lamport.stage.from_ticket: the upper 16 bits, a logical shift.
+struct StageFromTicketLowering
+    : public ConvertOpToLLVMPattern<StageFromTicketOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(StageFromTicketOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<LLVM::LShrOp>(
+        op, adaptor.getTicket(),
+        createIntConstant(rewriter, op.getLoc(), 32, kTicketStageShift));
+    return success();
+  }
+};
+
+/// lamport.stage.to_ticket: stage << 16.
+struct StageToTicketLowering : public ConvertOpToLLVMPattern<StageToTicketOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(StageToTicketOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<LLVM::ShlOp>(
+        op, adaptor.getStage(),
+        createIntConstant(rewriter, op.getLoc(), 32, kTicketStageShift));
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::lamport::populateStageToNVVMPatterns(LLVMTypeConverter &converter,
+                                                RewritePatternSet &patterns) {
+  patterns.add<StageReadLowering<StageActiveOp, kActive>,
+               StageReadLowering<StageNextOp, kNext>, StageSetActiveLowering,
+               StageAdvanceLowering, StageFromTicketLowering,
+               StageToTicketLowering>(converter);
+}
