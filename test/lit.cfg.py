@@ -23,6 +23,9 @@ config.substitutions.append(("%shlibext", config.llvm_shlib_ext))
 config.substitutions.append(("%lamport_src_root", config.lamport_src_root))
 config.substitutions.append(("%lamport_obj_root", config.lamport_obj_root))
 config.substitutions.append(("%lamport_lib_dir", config.lamport_lib_dir))
+# MLIR's .td files, for tests that run mlir-tblgen over the dialect.
+config.substitutions.append(("%mlir_include_dir", os.path.join(
+    os.path.dirname(config.llvm_tools_dir), "include")))
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
@@ -32,6 +35,7 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 tool_dirs = [config.lamport_tools_dir, config.llvm_tools_dir]
 tools = [
     "lamport-opt",
+    "mlir-tblgen",
     ToolSubst("%mlir-opt", os.path.join(config.llvm_tools_dir, "mlir-opt")),
 ]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
@@ -44,6 +48,12 @@ if config.lamport_runtime_enabled:
     llvm_config.add_tool_substitutions(["lamport-run"], tool_dirs)
 if os.path.exists("/dev/nvidia0"):
     config.available_features.add("cuda-device")
+# The toolkit's stub libcuda exports every driver symbol but initialises no
+# device: lamport-run resolves its whole driver table against it.
+cuda_stub = os.path.join(config.cuda_root, "lib64", "stubs", "libcuda.so")
+if os.path.exists(cuda_stub):
+    config.available_features.add("cuda-stub")
+    config.substitutions.append(("%cuda_stub_libcuda", cuda_stub))
 
 # ptxas assembles every PTX the suite generates; without it those tests are
 # reported unsupported instead of silently passing.

@@ -16,9 +16,11 @@ namespace runtime {
 
 namespace {
 
-using GetProcAddress = CUresult(CUDAAPI *)(const char *, void **, int,
-                                           cuuint64_t,
-                                           CUdriverProcAddressQueryResult *);
+/// The symbol a name of cuda.h stands for once its macros are expanded
+/// (cuMemAlloc -> "cuMemAlloc_v2"): the very symbol a program linked against
+/// libcuda would bind, with the signature cuda.h declares for it.
+#define LAMPORT_SYMBOL(name) LAMPORT_SYMBOL_TEXT(name)
+#define LAMPORT_SYMBOL_TEXT(name) #name
 
 DriverApi loadDriver() {
   void *library = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
@@ -28,30 +30,23 @@ DriverApi loadDriver() {
                                why ? why : "not found",
                                "); lamport-run needs an NVIDIA GPU"));
   }
-  auto getProcAddress =
-      reinterpret_cast<GetProcAddress>(dlsym(library, "cuGetProcAddress_v2"));
-  if (!getProcAddress)
-    throw NoDeviceError("the CUDA driver is too old: libcuda.so.1 has no "
-                        "cuGetProcAddress_v2 (CUDA 12.0 or later needed)");
   DriverApi driver;
-  auto resolve = [&](const char *name, void **slot, bool required) {
-    CUdriverProcAddressQueryResult status;
-    CUresult result = getProcAddress(name, slot, CUDA_VERSION,
-                                     CU_GET_PROC_ADDRESS_DEFAULT, &status);
-    if ((result != CUDA_SUCCESS || status != CU_GET_PROC_ADDRESS_SUCCESS ||
-         !*slot) &&
-        required)
-      throw NoDeviceError(concat("the CUDA driver lacks ", name,
-                                 " at CUDA version ", CUDA_VERSION, " (status ",
-                                 int(status), "); update the NVIDIA driver"));
-    if (result != CUDA_SUCCESS)
-      *slot = nullptr;
+  auto resolve = [&](const char *symbol, void **slot, bool required) {
+    *slot = dlsym(library, symbol);
+    if (!*slot && required)
+      throw NoDeviceError(concat("the CUDA driver is too old: libcuda.so.1 "
+                                 "has no ",
+                                 symbol,
+                                 " (this runtime was built against "
+                                 "CUDA ",
+                                 CUDA_VERSION / 1000, ".",
+                                 CUDA_VERSION % 1000 / 10, ")"));
   };
 #define LAMPORT_RESOLVE_DRIVER_FUNCTION(name)                                  \
-  resolve(#name, reinterpret_cast<void **>(&driver.name), true);
+  resolve(LAMPORT_SYMBOL(name), reinterpret_cast<void **>(&driver.name), true);
   LAMPORT_DRIVER_FUNCTIONS(LAMPORT_RESOLVE_DRIVER_FUNCTION)
 #undef LAMPORT_RESOLVE_DRIVER_FUNCTION
-  resolve("cuFuncGetParamInfo",
+  resolve(LAMPORT_SYMBOL(cuFuncGetParamInfo),
           reinterpret_cast<void **>(&driver.cuFuncGetParamInfo), false);
 
   CUresult init = driver.cuInit(0);
@@ -60,11 +55,18 @@ DriverApi loadDriver() {
                         "visible to this process?)");
   if (init != CUDA_SUCCESS) {
     const char *name = nullptr, *text = nullptr;
-    driver.cuGetErrorName(init, &name);
-    driver.cuGetErrorString(init, &text);
-    throw NoDeviceError(
-        concat("no usable CUDA device: cuInit failed: ", name ? name : "?",
-               " (", text ? text : "?", ")"));
+    if (driver.cuGetErrorName(init, &name) != CUDA_SUCCESS)
+      name = nullptr;
+    if (driver.cuGetErrorString(init, &text) != CUDA_SUCCESS)
+      text = nullptr;
+    std::string why =
+        name ? concat(name, " (", text ? text : "no description", ")")
+             : concat("CUresult ", int(init),
+                      init == CUDA_ERROR_STUB_LIBRARY
+                          ? " (CUDA_ERROR_STUB_LIBRARY: libcuda.so.1 is the "
+                            "toolkit's stub, not a driver)"
+                          : "");
+    throw NoDeviceError(concat("no usable CUDA device: cuInit failed: ", why));
   }
   int count = 0;
   if (driver.cuDeviceGetCount(&count) != CUDA_SUCCESS || count == 0)

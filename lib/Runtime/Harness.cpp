@@ -129,6 +129,7 @@ Harness::Harness(const Bundle &bundle, const RunOptions &options)
   config.transport = options.transport;
   config.firstDevice = options.device;
   config.allowMulticast = options.allowMulticast;
+  config.pdl = !options.noPdl;
   session = std::make_unique<Session>(bundle, config);
   allocateBuffers();
   if (options.check)
@@ -156,6 +157,11 @@ void Harness::planReferences() {
         throw Error(concat(who, ": needs a mailbox and a rows parameter"));
       published[mailboxParam->argument] = bufferParam->argument;
       continue;
+    }
+    if (kernel.op == "all_reduce" && bufferParam && mailboxParam) {
+      auto source = published.find(mailboxParam->argument);
+      if (source != published.end())
+        patterns[source->second] = PatternKind::Integers;
     }
     if (kernel.publishes() || !options.check)
       continue;

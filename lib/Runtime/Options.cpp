@@ -42,8 +42,8 @@ std::string usage() {
          "[--seed N]\n"
          "                   [--skip-publish RANK [--timeout-check]] "
          "[--batch B]\n"
-         "                   [--watchdog SECONDS] [--device N] "
-         "[--transport multicast --allow-multicast]";
+         "                   [--watchdog SECONDS] [--device N] [--no-pdl]\n"
+         "                   [--transport multicast --allow-multicast]";
 }
 
 namespace {
@@ -117,6 +117,8 @@ RunOptions parseRunOptions(const std::vector<std::string> &args) {
       o.watchdogSeconds = double(parseInteger(arg, value(), 1, 3600));
     } else if (arg == "--device") {
       o.device = int(parseInteger(arg, value(), 0, 1023));
+    } else if (arg == "--no-pdl") {
+      o.noPdl = true;
     } else if (arg == "--allow-multicast") {
       o.allowMulticast = true;
     } else if (arg == "-h" || arg == "--help") {

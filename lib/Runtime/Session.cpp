@@ -462,7 +462,7 @@ void Session::prepareLaunches() {
         a.value.clusterDim.y = kernel.cluster[1];
         a.value.clusterDim.z = kernel.cluster[2];
       }
-      if (kernel.pdl) {
+      if (kernel.pdl && config.pdl) {
         CUlaunchAttribute &a = launch->attributes[count++];
         a.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
         a.value.programmaticStreamSerializationAllowed = 1;

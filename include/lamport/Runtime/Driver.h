@@ -6,9 +6,11 @@
 //
 // The runtime opens libcuda.so.1 with dlopen instead of linking it: a machine
 // with no NVIDIA driver (CI, the compile machines) then runs lamport-run far
-// enough to say "no GPU" instead of failing in the dynamic loader. Every
-// entry point comes from cuGetProcAddress at the CUDA version the runtime was
-// built against, so each resolves to the version cuda.h declares.
+// enough to say "no GPU" instead of failing in the dynamic loader. Each entry
+// point is the symbol cuda.h's macros name (cuMemAlloc -> cuMemAlloc_v2), the
+// one a linked program would bind. (cuGetProcAddress is avoided on purpose:
+// at CUDA_VERSION 13000 it hands out newer signatures than cuda.h declares,
+// e.g. cuCtxSynchronize(CUcontext).)
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,9 +26,8 @@ namespace runtime {
 
 /// The driver entry points the runtime calls. The names are cuda.h's, so a
 /// call reads `api().cuMemAlloc(...)`; versioned names (cuMemAlloc_v2) come
-/// from cuda.h's macros on both sides, while cuGetProcAddress gets the base
-/// name and CUDA_VERSION. cuGraphInstantiate is named by its real function,
-/// cuGraphInstantiateWithFlags: its base name means the older signature.
+/// from cuda.h's macros on both sides. cuGraphInstantiate is named by its
+/// real function, cuGraphInstantiateWithFlags, which cuda.h maps it to.
 #define LAMPORT_DRIVER_FUNCTIONS(X)                                            \
   X(cuInit)                                                                    \
   X(cuDriverGetVersion)                                                        \

@@ -54,6 +54,9 @@ struct RunOptions {
   double watchdogSeconds = 0;
   int device = 0;
   bool allowMulticast = false;
+  /// Launch without the programmatic-stream-serialization attribute even
+  /// where a kernel's `pdl` allows it (a fallback, and a comparison).
+  bool noPdl = false;
 };
 
 /// Why the multicast transport will not run in this environment, or an

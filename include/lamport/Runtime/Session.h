@@ -59,6 +59,9 @@ struct SessionConfig {
   TransportKind transport = TransportKind::Loopback;
   int firstDevice = 0;
   bool allowMulticast = false;
+  /// Launch kernels whose manifest says `pdl` with programmatic stream
+  /// serialization.
+  bool pdl = true;
 };
 
 /// Device-side result of the word-compare kernel.

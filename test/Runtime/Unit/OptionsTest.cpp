@@ -9,6 +9,8 @@
 
 #include <gtest/gtest.h>
 
+#include <sstream>
+
 using namespace lamport::runtime;
 
 namespace {
@@ -45,31 +47,14 @@ TEST(Options, Defaults) {
 }
 
 TEST(Options, Everything) {
-  RunOptions o = parseRunOptions({"--transport",
-                                  "peer",
-                                  "--tp",
-                                  "8",
-                                  "bundles/x",
-                                  "--tokens",
-                                  "all",
-                                  "--steps",
-                                  "1000000",
-                                  "--check",
-                                  "--bench",
-                                  "--graph",
-                                  "--json",
-                                  "r.json",
-                                  "--seed",
-                                  "9",
-                                  "--skip-publish",
-                                  "3",
-                                  "--timeout-check",
-                                  "--batch",
-                                  "32",
-                                  "--watchdog",
-                                  "20",
-                                  "--device",
-                                  "1"});
+  std::vector<std::string> args;
+  std::istringstream words(
+      "--transport peer --tp 8 bundles/x --tokens all --steps 1000000 "
+      "--check --bench --graph --json r.json --seed 9 --skip-publish 3 "
+      "--timeout-check --batch 32 --watchdog 20 --device 1 --no-pdl");
+  for (std::string word; words >> word;)
+    args.push_back(word);
+  RunOptions o = parseRunOptions(args);
   EXPECT_EQ(o.bundle, "bundles/x");
   EXPECT_EQ(o.transport, TransportKind::Peer);
   EXPECT_EQ(o.tokens, 0); // all
@@ -81,6 +66,7 @@ TEST(Options, Everything) {
   EXPECT_EQ(o.batch, 32);
   EXPECT_EQ(o.watchdogSeconds, 20.0);
   EXPECT_EQ(o.device, 1);
+  EXPECT_TRUE(o.noPdl);
 }
 
 TEST(Options, Errors) {
