@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <iomanip>
 #include <map>
 
@@ -105,8 +106,16 @@ Harness::Harness(const Bundle &bundle, const RunOptions &options)
     throw Error("--skip-publish: no launch of this bundle publishes, so "
                 "there is nothing to skip");
   for (const KernelSpec &kernel : m.kernels)
-    if (std::optional<std::string> timeout = kernel.attribute("timeout_ns"))
-      timeoutNs = std::max<uint64_t>(timeoutNs, std::stoull(*timeout));
+    if (std::optional<std::string> timeout = kernel.attribute("timeout_ns")) {
+      char *end = nullptr;
+      unsigned long long value = std::strtoull(timeout->c_str(), &end, 10);
+      if (timeout->empty() || *end || value == 0)
+        throw Error(concat("kernel '", kernel.name,
+                           "': attribute timeout_ns "
+                           "must be a positive integer, got '",
+                           *timeout, "'"));
+      timeoutNs = std::max<uint64_t>(timeoutNs, value);
+    }
   watchdog = options.watchdogSeconds > 0
                  ? options.watchdogSeconds
                  : (timeoutNs ? 2.0 * double(timeoutNs) / 1e9 + 10.0 : 30.0);

@@ -671,7 +671,17 @@ void Session::fail(CUresult result, const std::string &during,
       message +=
           "\n  " + describeTimeout(record, mailboxName(record.mailboxId));
   }
-  if (!watchdog)
+  // These errors are sticky: the context can run nothing more.
+  bool sticky = result == CUDA_ERROR_LAUNCH_FAILED ||
+                result == CUDA_ERROR_ILLEGAL_INSTRUCTION ||
+                result == CUDA_ERROR_ILLEGAL_ADDRESS ||
+                result == CUDA_ERROR_MISALIGNED_ADDRESS ||
+                result == CUDA_ERROR_INVALID_ADDRESS_SPACE ||
+                result == CUDA_ERROR_INVALID_PC ||
+                result == CUDA_ERROR_HARDWARE_STACK_ERROR ||
+                result == CUDA_ERROR_ASSERT ||
+                result == CUDA_ERROR_LAUNCH_TIMEOUT;
+  if (sticky)
     message += "\n(the CUDA context is unusable after this error)";
   throw KernelFailure(message, result, std::move(records), watchdog);
 }

@@ -160,6 +160,9 @@ int main(int argc, char **argv) {
   } catch (const Error &e) {
     std::cerr << "lamport-run: error: " << e.what() << "\n";
     return kExitUsage;
+  } catch (const std::exception &e) {
+    std::cerr << "lamport-run: error: setting up: " << e.what() << "\n";
+    exitNow(kExitFailure);
   }
 
   RunReport report;
@@ -177,6 +180,10 @@ int main(int argc, char **argv) {
     exitNow(kExitFailure);
   } catch (const Error &e) {
     std::cerr << "lamport-run: error: " << e.what() << "\n";
+    writeJson(options, bundle, report, "fail", e.what());
+    exitNow(kExitFailure);
+  } catch (const std::exception &e) {
+    std::cerr << "lamport-run: error: running: " << e.what() << "\n";
     writeJson(options, bundle, report, "fail", e.what());
     exitNow(kExitFailure);
   }
