@@ -476,10 +476,12 @@ void Harness::readChecks(uint64_t first, uint64_t count) {
     uint16_t got = uint16_t(lowSame ? result.got >> 16 : result.got);
     uint16_t expected =
         uint16_t(lowSame ? result.expected >> 16 : result.expected);
+    // The chunk holds at most one step of each batch position.
+    uint64_t step = first + (uint64_t(j) + batch - first % batch) % batch;
     throw Error(concat(
         "wrong result (device check of steps ", first, "..", first + count - 1,
-        "): ", result.mismatches, " word(s) differ; the first seen: rank ", r,
-        ", step position ", j, " (m = ", tokens[j], "), output '",
+        "): ", result.mismatches, " word(s) differ; the first seen: step ",
+        step, " (m = ", tokens[j], "), rank ", r, ", output '",
         m.arguments[arg].name, "' ", describeElement(arg, j, element), " is ",
         hex16(got), ", expected ", hex16(expected)));
   }
@@ -526,8 +528,8 @@ RunReport Harness::run() {
                                    : std::min<uint64_t>(batch, options.steps);
     std::vector<uint64_t> hashes;
     runEager(0, count, true, &verifyTiming);
-    readChecks(0, count);
     hostVerify(0, count, &hashes, false, nullptr);
+    readChecks(0, count);
     done = count;
     report.stepsChecked = report.stepsHostChecked = count;
     if (options.graph) {
@@ -535,9 +537,9 @@ RunReport Harness::run() {
       // bytes the eager steps gave.
       checkedGraph = captureBatch(true);
       verifyTiming.stepMicros.push_back(replayOnce(checkedGraph, done));
-      readChecks(done, batch);
       bool equal = true;
       hostVerify(done, batch, &hashes, true, &equal);
+      readChecks(done, batch);
       report.graphEqualsEager = equal;
       if (!equal)
         throw Error("graph replay gave other bytes than the eager steps");

@@ -1,0 +1,479 @@
+//===- FakeDriver.cpp - A host-only libcuda.so.1 for testing the runtime --===//
+//
+// Part of the Lamport project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Exports the driver symbols the runtime binds, implemented on the host, so
+// the whole of lamport-run (sessions, descriptors, launches, graph capture
+// and replay, checks, timeout diagnostics) runs in CI without a GPU:
+//
+//   - device memory is host memory; streams run each operation when it is
+//     enqueued (the runtime enqueues every rank's publish before any rank's
+//     consumer, which is what makes this order valid), and stream capture
+//     records operations that a graph launch runs again;
+//   - kernels are recognised by name prefix (publish_rows, poll_rows,
+//     all_reduce, lamport_check_words) and run as host code that reads the
+//     mailbox descriptor exactly as docs/bundle.md lays it out;
+//   - a poll that finds a sentinel has no one to wait for: it fills the
+//     timeout record as a GPU poll would and "traps" (every later call
+//     returns CUDA_ERROR_LAUNCH_FAILED).
+//
+// A module's tp, capacity and width come from a line "// fake-kernel: tp=T
+// capacity=C width=W" in its PTX. FAKE_CUDA_DEVICES sets the device count.
+// FAKE_CUDA_FAULT plants a kernel bug, to show the checks catch it:
+//   flip@N      the Nth consumer launch (from 0) flips one output bit;
+//   quiet-nan   publishers quiet signalling NaNs (0x7F81 -> 0x7FC1).
+// This is a test double, not a simulator: it checks the runtime's side of
+// the ABI, never a kernel's.
+//
+//===----------------------------------------------------------------------===//
+
+#include <cuda.h>
+
+#include <chrono>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace {
+
+CUresult sticky = CUDA_SUCCESS;
+long consumerLaunches = 0;
+
+/// The consumer launch FAKE_CUDA_FAULT=flip@N corrupts, or -1.
+long flipAt() {
+  const char *fault = std::getenv("FAKE_CUDA_FAULT");
+  if (!fault || std::strncmp(fault, "flip@", 5) != 0)
+    return -1;
+  return std::atol(fault + 5);
+}
+
+bool quietNans() {
+  const char *fault = std::getenv("FAKE_CUDA_FAULT");
+  return fault && std::strcmp(fault, "quiet-nan") == 0;
+}
+bool capturing = false;
+std::vector<std::function<void()>> captured;
+
+struct Module {
+  int tp = 0, capacity = 0, width = 0;
+};
+struct Function {
+  std::string name;
+  Module module;
+};
+struct Graph {
+  std::vector<std::function<void()>> operations;
+};
+
+/// Runs \p operation now, or records it while a stream is being captured.
+CUresult enqueue(std::function<void()> operation) {
+  if (sticky != CUDA_SUCCESS)
+    return sticky;
+  if (capturing)
+    captured.push_back(std::move(operation));
+  else
+    operation();
+  return CUDA_SUCCESS;
+}
+
+template <typename T> T *at(uint64_t address) {
+  return reinterpret_cast<T *>(address);
+}
+
+/// The descriptor as docs/bundle.md lays it out.
+struct Descriptor {
+  uint64_t local, multicast, stage, diagnostics;
+  int32_t rank, mailboxId;
+  const uint64_t *peers;
+};
+
+Descriptor readDescriptor(const void *bytes) {
+  const char *p = static_cast<const char *>(bytes);
+  Descriptor d;
+  std::memcpy(&d.local, p + 0, 8);
+  std::memcpy(&d.multicast, p + 8, 8);
+  std::memcpy(&d.stage, p + 16, 8);
+  std::memcpy(&d.diagnostics, p + 24, 8);
+  std::memcpy(&d.rank, p + 32, 4);
+  std::memcpy(&d.mailboxId, p + 36, 4);
+  d.peers = reinterpret_cast<const uint64_t *>(p + 40);
+  return d;
+}
+
+uint64_t elementOffset(const Module &m, int stage, int slot, int row, int col) {
+  return ((uint64_t(stage) * m.tp + slot) * m.capacity + row) * m.width + col;
+}
+
+uint16_t toBf16(float f) {
+  uint32_t w;
+  std::memcpy(&w, &f, 4);
+  w += 0x7FFFu + ((w >> 16) & 1);
+  return uint16_t(w >> 16);
+}
+
+/// The kernels, on the host. Parameters arrive as cuLaunchKernelEx's array.
+void publishRows(const Module &m, const Descriptor &d, const uint16_t *rows,
+                 int tokens) {
+  int32_t *words = at<int32_t>(d.stage);
+  int stage = words[1];
+  for (int row = 0; row < tokens; ++row)
+    for (int col = 0; col < m.width; ++col) {
+      uint16_t v = rows[row * m.width + col];
+      if (quietNans() && (v & 0x7FC0) == 0x7F80 && (v & 0x3F))
+        v |= 0x0040;
+      for (int q = 0; q < m.tp; ++q)
+        at<uint16_t>(d.peers[q])[elementOffset(m, stage, d.rank, row, col)] =
+            v == 0x8000 ? 0 : v;
+    }
+  words[0] = stage;
+}
+
+/// Reads every slot of rows < tokens; false (after the "trap") on a
+/// sentinel.
+bool pollAll(const Module &m, const Descriptor &d, int tokens,
+             const std::function<void(int, int, int, uint16_t)> &use) {
+  int32_t *words = at<int32_t>(d.stage);
+  int stage = words[0];
+  uint16_t *copy = at<uint16_t>(d.local);
+  for (int row = 0; row < tokens; ++row)
+    for (int col = 0; col < m.width; col += 8)
+      for (int slot = 0; slot < m.tp; ++slot) {
+        uint16_t *fragment = copy + elementOffset(m, stage, slot, row, col);
+        for (int lane = 0; lane < 8; ++lane)
+          if (fragment[lane] == 0x8000) {
+            uint32_t *record = at<uint32_t>(d.diagnostics);
+            if (record && record[0] == 0) {
+              int32_t fields[6] = {d.rank, d.mailboxId, stage, slot, row, col};
+              record[0] = 1;
+              std::memcpy(record + 1, fields, sizeof(fields));
+              record[7] = 0; // block
+              uint64_t timeout = 1000000000, elapsed = timeout + 1000;
+              std::memcpy(record + 8, &elapsed, 8);
+              std::memcpy(record + 10, &timeout, 8);
+            }
+            sticky = CUDA_ERROR_LAUNCH_FAILED;
+            return false;
+          }
+        for (int lane = 0; lane < 8; ++lane) {
+          use(slot, row, col + lane, fragment[lane]);
+          fragment[lane] = 0x8000; // rearm
+        }
+      }
+  words[1] = (stage + 1) % 3;
+  return true;
+}
+
+void pollRows(const Module &m, const Descriptor &d, uint16_t *out, int tokens) {
+  pollAll(m, d, tokens, [&](int slot, int row, int col, uint16_t v) {
+    out[(uint64_t(slot) * tokens + row) * m.width + col] = v;
+  });
+}
+
+void allReduce(const Module &m, const Descriptor &d, uint16_t *out,
+               int tokens) {
+  std::vector<float> sum(uint64_t(tokens) * m.width, 0.0f);
+  bool ok = pollAll(m, d, tokens, [&](int, int row, int col, uint16_t v) {
+    uint32_t w = uint32_t(v) << 16;
+    float f;
+    std::memcpy(&f, &w, 4);
+    sum[uint64_t(row) * m.width + col] += f; // slots arrive rank-ascending
+  });
+  if (ok)
+    for (uint64_t i = 0; i < sum.size(); ++i)
+      out[i] = toBf16(sum[i]);
+}
+
+void checkWords(const uint32_t *out, const uint32_t *expected, uint64_t words,
+                uint32_t *result, uint32_t tag) {
+  for (uint64_t i = 0; i < words; ++i)
+    if (out[i] != expected[i] && result[0]++ == 0) {
+      result[1] = tag;
+      std::memcpy(result + 2, &i, 8);
+      result[4] = out[i];
+      result[5] = expected[i];
+    }
+}
+
+CUresult launch(CUfunction f, void **params) {
+  Function function = *reinterpret_cast<Function *>(f);
+  const std::string &name = function.name;
+  const Module &m = function.module;
+  if (name == "lamport_check_words") {
+    auto out = *static_cast<CUdeviceptr *>(params[0]);
+    auto expected = *static_cast<CUdeviceptr *>(params[1]);
+    auto words = *static_cast<uint64_t *>(params[2]);
+    auto result = *static_cast<CUdeviceptr *>(params[3]);
+    auto tag = *static_cast<uint32_t *>(params[4]);
+    return enqueue([=] {
+      checkWords(at<uint32_t>(out), at<uint32_t>(expected), words,
+                 at<uint32_t>(result), tag);
+    });
+  }
+  // Copy the descriptor now: a launch takes its parameters by value.
+  std::vector<char> descriptor(40 + 8 * m.tp);
+  std::memcpy(descriptor.data(), params[0], descriptor.size());
+  auto buffer = *static_cast<CUdeviceptr *>(params[1]);
+  int tokens = *static_cast<int *>(params[2]);
+  return enqueue([=] {
+    Descriptor d = readDescriptor(descriptor.data());
+    if (name.rfind("publish_rows", 0) == 0) {
+      publishRows(m, d, at<uint16_t>(buffer), tokens);
+      return;
+    }
+    if (name.rfind("poll_rows", 0) == 0)
+      pollRows(m, d, at<uint16_t>(buffer), tokens);
+    else if (name.rfind("all_reduce", 0) == 0)
+      allReduce(m, d, at<uint16_t>(buffer), tokens);
+    if (consumerLaunches++ == flipAt())
+      at<uint16_t>(buffer)[tokens * m.width - 1] ^= 0x0100;
+  });
+}
+
+void *allocate(size_t bytes) {
+  return std::aligned_alloc(256, (bytes + 255) / 256 * 256);
+}
+
+} // namespace
+
+extern "C" {
+
+CUresult cuInit(unsigned) { return CUDA_SUCCESS; }
+CUresult cuDriverGetVersion(int *v) {
+  *v = CUDA_VERSION;
+  return CUDA_SUCCESS;
+}
+CUresult cuGetErrorName(CUresult e, const char **s) {
+  *s = e == CUDA_ERROR_LAUNCH_FAILED ? "CUDA_ERROR_LAUNCH_FAILED"
+       : e == CUDA_ERROR_NOT_READY   ? "CUDA_ERROR_NOT_READY"
+                                     : "CUDA_ERROR_UNKNOWN";
+  return CUDA_SUCCESS;
+}
+CUresult cuGetErrorString(CUresult e, const char **s) {
+  *s = e == CUDA_ERROR_LAUNCH_FAILED ? "unspecified launch failure"
+                                     : "fake driver error";
+  return CUDA_SUCCESS;
+}
+CUresult cuDeviceGetCount(int *count) {
+  const char *env = std::getenv("FAKE_CUDA_DEVICES");
+  *count = env ? std::atoi(env) : 1;
+  return CUDA_SUCCESS;
+}
+CUresult cuDeviceGet(CUdevice *d, int ordinal) {
+  *d = ordinal;
+  return CUDA_SUCCESS;
+}
+CUresult cuDeviceGetName(char *name, int length, CUdevice) {
+  std::strncpy(name, "Fake H200 (host)", length);
+  return CUDA_SUCCESS;
+}
+CUresult cuDeviceGetAttribute(int *v, CUdevice_attribute a, CUdevice) {
+  switch (a) {
+  case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR:
+    *v = 9;
+    break;
+  case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR:
+    *v = 0;
+    break;
+  case CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK:
+    *v = 1024;
+    break;
+  case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN:
+    *v = 227 * 1024;
+    break;
+  case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT:
+    *v = 132;
+    break;
+  default:
+    *v = 1;
+  }
+  return CUDA_SUCCESS;
+}
+CUresult cuDeviceCanAccessPeer(int *can, CUdevice, CUdevice) {
+  *can = 1;
+  return CUDA_SUCCESS;
+}
+CUresult cuDevicePrimaryCtxRetain(CUcontext *c, CUdevice d) {
+  *c = reinterpret_cast<CUcontext>(uintptr_t(0x1000 + d));
+  return CUDA_SUCCESS;
+}
+CUresult cuDevicePrimaryCtxRelease_v2(CUdevice) { return CUDA_SUCCESS; }
+CUresult cuCtxSetCurrent(CUcontext) { return CUDA_SUCCESS; }
+CUresult cuCtxSynchronize() { return sticky; }
+
+CUresult cuModuleLoadData(CUmodule *module, const void *image) {
+  auto *m = new Module;
+  const char *text = static_cast<const char *>(image);
+  if (const char *line = std::strstr(text, "fake-kernel:"))
+    std::sscanf(line, "fake-kernel: tp=%d capacity=%d width=%d", &m->tp,
+                &m->capacity, &m->width);
+  *module = reinterpret_cast<CUmodule>(m);
+  return CUDA_SUCCESS;
+}
+CUresult cuModuleLoadDataEx(CUmodule *module, const void *image, unsigned,
+                            CUjit_option *, void **) {
+  return cuModuleLoadData(module, image);
+}
+CUresult cuModuleUnload(CUmodule) { return CUDA_SUCCESS; }
+CUresult cuModuleGetFunction(CUfunction *f, CUmodule module, const char *name) {
+  *f = reinterpret_cast<CUfunction>(
+      new Function{name, *reinterpret_cast<Module *>(module)});
+  return CUDA_SUCCESS;
+}
+CUresult cuFuncGetAttribute(int *v, CUfunction_attribute, CUfunction) {
+  *v = 1024;
+  return CUDA_SUCCESS;
+}
+CUresult cuFuncSetAttribute(CUfunction, CUfunction_attribute, int) {
+  return CUDA_SUCCESS;
+}
+CUresult cuFuncGetParamInfo(CUfunction f, size_t index, size_t *offset,
+                            size_t *size) {
+  const Function &function = *reinterpret_cast<Function *>(f);
+  std::vector<size_t> sizes = {size_t(40 + 8 * function.module.tp), 8, 4};
+  if (function.name == "lamport_check_words")
+    sizes = {8, 8, 8, 8, 4};
+  if (index >= sizes.size())
+    return CUDA_ERROR_INVALID_VALUE;
+  *offset = 0;
+  for (size_t i = 0; i < index; ++i)
+    *offset += sizes[i];
+  *size = sizes[index];
+  return CUDA_SUCCESS;
+}
+
+CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t bytes) {
+  *p = CUdeviceptr(uintptr_t(allocate(bytes)));
+  return CUDA_SUCCESS;
+}
+CUresult cuMemFree_v2(CUdeviceptr p) {
+  std::free(at<void>(p));
+  return CUDA_SUCCESS;
+}
+CUresult cuMemHostAlloc(void **p, size_t bytes, unsigned) {
+  *p = allocate(bytes);
+  return CUDA_SUCCESS;
+}
+CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *d, void *p, unsigned) {
+  *d = CUdeviceptr(uintptr_t(p));
+  return CUDA_SUCCESS;
+}
+CUresult cuMemFreeHost(void *p) {
+  std::free(p);
+  return CUDA_SUCCESS;
+}
+CUresult cuMemsetD16_v2(CUdeviceptr p, unsigned short v, size_t n) {
+  for (size_t i = 0; i < n; ++i)
+    at<uint16_t>(p)[i] = v;
+  return sticky;
+}
+CUresult cuMemsetD32_v2(CUdeviceptr p, unsigned v, size_t n) {
+  for (size_t i = 0; i < n; ++i)
+    at<uint32_t>(p)[i] = v;
+  return sticky;
+}
+CUresult cuMemsetD16Async(CUdeviceptr p, unsigned short v, size_t n, CUstream) {
+  return enqueue([=] { cuMemsetD16_v2(p, v, n); });
+}
+CUresult cuMemcpyHtoD_v2(CUdeviceptr to, const void *from, size_t n) {
+  std::memcpy(at<void>(to), from, n);
+  return sticky;
+}
+CUresult cuMemcpyDtoH_v2(void *to, CUdeviceptr from, size_t n) {
+  if (sticky != CUDA_SUCCESS)
+    return sticky;
+  std::memcpy(to, at<void>(from), n);
+  return CUDA_SUCCESS;
+}
+
+// Virtual memory: the reservation is the memory; mapping is a no-op.
+CUresult cuMemCreate(CUmemGenericAllocationHandle *h, size_t bytes,
+                     const CUmemAllocationProp *, unsigned long long) {
+  *h = bytes;
+  return CUDA_SUCCESS;
+}
+CUresult cuMemRelease(CUmemGenericAllocationHandle) { return CUDA_SUCCESS; }
+CUresult cuMemAddressReserve(CUdeviceptr *p, size_t bytes, size_t, CUdeviceptr,
+                             unsigned long long) {
+  return cuMemAlloc_v2(p, bytes);
+}
+CUresult cuMemAddressFree(CUdeviceptr p, size_t) { return cuMemFree_v2(p); }
+CUresult cuMemMap(CUdeviceptr, size_t, size_t, CUmemGenericAllocationHandle,
+                  unsigned long long) {
+  return CUDA_SUCCESS;
+}
+CUresult cuMemUnmap(CUdeviceptr, size_t) { return CUDA_SUCCESS; }
+CUresult cuMemSetAccess(CUdeviceptr, size_t, const CUmemAccessDesc *, size_t) {
+  return CUDA_SUCCESS;
+}
+CUresult cuMemGetAllocationGranularity(size_t *g, const CUmemAllocationProp *,
+                                       CUmemAllocationGranularity_flags) {
+  *g = 2 << 20;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuStreamCreate(CUstream *s, unsigned) {
+  *s = reinterpret_cast<CUstream>(new char);
+  return CUDA_SUCCESS;
+}
+CUresult cuStreamDestroy_v2(CUstream) { return CUDA_SUCCESS; }
+CUresult cuStreamQuery(CUstream) { return sticky; }
+CUresult cuStreamWaitEvent(CUstream, CUevent, unsigned) { return sticky; }
+CUresult cuStreamBeginCapture_v2(CUstream, CUstreamCaptureMode) {
+  capturing = true;
+  captured.clear();
+  return sticky;
+}
+CUresult cuStreamEndCapture(CUstream, CUgraph *graph) {
+  capturing = false;
+  *graph = reinterpret_cast<CUgraph>(new Graph{captured});
+  captured.clear();
+  return sticky;
+}
+CUresult cuEventCreate(CUevent *e, unsigned) {
+  *e = reinterpret_cast<CUevent>(new double(0));
+  return CUDA_SUCCESS;
+}
+CUresult cuEventDestroy_v2(CUevent) { return CUDA_SUCCESS; }
+CUresult cuEventRecord(CUevent e, CUstream) {
+  if (!capturing)
+    *reinterpret_cast<double *>(e) =
+        std::chrono::duration<double, std::milli>(
+            std::chrono::steady_clock::now().time_since_epoch())
+            .count();
+  return sticky;
+}
+CUresult cuEventQuery(CUevent) { return sticky; }
+CUresult cuEventElapsedTime_v2(float *ms, CUevent start, CUevent end) {
+  *ms = float(*reinterpret_cast<double *>(end) -
+              *reinterpret_cast<double *>(start));
+  return sticky;
+}
+CUresult cuLaunchKernel(CUfunction f, unsigned, unsigned, unsigned, unsigned,
+                        unsigned, unsigned, unsigned, CUstream, void **params,
+                        void **) {
+  return launch(f, params);
+}
+CUresult cuLaunchKernelEx(const CUlaunchConfig *, CUfunction f, void **params,
+                          void **) {
+  return launch(f, params);
+}
+CUresult cuGraphInstantiateWithFlags(CUgraphExec *exec, CUgraph graph,
+                                     unsigned long long) {
+  *exec = reinterpret_cast<CUgraphExec>(graph);
+  return sticky;
+}
+CUresult cuGraphLaunch(CUgraphExec exec, CUstream) {
+  for (auto &operation : reinterpret_cast<Graph *>(exec)->operations)
+    if (enqueue(operation) != CUDA_SUCCESS)
+      break;
+  return CUDA_SUCCESS;
+}
+CUresult cuGraphDestroy(CUgraph) { return CUDA_SUCCESS; }
+CUresult cuGraphExecDestroy(CUgraphExec) { return CUDA_SUCCESS; }
+
+} // extern "C"
