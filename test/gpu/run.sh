@@ -20,7 +20,7 @@
 #
 # Environment: ROTATION_STEPS (default 1000000 for compiled bundles, 100000
 # for reference ones), LATENCY_STEPS (6400), SKIP_REFERENCE=1,
-# SKIP_LATENCY=1.
+# SKIP_LATENCY=1, BUILD_DIR (build-gpu), BUNDLES_DIR (bundles).
 #
 #===----------------------------------------------------------------------===#
 set -uo pipefail
@@ -28,7 +28,8 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 # NVLink multicast stays off on these machines, for everything we start.
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 \
   NVSHMEM_DISABLE_NVLS=1
-build=$root/build-gpu
+build=${BUILD_DIR:-$root/build-gpu}
+bundles_dir=${BUNDLES_DIR:-$root/bundles}
 out=${OUT:-$build/results}
 mkdir -p "$out"
 rotation_compiled=${ROTATION_STEPS:-1000000}
@@ -71,21 +72,22 @@ if [ -z "${SKIP_REFERENCE:-}" ]; then
   echo "== reference bundles (nvcc)"
   ref=$build/reference
   rm -rf "$ref" && mkdir -p "$ref"
+  nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
   pids=()
   for tp in 2 4 8; do
     python3 "$root/test/gpu/reference/make_bundle.py" --out \
-      "$ref/ref_publish_poll_tp$tp" --tp $tp --consumer poll_rows \
+      "$ref/ref_publish_poll_tp$tp" --tp $tp --consumer poll_rows --nvcc "$nvcc" \
       >"$out/ref_pp$tp.log" 2>&1 &
     pids+=($!)
   done
   python3 "$root/test/gpu/reference/make_bundle.py" --out \
-    "$ref/ref_all_reduce_tp8" --tp 8 --consumer all_reduce \
+    "$ref/ref_all_reduce_tp8" --tp 8 --consumer all_reduce --nvcc "$nvcc" \
     >"$out/ref_ar8.log" 2>&1 &
   pids+=($!)
   for pid in "${pids[@]}"; do wait "$pid" || echo "a reference bundle failed"; done
   for b in "$ref"/*/; do [ -f "$b/manifest.json" ] && bundles+=("${b%/}"); done
 fi
-for b in "$root"/bundles/*/; do
+for b in "$bundles_dir"/*/; do
   [ -f "$b/manifest.json" ] && bundles+=("${b%/}")
 done
 if [ ${#bundles[@]} -eq 0 ]; then
@@ -114,7 +116,7 @@ check() {
   echo "-- $what: $name $*"
   if timeout "$limit" "$run" "$bundle" "$@" >"$log" 2>&1; then
     note "$what" "$name" PASS "$(grep -E '^  [0-9]' "$log" | tail -1 |
-      sed 's/  */ /g' | cut -c1-90)$(grep -h 'timeout check' "$log")"
+      sed 's/  */ /g' | cut -c1-130)$(grep -h 'timeout check' "$log")"
   else
     local rc=$?
     failures=$((failures + 1))
