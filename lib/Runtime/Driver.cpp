@@ -9,6 +9,8 @@
 
 #include <dlfcn.h>
 
+#include <cstdlib>
+
 #include <mutex>
 
 namespace lamport {
@@ -48,6 +50,16 @@ DriverApi loadDriver() {
 #undef LAMPORT_RESOLVE_DRIVER_FUNCTION
   resolve(LAMPORT_SYMBOL(cuFuncGetParamInfo),
           reinterpret_cast<void **>(&driver.cuFuncGetParamInfo), false);
+  resolve(LAMPORT_SYMBOL(cuFuncLoad),
+          reinterpret_cast<void **>(&driver.cuFuncLoad), false);
+
+  // Lazy loading (the default since CUDA 12.2) loads a kernel at its first
+  // launch and may synchronise the context to do it: a publisher loaded
+  // while another rank's poller already spins for its data would then never
+  // start (the CUDA guide's warning about kernels that rely on running
+  // concurrently). Load eagerly unless the user chose otherwise; the
+  // session also loads every function explicitly where cuFuncLoad exists.
+  setenv("CUDA_MODULE_LOADING", "EAGER", /*overwrite=*/0);
 
   CUresult init = driver.cuInit(0);
   if (init == CUDA_ERROR_NO_DEVICE)

@@ -297,6 +297,9 @@ void Session::loadKernels() {
         throw Error(concat(who, ": its image has no entry point named '",
                            kernel.name, "' (", describeResult(found),
                            "): the manifest and the image disagree"));
+      if (api().cuFuncLoad)
+        LAMPORT_CU(cuFuncLoad(function),
+                   concat(who, ": loading it before any launch"));
       int maxThreads = 0;
       LAMPORT_CU(cuFuncGetAttribute(&maxThreads,
                                     CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
@@ -345,6 +348,9 @@ void Session::loadKernels() {
     LAMPORT_CU(cuModuleGetFunction(&deviceModules->check, checkModule,
                                    kCheckKernelName),
                concat(props.describe(), ": finding the check kernel"));
+    if (api().cuFuncLoad)
+      LAMPORT_CU(cuFuncLoad(deviceModules->check),
+                 concat(props.describe(), ": loading the check kernel"));
     modules.push_back(std::move(deviceModules));
   }
 }

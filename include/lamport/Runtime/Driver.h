@@ -84,13 +84,16 @@ namespace runtime {
   X(cuGraphDestroy)                                                            \
   X(cuGraphExecDestroy)
 
-/// The loaded entry points. cuFuncGetParamInfo (CUDA 12.4+) is optional:
-/// null on an older driver, and the parameter check is then skipped.
+/// The loaded entry points. cuFuncGetParamInfo and cuFuncLoad (CUDA 12.4+)
+/// are optional: null on an older driver, and what needs them is skipped.
 struct DriverApi {
 #define LAMPORT_DECLARE_DRIVER_FUNCTION(name) decltype(&::name) name = nullptr;
   LAMPORT_DRIVER_FUNCTIONS(LAMPORT_DECLARE_DRIVER_FUNCTION)
 #undef LAMPORT_DECLARE_DRIVER_FUNCTION
   decltype(&::cuFuncGetParamInfo) cuFuncGetParamInfo = nullptr;
+  /// Optional too (CUDA 12.4+): loads a function now rather than at its
+  /// first launch.
+  decltype(&::cuFuncLoad) cuFuncLoad = nullptr;
 };
 
 /// Loads libcuda.so.1 and calls cuInit(0) once. Throws NoDeviceError when

@@ -331,6 +331,7 @@ CUresult cuFuncGetAttribute(int *v, CUfunction_attribute, CUfunction) {
 CUresult cuFuncSetAttribute(CUfunction, CUfunction_attribute, int) {
   return CUDA_SUCCESS;
 }
+CUresult cuFuncLoad(CUfunction) { return CUDA_SUCCESS; }
 CUresult cuFuncGetParamInfo(CUfunction f, size_t index, size_t *offset,
                             size_t *size) {
   const Function &function = *reinterpret_cast<Function *>(f);
