@@ -152,7 +152,7 @@ func.func @all_reduce_timeout(%mb: !mb, %out: memref<?x8192xbf16>) {
 !mb = !lamport.mailbox<tp = 8, capacity = 16, width = 8192>
 
 func.func @all_reduce_sum_order(%mb: !mb, %out: memref<?x8192xbf16>) {
-  // expected-error @+1 {{'lamport.all_reduce' op attribute 'sum_order' failed to satisfy constraint: rank_ascending: ((p0 + p1) + p2) + ...; pairwise: a balanced tree over rank order}}
+  // expected-error @+1 {{'lamport.all_reduce' op attribute 'sum_order' failed to satisfy constraint: the order an all-reduce adds partials in}}
   lamport.all_reduce %mb into %out {sum_order = #lamport.transport<unicast>}
       : !mb, memref<?x8192xbf16>
   return

@@ -50,8 +50,13 @@ def Lamport_SumOrder : I32EnumAttr<"SumOrder",
 
 def Lamport_SumOrderAttr : EnumAttr<Lamport_Dialect, Lamport_SumOrder,
                                     "sum_order"> {
-  let summary = "rank_ascending: ((p0 + p1) + p2) + ...; pairwise: a "
-                "balanced tree over rank order";
+  let summary = "the order an all-reduce adds partials in";
+  let description = [{
+    `rank_ascending` adds the ranks' partials left to right,
+    `((p0 + p1) + p2) + ...`; `pairwise` adds them as a balanced tree over
+    rank order, `(p0 + p1) + (p2 + p3)` and so on. Either way the order is
+    fixed, so every rank computes the same bits.
+  }];
   let assemblyFormat = "`<` $value `>`";
 }
 
@@ -75,10 +80,14 @@ def Lamport_TacticAttr : AttrDef<Lamport_Dialect, "Tactic"> {
                                    16, 16, 16, 16, 16, 16, 16, 16]>
     ```
   }];
-  let parameters = (ins Lamport_CountParameter:$splits,
-                        Lamport_CountParameter:$kw,
-                        Lamport_CountParameter:$accs,
-                        ArrayRefParameter<"int64_t">:$token_tiles);
+  let parameters = (ins
+      Lamport_CountParameter<"CTAs of one cluster sharing K: 1, 2, 4 or 8">
+          :$splits,
+      Lamport_CountParameter<"consecutive K per warp, a multiple of 16">:$kw,
+      Lamport_CountParameter<"accumulators per warp: 1, 2 or 4">:$accs,
+      ArrayRefParameter<"int64_t", "token_tiles[m - 1]: the token tile, 8 or "
+                                   "16, the kernel uses for m tokens">
+          :$token_tiles);
   let assemblyFormat = [{
     `<` `splits` `=` $splits `,` `kw` `=` $kw `,` `accs` `=` $accs `,`
         `token_tiles` `=` `[` $token_tiles `]` `>`

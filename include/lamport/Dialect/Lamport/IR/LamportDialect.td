@@ -60,7 +60,8 @@ class Lamport_Op<string mnemonic, list<Trait> traits = []>
 
 /// A count or size parameter of a type or attribute. The stock unsigned
 /// parser wraps `-1` to 4294967295; this one rejects a negative value.
-def Lamport_CountParameter : AttrOrTypeParameter<"unsigned", ""> {
+class Lamport_CountParameter<string desc>
+    : AttrOrTypeParameter<"unsigned", desc> {
   let parser = "parseCountParameter($_parser)";
 }
 

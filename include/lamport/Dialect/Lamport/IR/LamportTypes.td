@@ -28,9 +28,12 @@ def Lamport_MailboxType : Lamport_Type<"Mailbox", "mailbox"> {
     !lamport.mailbox<tp = 8, capacity = 16, width = 8192>
     ```
   }];
-  let parameters = (ins Lamport_CountParameter:$tp,
-                        Lamport_CountParameter:$capacity,
-                        Lamport_CountParameter:$width);
+  let parameters = (ins
+      Lamport_CountParameter<"ranks in the TP group, 1..64">:$tp,
+      Lamport_CountParameter<"rows per slot: the most tokens of one step">
+          :$capacity,
+      Lamport_CountParameter<"BF16 per row, a multiple of 8 (whole 16-byte "
+                             "fragments)">:$width);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
