@@ -7,6 +7,7 @@ One row per tp, one column per token count m: the median per-step time of
 graph replays (a step is every rank's publish and consumer, forked from and
 joined into one stream), in microseconds; p99 in a second table.
 """
+import datetime
 import json
 import sys
 
@@ -31,8 +32,8 @@ def main(paths):
         return 1
     tps = sorted({tp for tp, _ in cells})
     ms = sorted({m for _, m in cells if isinstance(m, int)})
-    print(f"Loopback round trip per step, {bundle}, {device}, CUDA graph "
-          "replay (us):\n")
+    print(f"Loopback round trip per step, {bundle}, {device}, "
+          f"{datetime.date.today().isoformat()}, CUDA graph replay (us):\n")
     for key in ("median", "p99"):
         print(f"{key} | " + " | ".join(f"m={m}" for m in ms))
         print("---|" + "|".join("---:" for _ in ms))

@@ -114,13 +114,14 @@ check() {
   name=$(basename "$bundle")
   local log="$out/${name}_$what.log"
   echo "-- $what: $name $*"
+  local start=$SECONDS
   if timeout "$limit" "$run" "$bundle" "$@" >"$log" 2>&1; then
-    note "$what" "$name" PASS "$(grep -E '^  [0-9]' "$log" | tail -1 |
+    note "$what" "$name" PASS "[$((SECONDS - start)) s] $(grep -E '^  [0-9]' "$log" | tail -1 |
       sed 's/  */ /g' | cut -c1-130)$(grep -h 'timeout check' "$log")"
   else
     local rc=$?
     failures=$((failures + 1))
-    note "$what" "$name" FAIL "exit $rc: $(grep -m1 'error' "$log" | cut -c1-160)"
+    note "$what" "$name" FAIL "[$((SECONDS - start)) s] exit $rc: $(grep -m1 'error' "$log" | cut -c1-160)"
   fi
   tail -4 "$log"
 }
