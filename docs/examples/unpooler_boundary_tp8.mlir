@@ -1,0 +1,35 @@
+// The MoE unpooler boundary at tp = 8 (hidden size H = 8192), as one rank
+// runs it in a decode step of M <= 16 tokens.
+//
+// The unpooler weight [H, K = 4096] is replicated and each rank computes
+// its own column block: rows [rank * 1024, (rank + 1) * 1024) of it, so
+// y = x @ W_block^T is [M, 1024]. Its epilogue publishes y into slot
+// [NEXT, rank] of every rank's copy of a mailbox of width 1024; the column
+// all-gather then assembles the full [M, 8192] row on every rank, each
+// 16-byte fragment read from the one rank that owns it
+// (lamport.mailbox.poll_owned once lowered).
+//
+// Tactic: K = 4096 split over a cluster of 4 CTAs, 64 K per warp, so 16
+// warps per CTA and a grid of (1024 / 16, 4) = (64, 4).
+
+!columns = !lamport.mailbox<tp = 8, capacity = 16, width = 1024>
+
+func.func @unpooler_boundary(
+    // The pooled activations and this rank's block of the unpooler weight.
+    %x: memref<?x4096xbf16>, %w_block: memref<1024x4096xbf16>,
+    // This rank's column block, also published into %mailbox.
+    %y: memref<?x1024xbf16>,
+    %mailbox: !columns,
+    // Every rank's column block side by side: the full hidden row.
+    %out: memref<?x8192xbf16>) {
+  lamport.gemm_publish %x, %w_block into %y
+      mailbox %mailbox : !columns
+      tactic(#lamport.tactic<splits = 4, kw = 64, accs = 2,
+          token_tiles = [8, 8, 8, 8, 8, 8, 8, 8,
+                         16, 16, 16, 16, 16, 16, 16, 16]>)
+      {pdl}
+      : memref<?x4096xbf16>, memref<1024x4096xbf16>, memref<?x1024xbf16>
+  lamport.all_gather %mailbox into %out {pdl}
+      : !columns, memref<?x8192xbf16>
+  return
+}
