@@ -1,0 +1,43 @@
+//===- HarnessTest.cpp - Latency summary and reference coverage -----------===//
+//
+// Part of the Lamport project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lamport/Runtime/Harness.h"
+
+#include <gtest/gtest.h>
+
+using namespace lamport::runtime;
+
+namespace {
+
+TEST(Latency, MedianP99MinMean) {
+  RunReport report;
+  for (int i = 100; i >= 1; --i) // 1..100 us, in any order
+    report.stepMicros.push_back(i);
+  summarizeLatency(report);
+  EXPECT_EQ(report.medianMicros, 50); // the 50th of 100
+  EXPECT_EQ(report.p99Micros, 99);
+  EXPECT_EQ(report.minMicros, 1);
+  EXPECT_DOUBLE_EQ(report.meanMicros, 50.5);
+
+  RunReport one;
+  one.stepMicros = {7.5};
+  summarizeLatency(one);
+  EXPECT_EQ(one.medianMicros, 7.5);
+  EXPECT_EQ(one.p99Micros, 7.5);
+
+  RunReport none;
+  summarizeLatency(none);
+  EXPECT_EQ(none.medianMicros, 0);
+}
+
+TEST(Harness, HasReferencesForTheConsumersOfIssue4) {
+  EXPECT_TRUE(hasReference("poll_rows"));
+  EXPECT_TRUE(hasReference("all_reduce"));
+  EXPECT_FALSE(hasReference("all_gather"));
+  EXPECT_FALSE(hasReference("publish_rows"));
+}
+
+} // namespace
