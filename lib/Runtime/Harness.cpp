@@ -359,14 +359,24 @@ void Harness::enqueueStep(int j, bool checks) {
             concat("output '", m.arguments[arg].name, "' with poison"));
   std::size_t kernels = m.kernels.size();
   // All ranks' first launch, then all ranks' second: publishers reach the
-  // GPU before the pollers that wait for them.
-  for (int k : m.launches)
+  // GPU before the pollers that wait for them. With --publish-barrier, the
+  // first launch that is not a publish waits for every rank's publishes.
+  bool barrierPending = options.publishBarrier;
+  for (int k : m.launches) {
+    if (barrierPending && !m.kernels[k].publishes()) {
+      for (int r = 0; r < options.tp; ++r)
+        session->markPublished(r);
+      for (int r = 0; r < options.tp; ++r)
+        session->awaitPublishes(r);
+      barrierPending = false;
+    }
     for (int r = 0; r < options.tp; ++r) {
       if (r == options.skipPublishRank && m.kernels[k].publishes())
         continue;
       session->launch(
           r, k, params[(std::size_t(j) * options.tp + r) * kernels + k].data());
     }
+  }
   if (checks)
     for (std::size_t i = 0; i < outputs.size(); ++i)
       for (int r = 0; r < options.tp; ++r) {

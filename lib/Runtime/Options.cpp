@@ -43,6 +43,7 @@ std::string usage() {
          "                   [--skip-publish RANK [--timeout-check]] "
          "[--batch B]\n"
          "                   [--watchdog SECONDS] [--device N] [--no-pdl]\n"
+         "                   [--publish-barrier]\n"
          "                   [--transport multicast --allow-multicast]";
 }
 
@@ -117,6 +118,8 @@ RunOptions parseRunOptions(const std::vector<std::string> &args) {
       o.watchdogSeconds = double(parseInteger(arg, value(), 1, 3600));
     } else if (arg == "--device") {
       o.device = int(parseInteger(arg, value(), 0, 1023));
+    } else if (arg == "--publish-barrier") {
+      o.publishBarrier = true;
     } else if (arg == "--no-pdl") {
       o.noPdl = true;
     } else if (arg == "--allow-multicast") {

@@ -24,6 +24,7 @@ struct Session::Rank {
   CUcontext context = nullptr;
   CUstream stream = nullptr;
   CUevent joinEvent = nullptr;
+  CUevent publishedEvent = nullptr;
   DeviceProperties properties;
   bool ownsContext = false; ///< One primary-context retain per device.
 };
@@ -117,6 +118,8 @@ Session::~Session() {
     cu.cuCtxSetCurrent(rank->context);
     if (rank->joinEvent)
       cu.cuEventDestroy(rank->joinEvent);
+    if (rank->publishedEvent)
+      cu.cuEventDestroy(rank->publishedEvent);
     if (rank->stream)
       cu.cuStreamDestroy(rank->stream);
   }
@@ -205,6 +208,8 @@ void Session::openDevices() {
                concat(who, ": creating its stream"));
     LAMPORT_CU(cuEventCreate(&rank->joinEvent, CU_EVENT_DISABLE_TIMING),
                concat(who, ": creating its join event"));
+    LAMPORT_CU(cuEventCreate(&rank->publishedEvent, CU_EVENT_DISABLE_TIMING),
+               concat(who, ": creating its publish-barrier event"));
     checkKernelsFit(bundle.manifest, rank->properties);
     ranks.push_back(std::move(rank));
   }
@@ -621,6 +626,20 @@ void Session::join() {
     LAMPORT_CU(cuStreamWaitEvent(main, ranks[r]->joinEvent, 0),
                concat("rank ", r, ": joining the main stream"));
   }
+}
+
+void Session::markPublished(int rank) {
+  if (config.transport == TransportKind::Peer)
+    makeCurrent(rank);
+  LAMPORT_CU(cuEventRecord(ranks[rank]->publishedEvent, ranks[rank]->stream),
+             concat("rank ", rank, ": marking its publishes done"));
+}
+
+void Session::awaitPublishes(int rank) {
+  for (int q = 0; q < config.tp; ++q)
+    LAMPORT_CU(
+        cuStreamWaitEvent(ranks[rank]->stream, ranks[q]->publishedEvent, 0),
+        concat("rank ", rank, ": waiting for rank ", q, "'s publishes"));
 }
 
 void Session::wait(CUevent event, double seconds, const std::string &during) {

@@ -57,6 +57,10 @@ struct RunOptions {
   /// Launch without the programmatic-stream-serialization attribute even
   /// where a kernel's `pdl` allows it (a fallback, and a comparison).
   bool noPdl = false;
+  /// Loopback insurance: every rank's consumers wait until every rank's
+  /// publishers have finished, so no spinning poller can keep a publisher
+  /// off the GPU's SMs (at the cost of the overlap a real step has).
+  bool publishBarrier = false;
 };
 
 /// Why the multicast transport will not run in this environment, or an

@@ -134,6 +134,10 @@ public:
   /// stream. Join: the main stream waits for every rank stream.
   void fork();
   void join();
+  /// Publish barrier: \p rank marks the end of its publishes on its stream;
+  /// awaitPublishes makes \p rank's stream wait for every rank's mark.
+  void markPublished(int rank);
+  void awaitPublishes(int rank);
 
   /// Waits for \p event with a host watchdog of \p seconds. Throws
   /// KernelFailure (with the timeout records) when the GPU reports an error
