@@ -1,0 +1,299 @@
+//===- LaunchPlan.cpp - Read the launch plan off a program ----------------===//
+//
+// Part of the Lamport project.
+//
+//===----------------------------------------------------------------------===//
+//
+// After lamport-generate-kernels a program is a sequence of gpu.launch_func
+// ops of generated kernels, plus the casts and dims that bind their
+// parameters to the program's arguments. This file reads that into a
+// LaunchPlan: which argument each parameter takes, the launch shapes, and
+// what each kernel does to each buffer.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lamport/Target/LaunchPlan.h"
+
+#include "lamport/Dialect/Lamport/IR/Lamport.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::lamport;
+
+/// Bytes of the mailbox descriptor's fixed fields before the peers table
+/// (docs/bundle.md).
+static constexpr unsigned kDescriptorHeaderBytes = 40;
+
+/// Whether `op` is a program-level lamport op: one that works on whole
+/// buffers of a decode step and becomes a kernel.
+static bool isProgramLevelOp(Operation *op) {
+  return isa<GemmPublishOp, PublishRowsOp, PollRowsOp, AllReduceOp,
+             AllReduceDualNormOp, DualNormOp, AllGatherOp>(op);
+}
+
+SmallVector<func::FuncOp> mlir::lamport::getPrograms(Operation *module) {
+  SmallVector<func::FuncOp> programs;
+  module->walk([&](func::FuncOp func) {
+    bool isProgram = false;
+    func.walk([&](Operation *op) {
+      if (isProgramLevelOp(op) || isa<gpu::LaunchFuncOp>(op)) {
+        isProgram = true;
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    if (isProgram)
+      programs.push_back(func);
+  });
+  return programs;
+}
+
+/// The element type name of a bundle buffer, or an empty string.
+static StringRef getDtype(Type type) {
+  if (type.isBF16())
+    return "bf16";
+  if (type.isF32())
+    return "f32";
+  if (type.isSignlessInteger(32))
+    return "i32";
+  return "";
+}
+
+/// An attribute of a program-level op as JSON: enums by their keyword,
+/// numbers as numbers.
+static llvm::json::Value toJson(Attribute attr) {
+  if (auto transport = dyn_cast<TransportAttr>(attr))
+    return stringifyTransport(transport.getValue()).str();
+  if (auto order = dyn_cast<SumOrderAttr>(attr))
+    return stringifySumOrder(order.getValue()).str();
+  if (auto integer = dyn_cast<IntegerAttr>(attr))
+    return integer.getValue().getSExtValue();
+  if (auto real = dyn_cast<FloatAttr>(attr))
+    return real.getValueAsDouble();
+  if (auto boolean = dyn_cast<BoolAttr>(attr))
+    return boolean.getValue();
+  if (isa<UnitAttr>(attr))
+    return true;
+  if (auto string = dyn_cast<StringAttr>(attr))
+    return string.getValue().str();
+  std::string printed;
+  llvm::raw_string_ostream os(printed);
+  attr.print(os);
+  return printed;
+}
+
+/// The program argument a launch operand is, looking through the views
+/// lamport-generate-kernels puts between them; null where it is none.
+static BlockArgument getProgramArgument(Value value, func::FuncOp program) {
+  while (Operation *def = value.getDefiningOp()) {
+    if (auto cast = dyn_cast<memref::MemorySpaceCastOp>(def))
+      value = cast.getSource();
+    else if (auto cast = dyn_cast<memref::ReinterpretCastOp>(def))
+      value = cast.getSource();
+    else if (auto cast = dyn_cast<memref::CastOp>(def))
+      value = cast.getSource();
+    else
+      return nullptr;
+  }
+  auto argument = dyn_cast<BlockArgument>(value);
+  if (!argument || argument.getOwner() != &program.getBody().front())
+    return nullptr;
+  return argument;
+}
+
+/// The constant sizes of a launch dimension triple, or a diagnostic.
+static FailureOr<std::array<int64_t, 3>>
+getConstantDims(gpu::LaunchFuncOp launch, StringRef what, Value x, Value y,
+                Value z) {
+  std::array<int64_t, 3> dims;
+  std::array<Value, 3> values = {x, y, z};
+  for (auto [i, value] : llvm::enumerate(values)) {
+    std::optional<int64_t> size = getConstantIntValue(value);
+    if (!size)
+      return launch.emitOpError()
+             << "has a " << what
+             << " size that is not a constant: a bundle's launch shapes are "
+                "fixed at compile time";
+    dims[i] = *size;
+  }
+  return dims;
+}
+
+/// Merges how one kernel uses a buffer into how the step uses it.
+static void mergeIo(std::string &io, StringRef use) {
+  if (io.empty() || io == use)
+    io = use.str();
+  else
+    io = "inout";
+}
+
+/// Reads the kernel of `launch` and how it binds the program's arguments;
+/// records buffer use in `arguments`.
+static FailureOr<PlanKernel>
+readKernel(gpu::LaunchFuncOp launch, func::FuncOp program,
+           MutableArrayRef<PlanArgument> arguments) {
+  auto kernel = SymbolTable::lookupNearestSymbolFrom<gpu::GPUFuncOp>(
+      launch, launch.getKernel());
+  if (!kernel)
+    return launch.emitOpError() << "launches " << launch.getKernel()
+                                << ", which is not a gpu.func of this module";
+
+  PlanKernel plan;
+  plan.name = launch.getKernelModuleName().str();
+  if (launch.getKernelName() != launch.getKernelModuleName())
+    plan.name += "." + launch.getKernelName().str();
+  if (auto op = kernel->getAttrOfType<StringAttr>("lamport.op"))
+    plan.op = op.getValue().str();
+  else
+    plan.op = kernel.getName().str();
+  if (auto attributes =
+          kernel->getAttrOfType<DictionaryAttr>("lamport.attributes"))
+    for (NamedAttribute attr : attributes)
+      plan.attributes[attr.getName().getValue()] = toJson(attr.getValue());
+  plan.pdl = kernel->hasAttr("lamport.pdl");
+
+  gpu::KernelDim3 grid = launch.getGridSizeOperandValues();
+  gpu::KernelDim3 block = launch.getBlockSizeOperandValues();
+  FailureOr<std::array<int64_t, 3>> gridDims =
+      getConstantDims(launch, "grid", grid.x, grid.y, grid.z);
+  FailureOr<std::array<int64_t, 3>> blockDims =
+      getConstantDims(launch, "block", block.x, block.y, block.z);
+  if (failed(gridDims) || failed(blockDims))
+    return failure();
+  plan.grid = *gridDims;
+  plan.block = *blockDims;
+  if (launch.hasClusterSize()) {
+    gpu::KernelDim3 cluster = launch.getClusterSizeOperandValues();
+    FailureOr<std::array<int64_t, 3>> clusterDims =
+        getConstantDims(launch, "cluster", cluster.x, cluster.y, cluster.z);
+    if (failed(clusterDims))
+      return failure();
+    plan.cluster = *clusterDims;
+  }
+  if (Value shared = launch.getDynamicSharedMemorySize()) {
+    std::optional<int64_t> bytes = getConstantIntValue(shared);
+    if (!bytes)
+      return launch.emitOpError()
+             << "requests dynamic shared memory that is not a constant";
+    plan.sharedBytes = *bytes;
+  }
+
+  for (auto [i, operand] : llvm::enumerate(launch.getKernelOperands())) {
+    Type type = operand.getType();
+    PlanParam param;
+    // Generated kernels name their parameters; otherwise the type says.
+    StringRef kind;
+    if (auto attr = kernel.getArgAttrOfType<StringAttr>(i, "lamport.param"))
+      kind = attr.getValue();
+    else if (isa<MailboxType>(type))
+      kind = "mailbox";
+    else if (isa<MemRefType>(type))
+      kind = "buffer";
+    else if (type.isSignlessInteger(32))
+      kind = "tokens";
+
+    if (kind == "tokens") {
+      param.kind = PlanParam::Kind::Tokens;
+      param.size = param.align = 4;
+      plan.params.push_back(std::move(param));
+      continue;
+    }
+    BlockArgument argument = getProgramArgument(operand, program);
+    if (kind.empty() || !argument)
+      return launch.emitOpError()
+             << "passes kernel operand " << i << " of type " << type
+             << ", which is not a program argument, a view of one or the "
+                "token count: a runtime could not bind it";
+    param.argument = argument.getArgNumber();
+    if (auto mailbox = dyn_cast<MailboxType>(type)) {
+      param.kind = PlanParam::Kind::Mailbox;
+      param.size = kDescriptorHeaderBytes + 8 * mailbox.getTp();
+      param.align = 8;
+    } else {
+      param.kind = PlanParam::Kind::Buffer;
+      param.size = param.align = 8;
+      auto io = kernel.getArgAttrOfType<StringAttr>(i, "lamport.io");
+      param.io = io ? io.getValue().str() : "inout";
+      mergeIo(arguments[argument.getArgNumber()].io, param.io);
+    }
+    plan.params.push_back(std::move(param));
+  }
+  return plan;
+}
+
+FailureOr<LaunchPlan>
+mlir::lamport::readLaunchPlan(func::FuncOp program,
+                              ArrayRef<std::string> argumentNames) {
+  LaunchPlan plan;
+  plan.program = program.getSymName().str();
+  if (program.isExternal())
+    return program.emitOpError() << "is a program with no body";
+
+  for (BlockArgument argument : program.getArguments()) {
+    PlanArgument planArgument;
+    unsigned index = argument.getArgNumber();
+    planArgument.index = index;
+    planArgument.name =
+        index < argumentNames.size() && !argumentNames[index].empty()
+            ? argumentNames[index]
+            : "arg" + std::to_string(index);
+    Type type = argument.getType();
+    if (auto mailbox = dyn_cast<MailboxType>(type)) {
+      planArgument.kind = PlanArgument::Kind::Mailbox;
+      planArgument.mailbox = plan.mailboxes.size();
+      plan.mailboxes.push_back({unsigned(plan.mailboxes.size()),
+                                planArgument.name, mailbox.getTp(),
+                                mailbox.getCapacity(), mailbox.getWidth()});
+    } else if (auto memref = dyn_cast<MemRefType>(type);
+               memref && !getDtype(memref.getElementType()).empty()) {
+      planArgument.kind = PlanArgument::Kind::Buffer;
+      planArgument.dtype = getDtype(memref.getElementType()).str();
+      for (int64_t size : memref.getShape())
+        planArgument.shape.push_back(ShapedType::isDynamic(size) ? -1 : size);
+    } else {
+      return program.emitOpError()
+             << "argument " << index << " ('" << planArgument.name
+             << "') has type " << type
+             << ": a program takes mailboxes and bf16, f32 or i32 buffers";
+    }
+    plan.arguments.push_back(std::move(planArgument));
+  }
+
+  for (Operation &op : program.getBody().front()) {
+    if (isProgramLevelOp(&op))
+      return op.emitOpError()
+             << "has no kernel yet: lamport-generate-kernels has no "
+                "kernel family for it, so no bundle can run it";
+    if (auto launch = dyn_cast<gpu::LaunchFuncOp>(op)) {
+      FailureOr<PlanKernel> kernel =
+          readKernel(launch, program, plan.arguments);
+      if (failed(kernel))
+        return failure();
+      plan.launches.push_back(kernel->name);
+      plan.kernels.push_back(std::move(*kernel));
+      continue;
+    }
+    // What binds the kernels' parameters; nothing else runs on the host.
+    if (isa<func::ReturnOp, arith::ConstantOp, arith::IndexCastOp,
+            arith::IndexCastUIOp, memref::DimOp, memref::CastOp,
+            memref::ReinterpretCastOp, memref::MemorySpaceCastOp>(op))
+      continue;
+    return op.emitOpError() << "is host code in program '" << plan.program
+                            << "': a bundle runs only kernel launches";
+  }
+  if (plan.launches.empty())
+    return program.emitOpError() << "launches no kernel";
+
+  // A buffer no kernel touches is still allocated by the runtime; it is
+  // only read as far as the program is concerned.
+  for (PlanArgument &argument : plan.arguments)
+    if (argument.kind == PlanArgument::Kind::Buffer && argument.io.empty())
+      argument.io = "in";
+  return plan;
+}
