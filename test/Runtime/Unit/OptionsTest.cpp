@@ -41,7 +41,8 @@ TEST(Options, Defaults) {
   EXPECT_EQ(o.transport, TransportKind::Loopback);
   EXPECT_EQ(o.tokens, 4);
   EXPECT_EQ(o.steps, 1u);
-  EXPECT_FALSE(o.check || o.bench || o.graph || o.timeoutCheck);
+  EXPECT_FALSE(o.check || o.bench || o.graph || o.timeoutCheck || o.noPdl ||
+               o.publishBarrier);
   EXPECT_EQ(o.skipPublishRank, -1);
   EXPECT_EQ(o.batch, 64);
 }
@@ -51,7 +52,8 @@ TEST(Options, Everything) {
   std::istringstream words(
       "--transport peer --tp 8 bundles/x --tokens all --steps 1000000 "
       "--check --bench --graph --json r.json --seed 9 --skip-publish 3 "
-      "--timeout-check --batch 32 --watchdog 20 --device 1 --no-pdl");
+      "--timeout-check --batch 32 --watchdog 20 --device 1 --no-pdl "
+      "--publish-barrier");
   for (std::string word; words >> word;)
     args.push_back(word);
   RunOptions o = parseRunOptions(args);
@@ -67,6 +69,7 @@ TEST(Options, Everything) {
   EXPECT_EQ(o.watchdogSeconds, 20.0);
   EXPECT_EQ(o.device, 1);
   EXPECT_TRUE(o.noPdl);
+  EXPECT_TRUE(o.publishBarrier);
 }
 
 TEST(Options, Errors) {
