@@ -200,11 +200,13 @@ void Harness::planReferences() {
     const ArgumentSpec &rows = m.arguments[consumer->rowsArg];
     const ArgumentSpec &out = m.arguments[consumer->outArg];
     if (rows.dtype != DType::BF16 || rows.shape.size() != 2 ||
-        rows.shape[0] != -1 || rows.shape[1] != mailbox.width)
+        (rows.shape[0] != -1 && rows.shape[0] != mailbox.capacity) ||
+        rows.shape[1] != mailbox.width)
       throw Error(concat("argument '", rows.name, "' published into mailbox '",
                          mailbox.name, "' has shape ", shapeText(rows.shape),
                          " ", dtypeName(rows.dtype), ", expected [-1, ",
-                         mailbox.width, "] bf16"));
+                         mailbox.width, "] (or [", mailbox.capacity, ", ",
+                         mailbox.width, "]) bf16"));
     bool shapeOk = out.dtype == DType::BF16 && out.io != BufferIO::In;
     if (kernel.op == "poll_rows")
       shapeOk &= out.shape.size() == 3 && out.shape[0] == mailbox.tp &&

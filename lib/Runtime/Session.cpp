@@ -179,7 +179,6 @@ DeviceProperties queryDevice(int ordinal, CUdevice device) {
 } // namespace
 
 void Session::openDevices() {
-  const DriverApi &cu = api();
   int count = 0;
   LAMPORT_CU(cuDeviceGetCount(&count), "counting CUDA devices");
   int needed = config.transport == TransportKind::Peer ? config.tp : 1;
