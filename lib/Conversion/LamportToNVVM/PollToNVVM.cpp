@@ -82,6 +82,25 @@ Value getLinearBlockIndex(OpBuilder &b, Location loc) {
                              LLVM::MulOp::create(b, loc, plane, width));
 }
 
+/// How long a poll that lost the claim on the timeout record waits before it
+/// traps: far longer than the winner needs for nine stores and a fence.
+constexpr int64_t kRecordGraceNs = 1000000;
+
+/// Spins until %globaltimer passes `until`.
+void waitUntil(OpBuilder &b, Location loc, Value until) {
+  scf::WhileOp::create(
+      b, loc, TypeRange(), ValueRange(),
+      [&](OpBuilder &b, Location loc, ValueRange) {
+        Value now = NVVM::GlobalTimerOp::create(b, loc, b.getI64Type());
+        Value waiting =
+            LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ult, now, until);
+        scf::ConditionOp::create(b, loc, waiting, ValueRange());
+      },
+      [&](OpBuilder &b, Location loc, ValueRange) {
+        scf::YieldOp::create(b, loc);
+      });
+}
+
 /// A volatile store of `value` at byte `offset` of the timeout record.
 void storeRecordField(OpBuilder &b, Location loc, Value record,
                       TimeoutRecordField offset, Value value) {
@@ -94,7 +113,9 @@ void storeRecordField(OpBuilder &b, Location loc, Value record,
 
 /// The cold path of a poll past its deadline: names the first fragment still
 /// pending in the timeout record (when the descriptor has one and no other
-/// poll claimed it first), fences at system scope and traps.
+/// poll claimed it first), fences at system scope and traps. A poll that
+/// lost the claim waits a little first, so that its trap does not end the
+/// grid while the winner is still writing.
 void emitTimeout(OpBuilder &b, Location loc, const MailboxDescriptor &mailbox,
                  ArrayRef<Value> addresses, Value pending, Value now,
                  Value deadline, int64_t timeoutNs) {
@@ -136,21 +157,31 @@ void emitTimeout(OpBuilder &b, Location loc, const MailboxDescriptor &mailbox,
         b, loc, record, constant(b, loc, 32, 0), constant(b, loc, 32, 1),
         LLVM::AtomicOrdering::monotonic, LLVM::AtomicOrdering::monotonic);
     Value claimed = LLVM::ExtractValueOp::create(b, loc, exchange, 1);
-    scf::IfOp::create(b, loc, claimed, [&](OpBuilder &b, Location loc) {
-      storeRecordField(b, loc, record, kRecordRank, mailbox.rank(b, loc));
-      storeRecordField(b, loc, record, kRecordMailboxId,
-                       mailbox.mailboxId(b, loc));
-      storeRecordField(b, loc, record, kRecordStage, stage);
-      storeRecordField(b, loc, record, kRecordSlot, slot);
-      storeRecordField(b, loc, record, kRecordRow, row);
-      storeRecordField(b, loc, record, kRecordColumn, column);
-      storeRecordField(b, loc, record, kRecordBlock,
-                       getLinearBlockIndex(b, loc));
-      storeRecordField(b, loc, record, kRecordElapsedNs, elapsed);
-      storeRecordField(b, loc, record, kRecordTimeoutNs,
-                       constant(b, loc, 64, timeoutNs));
-      scf::YieldOp::create(b, loc);
-    });
+    scf::IfOp::create(
+        b, loc, claimed,
+        [&](OpBuilder &b, Location loc) {
+          storeRecordField(b, loc, record, kRecordRank, mailbox.rank(b, loc));
+          storeRecordField(b, loc, record, kRecordMailboxId,
+                           mailbox.mailboxId(b, loc));
+          storeRecordField(b, loc, record, kRecordStage, stage);
+          storeRecordField(b, loc, record, kRecordSlot, slot);
+          storeRecordField(b, loc, record, kRecordRow, row);
+          storeRecordField(b, loc, record, kRecordColumn, column);
+          storeRecordField(b, loc, record, kRecordBlock,
+                           getLinearBlockIndex(b, loc));
+          storeRecordField(b, loc, record, kRecordElapsedNs, elapsed);
+          storeRecordField(b, loc, record, kRecordTimeoutNs,
+                           constant(b, loc, 64, timeoutNs));
+          scf::YieldOp::create(b, loc);
+        },
+        [&](OpBuilder &b, Location loc) {
+          // A trap ends the whole grid: give the poll that claimed the record
+          // time to fill it (bounded, in case the claim is stale).
+          waitUntil(b, loc,
+                    LLVM::AddOp::create(b, loc, now,
+                                        constant(b, loc, 64, kRecordGraceNs)));
+          scf::YieldOp::create(b, loc);
+        });
     scf::YieldOp::create(b, loc);
   });
   LLVM::FenceOp::create(b, loc, LLVM::AtomicOrdering::seq_cst);
