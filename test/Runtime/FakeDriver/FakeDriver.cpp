@@ -23,7 +23,9 @@
 // capacity=C width=W" in its PTX. FAKE_CUDA_DEVICES sets the device count.
 // FAKE_CUDA_FAULT plants a kernel bug, to show the checks catch it:
 //   flip@N      the Nth consumer launch (from 0) flips one output bit;
-//   quiet-nan   publishers quiet signalling NaNs (0x7F81 -> 0x7FC1).
+//   quiet-nan   publishers quiet signalling NaNs (0x7F81 -> 0x7FC1);
+//   hang        a poll without data spins forever instead of trapping (a
+//               kernel built without a timeout): events never complete.
 // This is a test double, not a simulator: it checks the runtime's side of
 // the ABI, never a kernel's.
 //
@@ -42,6 +44,7 @@
 namespace {
 
 CUresult sticky = CUDA_SUCCESS;
+bool hung = false;
 long consumerLaunches = 0;
 
 /// The consumer launch FAKE_CUDA_FAULT=flip@N corrupts, or -1.
@@ -50,6 +53,11 @@ long flipAt() {
   if (!fault || std::strncmp(fault, "flip@", 5) != 0)
     return -1;
   return std::atol(fault + 5);
+}
+
+bool hangs() {
+  const char *fault = std::getenv("FAKE_CUDA_FAULT");
+  return fault && std::strcmp(fault, "hang") == 0;
 }
 
 bool quietNans() {
@@ -146,6 +154,10 @@ bool pollAll(const Module &m, const Descriptor &d, int tokens,
         uint16_t *fragment = copy + elementOffset(m, stage, slot, row, col);
         for (int lane = 0; lane < 8; ++lane)
           if (fragment[lane] == 0x8000) {
+            if (hangs()) {
+              hung = true;
+              return false;
+            }
             uint32_t *record = at<uint32_t>(d.diagnostics);
             if (record && record[0] == 0) {
               int32_t fields[6] = {d.rank, d.mailboxId, stage, slot, row, col};
@@ -448,7 +460,9 @@ CUresult cuEventRecord(CUevent e, CUstream) {
             .count();
   return sticky;
 }
-CUresult cuEventQuery(CUevent) { return sticky; }
+CUresult cuEventQuery(CUevent) {
+  return sticky == CUDA_SUCCESS && hung ? CUDA_ERROR_NOT_READY : sticky;
+}
 CUresult cuEventElapsedTime_v2(float *ms, CUevent start, CUevent end) {
   *ms = float(*reinterpret_cast<double *>(end) -
               *reinterpret_cast<double *>(start));
