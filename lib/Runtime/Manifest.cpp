@@ -436,6 +436,60 @@ Manifest parseManifest(const std::string &text, const std::string &origin) {
   return m;
 }
 
+std::string describePlan(const Manifest &m) {
+  std::ostringstream os;
+  auto dims = [](const std::array<unsigned, 3> &d) {
+    return concat(d[0], "x", d[1], "x", d[2]);
+  };
+  os << "program " << (m.program.empty() ? "(unnamed)" : m.program) << ": chip "
+     << m.chip << ", transport " << m.transport << ", manifest version "
+     << m.version << "\n";
+  for (const MailboxSpec &mb : m.mailboxes)
+    os << "mailbox " << mb.id << " '" << mb.name << "': tp " << mb.tp
+       << ", capacity " << mb.capacity << ", width " << mb.width << "; "
+       << mb.copyBytes() << " bytes per rank, descriptor "
+       << mb.descriptorBytes() << " bytes\n";
+  for (const ArgumentSpec &arg : m.arguments) {
+    os << "argument " << arg.index << " '" << arg.name << "': ";
+    if (arg.kind == ArgumentKind::Mailbox) {
+      os << "mailbox " << arg.mailbox << "\n";
+      continue;
+    }
+    os << "buffer " << dtypeName(arg.dtype) << " [";
+    for (std::size_t i = 0; i < arg.shape.size(); ++i)
+      os << (i ? ", " : "") << arg.shape[i];
+    os << "] "
+       << (arg.io == BufferIO::In    ? "in"
+           : arg.io == BufferIO::Out ? "out"
+                                     : "inout")
+       << "\n";
+  }
+  os << "one step, per rank, in stream order:\n";
+  for (std::size_t i = 0; i < m.launches.size(); ++i) {
+    const KernelSpec &k = m.kernels[m.launches[i]];
+    os << "  " << i + 1 << ". " << k.name << " (" << k.op << "): grid "
+       << dims(k.grid) << ", block " << dims(k.block) << ", cluster "
+       << dims(k.cluster) << ", shared " << k.sharedBytes << " B"
+       << (k.pdl ? ", pdl" : "") << "\n     params:";
+    for (const ParamSpec &p : k.params) {
+      if (p.kind == ParamKind::Tokens)
+        os << " tokens";
+      else
+        os << " " << (p.kind == ParamKind::Mailbox ? "mailbox" : "buffer")
+           << " '" << m.arguments[p.argument].name << "'";
+      os << " (" << p.size << " B)" << (&p == &k.params.back() ? "" : ",");
+    }
+    os << "\n";
+    if (!k.attributes.empty()) {
+      os << "     attributes:";
+      for (const auto &[key, value] : k.attributes)
+        os << " " << key << " = " << value;
+      os << "\n";
+    }
+  }
+  return os.str();
+}
+
 namespace {
 
 /// The whole file at \p path, or nullopt when it cannot be opened.

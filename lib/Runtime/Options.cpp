@@ -44,6 +44,7 @@ std::string usage() {
          "[--batch B]\n"
          "                   [--watchdog SECONDS] [--device N] [--no-pdl]\n"
          "                   [--publish-barrier]\n"
+         "       lamport-run BUNDLE --plan\n"
          "                   [--transport multicast --allow-multicast]";
 }
 
@@ -118,6 +119,8 @@ RunOptions parseRunOptions(const std::vector<std::string> &args) {
       o.watchdogSeconds = double(parseInteger(arg, value(), 1, 3600));
     } else if (arg == "--device") {
       o.device = int(parseInteger(arg, value(), 0, 1023));
+    } else if (arg == "--plan") {
+      o.plan = true;
     } else if (arg == "--publish-barrier") {
       o.publishBarrier = true;
     } else if (arg == "--no-pdl") {
@@ -137,6 +140,8 @@ RunOptions parseRunOptions(const std::vector<std::string> &args) {
   }
   if (o.bundle.empty())
     throw UsageError("missing the BUNDLE directory");
+  if (o.plan)
+    return o;
   if (!haveTp)
     throw UsageError("missing --tp N (the ranks of the TP group)");
   if (!haveTransport)

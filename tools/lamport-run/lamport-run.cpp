@@ -148,6 +148,15 @@ int main(int argc, char **argv) {
 
   Bundle bundle;
   std::unique_ptr<Harness> harness;
+  if (options.plan) {
+    try {
+      std::cout << describePlan(loadBundle(options.bundle).manifest);
+      return 0;
+    } catch (const Error &e) {
+      std::cerr << "lamport-run: error: " << e.what() << "\n";
+      return kExitUsage;
+    }
+  }
   try {
     bundle = loadBundle(options.bundle);
     harness = std::make_unique<Harness>(bundle, options);

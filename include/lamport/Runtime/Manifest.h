@@ -133,6 +133,10 @@ struct Manifest {
 Manifest parseManifest(const std::string &text,
                        const std::string &origin = "manifest.json");
 
+/// A readable summary of \p manifest: mailboxes, arguments and one step's
+/// launches with their shapes and parameters (lamport-run --plan).
+std::string describePlan(const Manifest &manifest);
+
 /// The op names lamport-compile may write into a kernel's `op`.
 const std::vector<std::string> &knownOps();
 

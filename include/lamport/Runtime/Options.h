@@ -61,6 +61,8 @@ struct RunOptions {
   /// publishers have finished, so no spinning poller can keep a publisher
   /// off the GPU's SMs (at the cost of the overlap a real step has).
   bool publishBarrier = false;
+  /// Print the bundle's plan and exit: no GPU, and only BUNDLE is needed.
+  bool plan = false;
 };
 
 /// Why the multicast transport will not run in this environment, or an

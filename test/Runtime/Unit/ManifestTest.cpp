@@ -284,3 +284,23 @@ TEST(Bundle, LoadsImages) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(Plan, NamesEveryLaunchAndParameter) {
+  std::string plan = describePlan(parseManifest(validManifest().dump()));
+  EXPECT_NE(plan.find("mailbox 0 'mb': tp 2, capacity 16, width 1024; 196608 "
+                      "bytes per rank, descriptor 56 bytes"),
+            std::string::npos)
+      << plan;
+  EXPECT_NE(plan.find("  2. poll_rows_0 (poll_rows): grid 16x1x1, block "
+                      "128x1x1, cluster 1x1x1, shared 0 B\n"),
+            std::string::npos)
+      << plan;
+  EXPECT_NE(plan.find("params: mailbox 'mb' (56 B), buffer 'out' (8 B), "
+                      "tokens (4 B)"),
+            std::string::npos)
+      << plan;
+}
+
+} // namespace

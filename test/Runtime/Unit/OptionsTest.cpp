@@ -104,6 +104,13 @@ TEST(Options, Errors) {
             "--allow-multicast");
 }
 
+TEST(Options, PlanNeedsOnlyTheBundle) {
+  RunOptions o = parseRunOptions({"b", "--plan"});
+  EXPECT_TRUE(o.plan);
+  EXPECT_EQ(o.bundle, "b");
+  EXPECT_EQ(errorOf({"--plan"}), "missing the BUNDLE directory");
+}
+
 TEST(Options, UsageNamesEveryOption) {
   std::string text = usage();
   for (const char *option :
