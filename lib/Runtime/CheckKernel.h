@@ -10,7 +10,8 @@
 namespace lamport {
 namespace runtime {
 
-/// The entry point's name and its PTX text (CheckKernel.cpp).
+/// The entry point's name and its PTX text (CheckKernel.ptx, embedded by
+/// CheckKernel.cpp.in).
 extern const char *const kCheckKernelName;
 extern const char *const kCheckKernelPtx;
 
