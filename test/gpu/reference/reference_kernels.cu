@@ -89,8 +89,8 @@ __device__ __forceinline__ uint32_t canonicalize(uint32_t w) {
 /// Byte offset of [stage, slot, row, col] in a copy.
 __device__ __forceinline__ uint64_t offsetOf(int stage, int slot, int row,
                                              int col) {
-  return 2ull * ((((uint64_t)stage * TP + slot) * CAPACITY + row) * WIDTH +
-                 col);
+  return 2ull *
+         ((((uint64_t)stage * TP + slot) * CAPACITY + row) * WIDTH + col);
 }
 
 /// Polls one fragment of this rank's copy until no lane is the sentinel;
@@ -113,8 +113,8 @@ __device__ uint4 pollFragment(const MailboxDescriptor &mb, int stage, int slot,
         record->slot = slot;
         record->row = row;
         record->column = col;
-        record->block = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y *
-                                                  blockIdx.z);
+        record->block =
+            blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
         record->elapsedNs = now - firstMiss;
         record->timeoutNs = TIMEOUT_NS;
       }
@@ -128,8 +128,8 @@ __device__ uint4 pollFragment(const MailboxDescriptor &mb, int stage, int slot,
 
 __device__ __forceinline__ void rearm(const MailboxDescriptor &mb, int stage,
                                       int slot, int row, int col) {
-  uint4 sentinel = make_uint4(0x80008000u, 0x80008000u, 0x80008000u,
-                              0x80008000u);
+  uint4 sentinel =
+      make_uint4(0x80008000u, 0x80008000u, 0x80008000u, 0x80008000u);
   storeVolatile((char *)mb.local + offsetOf(stage, slot, row, col), sentinel);
 }
 
@@ -137,8 +137,8 @@ __device__ __forceinline__ void waitForPrevious() {
   asm volatile("griddepcontrol.wait;" ::: "memory");
 }
 
-extern "C" __global__ void publish_rows(MailboxDescriptor mb,
-                                        const uint4 *rows, int m) {
+extern "C" __global__ void publish_rows(MailboxDescriptor mb, const uint4 *rows,
+                                        int m) {
   waitForPrevious();
   volatile int32_t *words = (volatile int32_t *)mb.stage;
   int stage = words[1]; // NEXT
@@ -178,8 +178,7 @@ extern "C" __global__ void poll_rows(MailboxDescriptor mb, uint4 *out, int m) {
     words[1] = (stage + 1) % 3; // NEXT
 }
 
-extern "C" __global__ void all_reduce(MailboxDescriptor mb, uint4 *out,
-                                      int m) {
+extern "C" __global__ void all_reduce(MailboxDescriptor mb, uint4 *out, int m) {
   waitForPrevious();
   volatile int32_t *words = (volatile int32_t *)mb.stage;
   int stage = words[0];
