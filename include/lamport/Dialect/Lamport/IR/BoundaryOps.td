@@ -1,4 +1,4 @@
-//===- BoundaryOps.td - Program-level publishers and consumers -*- tablegen -*-//
+//===- BoundaryOps.td - Program-level publish and consume --*- tablegen -*-===//
 //
 // Part of the Lamport project.
 //
@@ -26,11 +26,12 @@ def Lamport_F32Vector : MemRefRankOf<[F32], [1]>;
 def Lamport_PublishRowsOp : Lamport_Op<"publish_rows"> {
   let summary = "the shared-only publisher: rows [m, width] into a mailbox";
   let description = [{
-    Publishes this rank's `rows` (`[m, width]` BF16, m <= capacity) into slot
-    `[NEXT, rank]` of every rank's copy of `mailbox`, -0.0 stored as +0.0,
-    then sets ACTIVE. `release_before` fences before the stores (the seeds'
-    `release_before_store`); `pdl` waits on the previous kernel with
-    `griddepcontrol.wait` and lets the next one start early.
+    Publishes this rank's `rows` (`[m, width]` BF16, 1 <= m <= min(16,
+    capacity)) into slot `[NEXT, rank]` of every rank's copy of `mailbox`,
+    -0.0 stored as +0.0, then sets ACTIVE. `release_before` fences before
+    the stores (the seeds' `release_before_store`); `pdl` waits on the
+    previous kernel with `griddepcontrol.wait` and lets the next one start
+    early.
 
     ```mlir
     lamport.publish_rows %rows into %mb {pdl}
@@ -42,7 +43,8 @@ def Lamport_PublishRowsOp : Lamport_Op<"publish_rows"> {
                        OptionalAttr<Lamport_TransportAttr>:$transport,
                        UnitAttr:$release_before, UnitAttr:$pdl);
   let assemblyFormat = [{
-    $rows `into` $mailbox attr-dict `:` type($rows) `,` qualified(type($mailbox))
+    $rows `into` $mailbox attr-dict `:` type($rows) `,`
+    qualified(type($mailbox))
   }];
   let hasVerifier = 1;
 }
@@ -134,7 +136,8 @@ def Lamport_AllReduceDualNormOp
   let assemblyFormat = [{
     $mailbox `,` $stream `gates` `(` $alpha `,` $beta `)`
     (`post_weight` $post_weight^ `:` type($post_weight))?
-    `next_weight` $next_weight `into` $out attr-dict `:` qualified(type($mailbox)) `,`
+    `next_weight` $next_weight `into` $out attr-dict `:`
+    qualified(type($mailbox)) `,`
     type($stream) `,` type($alpha) `,` type($beta) `,` type($next_weight)
     `,` type($out)
   }];

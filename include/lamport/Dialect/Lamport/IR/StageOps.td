@@ -70,7 +70,9 @@ def Lamport_StageSetActiveOp : Lamport_Op<"stage.set_active"> {
     ```
   }];
   let arguments = (ins Lamport_MailboxType:$mailbox, I32:$stage);
-  let assemblyFormat = "$mailbox `,` $stage attr-dict `:` qualified(type($mailbox))";
+  let assemblyFormat = [{
+    $mailbox `,` $stage attr-dict `:` qualified(type($mailbox))
+  }];
   let hasVerifier = 1;
 }
 
@@ -86,7 +88,9 @@ def Lamport_StageAdvanceOp : Lamport_Op<"stage.advance"> {
     ```
   }];
   let arguments = (ins Lamport_MailboxType:$mailbox, I32:$active);
-  let assemblyFormat = "$mailbox `,` $active attr-dict `:` qualified(type($mailbox))";
+  let assemblyFormat = [{
+    $mailbox `,` $active attr-dict `:` qualified(type($mailbox))
+  }];
   let hasVerifier = 1;
 }
 
