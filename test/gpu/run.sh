@@ -13,8 +13,10 @@
 #              timeout plus a margin and lamport-run must name rank, mailbox,
 #              stage and slot (--timeout-check);
 # and the loopback round-trip latency table for tp 2, 4, 8 and m 1..16.
-# Prints a short table last; logs and JSON reports go to $OUT (or
-# build-gpu/results).
+# Prints a short table last; logs and JSON reports go to build-gpu/results,
+# and, where $OUT is set (the device tool brings back at most 8 files), three
+# files go there: summary.txt, latency.md and results.tar.gz (every log and
+# JSON report).
 #
 #   bash test/gpu/prepare.sh        (here, with MLIR: bundles/, third_party_cache/)
 #   bash test/gpu/run.sh            (there; carry: bundles, third_party_cache)
@@ -32,7 +34,8 @@ export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 \
   NVSHMEM_DISABLE_NVLS=1
 build=${BUILD_DIR:-$root/build-gpu}
 bundles_dir=${BUNDLES_DIR:-$root/bundles}
-out=${OUT:-$build/results}
+out=$build/results
+rm -rf "$out"
 mkdir -p "$out"
 rotation_compiled=${ROTATION_STEPS:-1000000}
 rotation_reference=${ROTATION_STEPS:-100000}
@@ -200,7 +203,12 @@ if [ -z "${SKIP_LATENCY:-}" ]; then
   cat "$out/latency.md"
 fi
 
+if [ -n "${OUT:-}" ]; then
+  cp "$summary" "$OUT/summary.txt"
+  [ -f "$out/latency.md" ] && cp "$out/latency.md" "$OUT/latency.md"
+  tar -czf "$OUT/results.tar.gz" -C "$build" results
+fi
 echo
-echo "== summary ($failures failure(s)); logs in $out"
+echo "== summary ($failures failure(s)); logs in $out${OUT:+, copied to \$OUT}"
 cat "$summary"
 [ "$failures" -eq 0 ]
