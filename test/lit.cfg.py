@@ -35,6 +35,7 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 tool_dirs = [config.lamport_tools_dir, config.llvm_tools_dir]
 tools = [
     "lamport-opt",
+    "lamport-compile",
     "mlir-tblgen",
     ToolSubst("%mlir-opt", os.path.join(config.llvm_tools_dir, "mlir-opt")),
 ]

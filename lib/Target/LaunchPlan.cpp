@@ -265,11 +265,19 @@ mlir::lamport::readLaunchPlan(func::FuncOp program,
     plan.arguments.push_back(std::move(planArgument));
   }
 
+  // Every op without a kernel is reported, not only the first.
+  bool missingKernels = false;
   for (Operation &op : program.getBody().front()) {
-    if (isProgramLevelOp(&op))
-      return op.emitOpError()
-             << "has no kernel yet: lamport-generate-kernels has no "
-                "kernel family for it, so no bundle can run it";
+    if (!isProgramLevelOp(&op))
+      continue;
+    op.emitOpError() << "has no kernel yet: lamport-generate-kernels has no "
+                        "kernel family for it, so no bundle can run it";
+    missingKernels = true;
+  }
+  if (missingKernels)
+    return failure();
+
+  for (Operation &op : program.getBody().front()) {
     if (auto launch = dyn_cast<gpu::LaunchFuncOp>(op)) {
       FailureOr<PlanKernel> kernel =
           readKernel(launch, program, plan.arguments);

@@ -184,6 +184,8 @@ int main(int argc, char **argv) {
   registry.insert<LamportDialect>();
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
+  // Errors name the op at its source line; the generic form adds nothing.
+  context.printOpOnDiagnostic(false);
 
   std::string error;
   std::unique_ptr<llvm::MemoryBuffer> input =
