@@ -113,7 +113,8 @@ struct ConvertLamportToNVVMPass
   void runOnOperation() override {
     gpu::GPUModuleOp module = getOperation();
     if (timeoutNs <= 0) {
-      module.emitError() << "timeout-ns must be positive, got " << timeoutNs;
+      module.emitError() << "timeout-ns must be positive, got "
+                         << int64_t(timeoutNs);
       return signalPassFailure();
     }
     if (failed(checkLowerable(module)))
