@@ -433,6 +433,20 @@ func.func @rearm_no_offsets(%mb: !mb, %s: i32, %sl: i32, %r: index,
 
 !mb = !lamport.mailbox<tp = 8, capacity = 16, width = 8192>
 
+func.func @rearm_too_many_offsets(%mb: !mb, %s: i32, %sl: i32, %r: index,
+                                  %c: index) {
+  // expected-error @+1 {{'lamport.mailbox.rearm' op re-arms 33 offsets; needs 1..32, as for a poll}}
+  lamport.mailbox.rearm %mb[%s, %sl, %r, %c]
+      offsets [0, 8, 16, 24, 32, 40, 48, 56, 64, 72, 80, 88, 96, 104, 112,
+               120, 128, 136, 144, 152, 160, 168, 176, 184, 192, 200, 208,
+               216, 224, 232, 240, 248, 256] : !mb
+  return
+}
+
+// -----
+
+!mb = !lamport.mailbox<tp = 8, capacity = 16, width = 8192>
+
 func.func @rearm_offset_unaligned(%mb: !mb, %s: i32, %sl: i32, %r: index,
                                   %c: index) {
   // expected-error @+1 {{'lamport.mailbox.rearm' op offset 12 is not a non-negative multiple of 8 BF16 elements (whole 16-byte fragments)}}
