@@ -277,10 +277,10 @@ static llvm::Error writeFile(StringRef path, StringRef contents) {
   return llvm::Error::success();
 }
 
-llvm::Error mlir::lamport::writeBundle(
-    StringRef directory, const LaunchPlan &plan,
-    const llvm::MapVector<StringRef, StringRef> &assembly,
-    const BundleTarget &target) {
+llvm::Error
+mlir::lamport::writeBundle(StringRef directory, const LaunchPlan &plan,
+                           const llvm::StringMap<std::string> &assembly,
+                           const BundleTarget &target) {
   if (std::error_code error = llvm::sys::fs::create_directories(directory))
     return llvm::createStringError(error, "cannot create bundle directory " +
                                               directory.str());
@@ -295,7 +295,7 @@ llvm::Error mlir::lamport::writeBundle(
     SmallString<256> ptxPath(directory), cubinPath(directory);
     llvm::sys::path::append(ptxPath, kernel.name + ".ptx");
     llvm::sys::path::append(cubinPath, kernel.name + ".cubin");
-    if (llvm::Error error = writeFile(ptxPath, ptx->second))
+    if (llvm::Error error = writeFile(ptxPath, ptx->getValue()))
       return error;
     if (llvm::Error error =
             assemblePtx(*ptxas, ptxPath, cubinPath, target.chip))

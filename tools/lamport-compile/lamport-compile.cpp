@@ -17,11 +17,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "lamport/Conversion/Pipelines.h"
 #include "lamport/Dialect/Lamport/IR/Lamport.h"
-#include "lamport/Dialect/Lamport/Transforms/Passes.h"
 #include "lamport/Target/Bundle.h"
-#include "lamport/Target/LaunchPlan.h"
+#include "lamport/Target/Compile.h"
 
 #include "mlir/AsmParser/AsmParser.h"
 #include "mlir/AsmParser/AsmParserState.h"
@@ -31,10 +29,8 @@
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/Parser/Parser.h"
-#include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
-#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/SourceMgr.h"
@@ -91,24 +87,6 @@ static int fail(const Twine &message) {
   return 1;
 }
 
-/// The source names of the arguments of every block, from the parser's
-/// record of definitions ("%rows" -> "rows").
-static DenseMap<Block *, std::vector<std::string>>
-getArgumentNames(const AsmParserState &state) {
-  DenseMap<Block *, std::vector<std::string>> names;
-  for (const AsmParserState::BlockDefinition &block : state.getBlockDefs()) {
-    std::vector<std::string> &blockNames = names[block.block];
-    for (const AsmParserState::SMDefinition &argument : block.arguments) {
-      const char *start = argument.loc.Start.getPointer();
-      const char *end = argument.loc.End.getPointer();
-      StringRef name =
-          start && end > start ? StringRef(start, end - start) : StringRef();
-      blockNames.push_back(name.ltrim('%').str());
-    }
-  }
-  return names;
-}
-
 /// Writes `text` to the output file (or stdout).
 static int writeOutput(function_ref<void(raw_ostream &)> print) {
   std::string error;
@@ -119,48 +97,6 @@ static int writeOutput(function_ref<void(raw_ostream &)> print) {
   print(output->os());
   output->keep();
   return 0;
-}
-
-/// The program to compile, or a diagnostic.
-static FailureOr<func::FuncOp> selectProgram(ModuleOp module) {
-  SmallVector<func::FuncOp> programs = getPrograms(module);
-  if (!programName.empty()) {
-    for (func::FuncOp program : programs)
-      if (program.getSymName() == programName)
-        return program;
-    fail("'" + inputFilename + "' holds no program named '" + programName +
-         "'");
-    return failure();
-  }
-  if (programs.empty()) {
-    fail("'" + inputFilename +
-         "' holds no program: a func.func that applies program-level lamport "
-         "ops (lamport.publish_rows, lamport.poll_rows, lamport.all_reduce, "
-         "...) to its arguments");
-    return failure();
-  }
-  if (programs.size() > 1) {
-    std::string names;
-    for (func::FuncOp program : programs)
-      names += (names.empty() ? "" : ", ") + program.getSymName().str();
-    fail("'" + inputFilename + "' holds " + std::to_string(programs.size()) +
-         " programs (" + names + "): choose one with --program");
-    return failure();
-  }
-  return programs.front();
-}
-
-/// Leaves only the kernels `plan` launches: no host code reaches the
-/// lowering, which compiles gpu.modules only.
-static void keepKernelsOf(ModuleOp module, const LaunchPlan &plan) {
-  llvm::StringSet<> launched;
-  for (const PlanKernel &kernel : plan.kernels)
-    launched.insert(kernel.name);
-  for (Operation &op : llvm::make_early_inc_range(*module.getBody())) {
-    auto kernelModule = dyn_cast<gpu::GPUModuleOp>(op);
-    if (!kernelModule || !launched.contains(kernelModule.getName()))
-      op.erase();
-  }
 }
 
 int main(int argc, char **argv) {
@@ -209,51 +145,32 @@ int main(int argc, char **argv) {
           FileLineColLoc::get(&context, inputFilename, 0, 0));
   if (!module || failed(verify(*module)))
     return 1;
-  DenseMap<Block *, std::vector<std::string>> argumentNames =
-      getArgumentNames(asmState);
 
-  FailureOr<func::FuncOp> program = selectProgram(*module);
+  CompileOptions options;
+  options.chip = chip;
+  options.transport = transport;
+  options.timeoutNs = timeoutNs;
+  options.program = programName;
+  FailureOr<func::FuncOp> program = generateProgramKernels(*module, options);
   if (failed(program))
-    return 1;
-  std::vector<std::string> programArgumentNames =
-      argumentNames.lookup(&program->getBody().front());
-
-  PassManager generate(&context);
-  LamportGenerateKernelsOptions generateOptions;
-  generateOptions.transport = transport;
-  generate.addPass(createLamportGenerateKernels(generateOptions));
-  if (failed(generate.run(*module)))
     return 1;
   if (emit == Emit::Mlir)
     return writeOutput([&](raw_ostream &os) { module->print(os); });
 
-  FailureOr<LaunchPlan> plan = readLaunchPlan(*program, programArgumentNames);
-  if (failed(plan))
-    return 1;
-
-  keepKernelsOf(*module, *plan);
-  PassManager lower(&context);
-  LamportToNVVMPipelineOptions lowerOptions;
-  lowerOptions.chip = chip;
-  lowerOptions.transport = transport;
-  lowerOptions.timeoutNs = timeoutNs;
-  buildLamportToNVVMPipeline(lower, lowerOptions);
-  if (failed(lower.run(*module)))
-    return 1;
-
-  FailureOr<llvm::MapVector<StringRef, StringRef>> assembly =
-      getKernelAssembly(*module);
-  if (failed(assembly))
+  FailureOr<CompiledProgram> compiled =
+      lowerProgram(*module, *program, options, getArgumentNames(asmState));
+  if (failed(compiled))
     return 1;
   if (emit == Emit::Ptx)
     return writeOutput([&](raw_ostream &os) {
-      for (const PlanKernel &kernel : plan->kernels)
+      for (const PlanKernel &kernel : compiled->plan.kernels)
         os << "// kernel " << kernel.name << "\n"
-           << assembly->lookup(kernel.name) << "\n";
+           << compiled->assembly.lookup(kernel.name) << "\n";
     });
 
   BundleTarget target{chip, stringifyTransport(transport).str()};
-  if (llvm::Error error = writeBundle(outputPath, *plan, *assembly, target))
+  if (llvm::Error error =
+          writeBundle(outputPath, compiled->plan, compiled->assembly, target))
     return fail(llvm::toString(std::move(error)));
   return 0;
 }

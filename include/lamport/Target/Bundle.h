@@ -17,6 +17,7 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/Error.h"
 
 #include <string>
@@ -59,7 +60,7 @@ llvm::Error assemblePtx(StringRef ptxas, StringRef ptxPath, StringRef cubinPath,
 /// Writes `directory` (created if needed): <kernel>.ptx and, through
 /// ptxas, <kernel>.cubin for every kernel of `plan`, and manifest.json.
 llvm::Error writeBundle(StringRef directory, const LaunchPlan &plan,
-                        const llvm::MapVector<StringRef, StringRef> &assembly,
+                        const llvm::StringMap<std::string> &assembly,
                         const BundleTarget &target);
 
 } // namespace mlir::lamport

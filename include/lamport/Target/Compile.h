@@ -1,0 +1,71 @@
+//===- Compile.h - Compile a Lamport program to a bundle --------*- C++ -*-===//
+//
+// Part of the Lamport project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The driver behind lamport-compile (and any other front end, such as a C
+// API): pick the program of a module, generate its kernels, read its launch
+// plan, lower the kernels to PTX and hand back what writeBundle needs.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LAMPORT_TARGET_COMPILE_H
+#define LAMPORT_TARGET_COMPILE_H
+
+#include "lamport/Dialect/Lamport/IR/Lamport.h"
+#include "lamport/Target/LaunchPlan.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/StringMap.h"
+
+#include <string>
+#include <vector>
+
+namespace mlir {
+class AsmParserState;
+
+namespace lamport {
+
+/// What to compile a program for.
+struct CompileOptions {
+  /// `sm_90` or `sm_100a`.
+  std::string chip = "sm_90";
+  /// Transport of publishes whose op sets none.
+  Transport transport = Transport::unicast;
+  /// Timeout of polls whose op sets none.
+  int64_t timeoutNs = LamportDialect::kDefaultTimeoutNs;
+  /// The program to compile; empty where the module holds exactly one.
+  std::string program;
+};
+
+/// The source names of block arguments ("%rows" -> "rows"), by block.
+using ArgumentNames = DenseMap<Block *, std::vector<std::string>>;
+
+/// The argument names the parser recorded in `state`.
+ArgumentNames getArgumentNames(const AsmParserState &state);
+
+/// A program compiled to PTX: its launch plan and each kernel's assembly.
+struct CompiledProgram {
+  LaunchPlan plan;
+  /// The PTX of each kernel, by kernel name.
+  llvm::StringMap<std::string> assembly;
+};
+
+/// Selects the program of `module` (options.program, or the only one) and
+/// runs lamport-generate-kernels on `module`. Fails with a diagnostic where
+/// there is no such program or a kernel cannot be generated.
+FailureOr<func::FuncOp> generateProgramKernels(ModuleOp module,
+                                               const CompileOptions &options);
+
+/// Reads the launch plan of `program` (after generateProgramKernels), drops
+/// everything but the kernels it launches from `module` and lowers them to
+/// PTX (lamport-lower-to-nvvm).
+FailureOr<CompiledProgram> lowerProgram(ModuleOp module, func::FuncOp program,
+                                        const CompileOptions &options,
+                                        const ArgumentNames &names);
+
+} // namespace lamport
+} // namespace mlir
+
+#endif // LAMPORT_TARGET_COMPILE_H
