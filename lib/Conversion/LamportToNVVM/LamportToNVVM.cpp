@@ -58,11 +58,13 @@ struct GPUFuncMailboxArguments : public OpConversionPattern<gpu::GPUFuncOp> {
   }
 };
 
-bool hasMailboxArgument(gpu::GPUFuncOp func) {
+} // namespace
+
+static bool hasMailboxArgument(gpu::GPUFuncOp func) {
   return llvm::any_of(func.getArgumentTypes(), llvm::IsaPred<MailboxType>);
 }
 
-bool isKernelLevelOp(Operation *op) {
+static bool isKernelLevelOp(Operation *op) {
   return isa<MailboxPublishOp, MailboxPollOp, MailboxPollAtOp, MailboxRearmOp,
              MailboxPollOwnedOp, StageActiveOp, StageNextOp, StageSetActiveOp,
              StageAdvanceOp, StageFromTicketOp, StageToTicketOp>(op);
@@ -71,9 +73,10 @@ bool isKernelLevelOp(Operation *op) {
 /// Rejects what the lowering cannot take, each with the rule it breaks: a
 /// program-level op, and a mailbox that is not a gpu.func argument used by
 /// the primitives alone (a descriptor exists only as a kernel parameter).
-LogicalResult checkLowerable(gpu::GPUModuleOp module) {
+static LogicalResult checkLowerable(gpu::GPUModuleOp module) {
   WalkResult result = module.walk([](Operation *op) {
-    if (isa<LamportDialect>(op->getDialect()) && !isKernelLevelOp(op)) {
+    if (isa_and_nonnull<LamportDialect>(op->getDialect()) &&
+        !isKernelLevelOp(op)) {
       op->emitOpError() << "is a program-level op: turn it into kernels "
                            "(lamport-generate-kernels) before "
                            "convert-lamport-to-nvvm";
@@ -104,6 +107,8 @@ LogicalResult checkLowerable(gpu::GPUModuleOp module) {
   });
   return failure(result.wasInterrupted());
 }
+
+namespace {
 
 struct ConvertLamportToNVVMPass
     : public lamport::impl::ConvertLamportToNVVMPassBase<

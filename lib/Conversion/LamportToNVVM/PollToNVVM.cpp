@@ -42,12 +42,16 @@ enum TimeoutRecordField : int64_t {
   kRecordTimeoutNs = 40,
 };
 
-Value constant(OpBuilder &b, Location loc, unsigned width, int64_t value) {
+} // namespace
+
+/// An integer constant of `width` bits.
+static Value constant(OpBuilder &b, Location loc, unsigned width,
+                      int64_t value) {
   return createIntConstant(b, loc, width, value);
 }
 
 /// i1: whether bit `bit` of the i32 `mask` is set.
-Value testBit(OpBuilder &b, Location loc, Value mask, unsigned bit) {
+static Value testBit(OpBuilder &b, Location loc, Value mask, unsigned bit) {
   Value masked =
       LLVM::AndOp::create(b, loc, mask, constant(b, loc, 32, 1u << bit));
   return LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ne, masked,
@@ -56,7 +60,8 @@ Value testBit(OpBuilder &b, Location loc, Value mask, unsigned bit) {
 
 /// The i32 mask whose bit i says fragment i still holds a sentinel lane.
 /// Every check comes after every load the caller issued.
-Value getPendingMask(OpBuilder &b, Location loc, ArrayRef<Value> fragments) {
+static Value getPendingMask(OpBuilder &b, Location loc,
+                            ArrayRef<Value> fragments) {
   Value pending;
   for (auto [i, words] : llvm::enumerate(fragments)) {
     Value dirty = LLVM::ZExtOp::create(b, loc, b.getI32Type(),
@@ -69,7 +74,7 @@ Value getPendingMask(OpBuilder &b, Location loc, ArrayRef<Value> fragments) {
 }
 
 /// Linear index of this CTA in its grid.
-Value getLinearBlockIndex(OpBuilder &b, Location loc) {
+static Value getLinearBlockIndex(OpBuilder &b, Location loc) {
   Type i32 = b.getI32Type();
   Value x = NVVM::BlockIdXOp::create(b, loc, i32);
   Value y = NVVM::BlockIdYOp::create(b, loc, i32);
@@ -87,7 +92,7 @@ Value getLinearBlockIndex(OpBuilder &b, Location loc) {
 constexpr int64_t kRecordGraceNs = 1000000;
 
 /// Spins until %globaltimer passes `until`.
-void waitUntil(OpBuilder &b, Location loc, Value until) {
+static void waitUntil(OpBuilder &b, Location loc, Value until) {
   scf::WhileOp::create(
       b, loc, TypeRange(), ValueRange(),
       [&](OpBuilder &b, Location loc, ValueRange) {
@@ -102,8 +107,8 @@ void waitUntil(OpBuilder &b, Location loc, Value until) {
 }
 
 /// A volatile store of `value` at byte `offset` of the timeout record.
-void storeRecordField(OpBuilder &b, Location loc, Value record,
-                      TimeoutRecordField offset, Value value) {
+static void storeRecordField(OpBuilder &b, Location loc, Value record,
+                             TimeoutRecordField offset, Value value) {
   Value address = LLVM::GEPOp::create(
       b, loc, record.getType(), b.getI8Type(), record,
       ArrayRef<LLVM::GEPArg>{int32_t(offset)}, LLVM::GEPNoWrapFlags::inbounds);
@@ -116,9 +121,10 @@ void storeRecordField(OpBuilder &b, Location loc, Value record,
 /// poll claimed it first), fences at system scope and traps. A poll that
 /// lost the claim waits a little first, so that its trap does not end the
 /// grid while the winner is still writing.
-void emitTimeout(OpBuilder &b, Location loc, const MailboxDescriptor &mailbox,
-                 ArrayRef<Value> addresses, Value pending, Value now,
-                 Value deadline, int64_t timeoutNs) {
+static void emitTimeout(OpBuilder &b, Location loc,
+                        const MailboxDescriptor &mailbox,
+                        ArrayRef<Value> addresses, Value pending, Value now,
+                        Value deadline, int64_t timeoutNs) {
   Type i32 = b.getI32Type(), i64 = b.getI64Type();
   MailboxType type = mailbox.getType();
 
@@ -191,9 +197,10 @@ void emitTimeout(OpBuilder &b, Location loc, const MailboxDescriptor &mailbox,
 /// Polls the fragments at `addresses` (`ptr<1>`, 16-byte aligned) of
 /// `mailbox`'s own copy until none holds a sentinel lane; returns their words
 /// (vector<4xi32> each).
-SmallVector<Value> emitPoll(OpBuilder &b, Location loc,
-                            const MailboxDescriptor &mailbox,
-                            ArrayRef<Value> addresses, int64_t timeoutNs) {
+static SmallVector<Value> emitPoll(OpBuilder &b, Location loc,
+                                   const MailboxDescriptor &mailbox,
+                                   ArrayRef<Value> addresses,
+                                   int64_t timeoutNs) {
   assert(!addresses.empty() && addresses.size() <= 32 &&
          "a poll waits for 1..32 fragments");
   Type i64 = b.getI64Type();
@@ -261,8 +268,8 @@ SmallVector<Value> emitPoll(OpBuilder &b, Location loc,
 
 /// The poll result (`!llvm.array<F x vector<8xbf16>>`, the LLVM form of
 /// vector<F x 8 x bf16>) holding `fragments`.
-Value packFragments(OpBuilder &b, Location loc, Type resultType,
-                    ArrayRef<Value> fragments) {
+static Value packFragments(OpBuilder &b, Location loc, Type resultType,
+                           ArrayRef<Value> fragments) {
   auto laneType =
       VectorType::get({LamportDialect::kFragmentLanes}, b.getBF16Type());
   Value result = LLVM::PoisonOp::create(b, loc, resultType);
@@ -274,8 +281,8 @@ Value packFragments(OpBuilder &b, Location loc, Type resultType,
 }
 
 /// Address of fragment `i` of a strided access: `base` + i * `stride` BF16.
-Value getStridedAddress(OpBuilder &b, Location loc, Value base, Value stride,
-                        int64_t i) {
+static Value getStridedAddress(OpBuilder &b, Location loc, Value base,
+                               Value stride, int64_t i) {
   if (i == 0)
     return base;
   Value elements = LLVM::MulOp::create(b, loc, zextToI64(b, loc, stride),
@@ -284,12 +291,14 @@ Value getStridedAddress(OpBuilder &b, Location loc, Value base, Value stride,
 }
 
 /// Address of [stage, slot, row, col] in this rank's own copy.
-Value getLocalAddress(OpBuilder &b, Location loc,
-                      const MailboxDescriptor &mailbox, Value stage, Value slot,
-                      Value row, Value col) {
+static Value getLocalAddress(OpBuilder &b, Location loc,
+                             const MailboxDescriptor &mailbox, Value stage,
+                             Value slot, Value row, Value col) {
   return getElementAddress(b, loc, mailbox.local(b, loc),
                            mailbox.elementIndex(b, loc, stage, slot, row, col));
 }
+
+namespace {
 
 /// Lowers lamport.mailbox.poll (`stride` apart) and lamport.mailbox.poll_at
 /// (compile-time `offsets`).

@@ -27,9 +27,12 @@ enum StageWord : int64_t { kActive = 0, kNext = 1 };
 /// Bits a ticket shifts its stage by (as the dialect's folders do).
 constexpr unsigned kTicketStageShift = 16;
 
+} // namespace
+
 /// Address (`ptr<1>`) of stage word `word` of `mailbox`.
-Value getStageWordAddress(OpBuilder &b, Location loc,
-                          const MailboxDescriptor &mailbox, StageWord word) {
+static Value getStageWordAddress(OpBuilder &b, Location loc,
+                                 const MailboxDescriptor &mailbox,
+                                 StageWord word) {
   Value words = mailbox.stageWords(b, loc);
   if (word == kActive)
     return words;
@@ -38,20 +41,22 @@ Value getStageWordAddress(OpBuilder &b, Location loc,
                              LLVM::GEPNoWrapFlags::inbounds);
 }
 
-Value loadStageWord(OpBuilder &b, Location loc,
-                    const MailboxDescriptor &mailbox, StageWord word) {
+static Value loadStageWord(OpBuilder &b, Location loc,
+                           const MailboxDescriptor &mailbox, StageWord word) {
   return LLVM::LoadOp::create(b, loc, b.getI32Type(),
                               getStageWordAddress(b, loc, mailbox, word),
                               /*alignment=*/4, /*isVolatile=*/true);
 }
 
-void storeStageWord(OpBuilder &b, Location loc,
-                    const MailboxDescriptor &mailbox, StageWord word,
-                    Value value) {
+static void storeStageWord(OpBuilder &b, Location loc,
+                           const MailboxDescriptor &mailbox, StageWord word,
+                           Value value) {
   LLVM::StoreOp::create(b, loc, value,
                         getStageWordAddress(b, loc, mailbox, word),
                         /*alignment=*/4, /*isVolatile=*/true);
 }
+
+namespace {
 
 /// lamport.stage.active / lamport.stage.next: a volatile load of the word.
 template <typename OpTy, StageWord Word>
