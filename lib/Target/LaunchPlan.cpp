@@ -144,10 +144,15 @@ readKernel(gpu::LaunchFuncOp launch, func::FuncOp program,
     return launch.emitOpError() << "launches " << launch.getKernel()
                                 << ", which is not a gpu.func of this module";
 
+  // A bundle names a kernel's files and its PTX entry alike.
+  if (launch.getKernelName() != launch.getKernelModuleName())
+    return launch.emitOpError()
+           << "launches kernel '" << launch.getKernelName().getValue()
+           << "' of gpu.module '" << launch.getKernelModuleName().getValue()
+           << "': a bundle kernel's gpu.module and gpu.func share one name";
+
   PlanKernel plan;
   plan.name = launch.getKernelModuleName().str();
-  if (launch.getKernelName() != launch.getKernelModuleName())
-    plan.name += "." + launch.getKernelName().str();
   if (auto op = kernel->getAttrOfType<StringAttr>("lamport.op"))
     plan.op = op.getValue().str();
   else
@@ -284,7 +289,26 @@ mlir::lamport::readLaunchPlan(func::FuncOp program,
       if (failed(kernel))
         return failure();
       plan.launches.push_back(kernel->name);
-      plan.kernels.push_back(std::move(*kernel));
+      // A kernel launched again is listed once: its manifest entry binds
+      // its parameters, so every launch must bind them alike.
+      auto listed = llvm::find_if(plan.kernels, [&](const PlanKernel &k) {
+        return k.name == kernel->name;
+      });
+      if (listed == plan.kernels.end()) {
+        plan.kernels.push_back(std::move(*kernel));
+        continue;
+      }
+      bool same =
+          listed->grid == kernel->grid && listed->block == kernel->block &&
+          llvm::equal(listed->params, kernel->params,
+                      [](const PlanParam &a, const PlanParam &b) {
+                        return a.kind == b.kind && a.argument == b.argument;
+                      });
+      if (!same)
+        return launch.emitOpError()
+               << "launches '" << kernel->name
+               << "' again with other arguments or another launch shape: a "
+                  "bundle kernel has one binding";
       continue;
     }
     // What binds the kernels' parameters; nothing else runs on the host.
