@@ -39,8 +39,9 @@ def ConvertLamportToNVVMPass
       check; a bit-exact test for the sentinel 0x8000 in each BF16 lane;
       only the fragments that still hold it are loaded again. The first miss
       arms a deadline `timeout_ns` after `%globaltimer`; a miss past it
-      fills the descriptor's timeout record (when it has one), fences at
-      system scope and traps.
+      fills the descriptor's timeout record (when it has one and wins the
+      claim; a poll that loses it waits 1 ms so its trap cannot cut the
+      record short), fences at system scope and traps.
     - rearm: a 16-byte store of eight sentinels per fragment.
     - stage ops: volatile loads and stores of the stage words, the
       set-active store after a system-scope release fence; tickets are
