@@ -36,6 +36,7 @@ tool_dirs = [config.lamport_tools_dir, config.llvm_tools_dir]
 tools = [
     "lamport-opt",
     "lamport-compile",
+    "lamport-capi-test",
     "mlir-tblgen",
     ToolSubst("%mlir-opt", os.path.join(config.llvm_tools_dir, "mlir-opt")),
 ]

@@ -1,0 +1,315 @@
+//===- Compiler.cpp - C API: parse, lower and compile lamport IR ----------===//
+//
+// Part of the Lamport project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The parser, the pass manager, lamport-compile's driver
+// (lamport/Target/Compile.h) and bundle writer behind C entry points. Errors
+// are collected from the context's diagnostics and handed to the caller as
+// one text.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lamport-c/Compiler.h"
+
+#include "lamport/Dialect/Lamport/IR/Lamport.h"
+#include "lamport/Target/Bundle.h"
+#include "lamport/Target/Compile.h"
+
+#include "mlir/AsmParser/AsmParser.h"
+#include "mlir/AsmParser/AsmParserState.h"
+#include "mlir/CAPI/IR.h"
+#include "mlir/CAPI/Support.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "llvm/Support/SourceMgr.h"
+
+#include <string>
+#include <vector>
+
+using namespace mlir;
+using namespace mlir::lamport;
+
+namespace {
+/// Collects the errors of one compilation and hands them to the caller.
+class ErrorReport {
+public:
+  ErrorReport(MlirStringCallback callback, void *userData)
+      : callback(callback), userData(userData) {}
+
+  /// Appends one line.
+  void add(const Twine &line) {
+    if (!text.empty())
+      text += '\n';
+    text += line.str();
+  }
+
+  /// The stream diagnostics are printed to (one or more lines each).
+  raw_ostream &stream() { return os; }
+
+  /// Returns failure after handing the text to the callback.
+  MlirLogicalResult fail() {
+    os.flush();
+    StringRef message = StringRef(text).rtrim();
+    if (message.empty())
+      message = "lamport: compilation failed";
+    if (callback)
+      callback(wrap(message), userData);
+    return mlirLogicalResultFailure();
+  }
+
+private:
+  MlirStringCallback callback;
+  void *userData;
+  std::string text;
+  llvm::raw_string_ostream os{text};
+};
+} // namespace
+
+/// `ref` as a std::string (MlirStringRef need not be null-terminated).
+static std::string toString(MlirStringRef ref) {
+  return std::string(ref.data ? ref.data : "", ref.length);
+}
+
+/// `location: severity: message`, the form of mlir-opt's messages.
+static std::string formatDiagnostic(const Diagnostic &diagnostic) {
+  StringRef severity = "error";
+  switch (diagnostic.getSeverity()) {
+  case DiagnosticSeverity::Note:
+    severity = "note";
+    break;
+  case DiagnosticSeverity::Warning:
+    severity = "warning";
+    break;
+  case DiagnosticSeverity::Remark:
+    severity = "remark";
+    break;
+  case DiagnosticSeverity::Error:
+    break;
+  }
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  if (auto file = diagnostic.getLocation()->findInstanceOf<FileLineColLoc>())
+    os << file.getFilename().getValue() << ':' << file.getLine() << ':'
+       << file.getColumn();
+  else
+    os << diagnostic.getLocation();
+  os << ": " << severity << ": " << diagnostic;
+  return text;
+}
+
+namespace {
+/// Leaves out the generic form of the failing op that diagnostics carry by
+/// default, for the duration of one call: an error names its op at its
+/// source line, as lamport-compile's do.
+class QuietOpsOnDiagnostic {
+public:
+  explicit QuietOpsOnDiagnostic(MLIRContext *context)
+      : context(context), previous(context->shouldPrintOpOnDiagnostic()) {
+    context->printOpOnDiagnostic(false);
+  }
+  ~QuietOpsOnDiagnostic() { context->printOpOnDiagnostic(previous); }
+
+private:
+  MLIRContext *context;
+  bool previous;
+};
+} // namespace
+
+/// Routes the diagnostics of `context` into `report` while it lives.
+static ScopedDiagnosticHandler collectDiagnostics(MLIRContext *context,
+                                                  ErrorReport &report) {
+  // Each diagnostic as `location: error: message`, its notes after it.
+  return ScopedDiagnosticHandler(context, [&report](Diagnostic &diagnostic) {
+    report.add(formatDiagnostic(diagnostic));
+    for (const Diagnostic &note : diagnostic.getNotes())
+      report.add(formatDiagnostic(note));
+    return success();
+  });
+}
+
+/// Parses and verifies the last buffer of `sourceMgr`; records the
+/// arguments' source names in `names`. Diagnostics go to the caller's
+/// handler.
+static OwningOpRef<ModuleOp> parseSource(MLIRContext *context,
+                                         llvm::SourceMgr &sourceMgr,
+                                         StringRef sourceName,
+                                         ArgumentNames *names) {
+  // The parser's record of definitions keeps the source names of the
+  // program's arguments for the manifest.
+  AsmParserState asmState;
+  ParserConfig config(context);
+  Block parsed;
+  if (failed(parseAsmSourceFile(sourceMgr, &parsed, config, &asmState)))
+    return nullptr;
+  OwningOpRef<ModuleOp> module =
+      mlir::detail::constructContainerOpForParserIfNecessary<ModuleOp>(
+          &parsed, context, FileLineColLoc::get(context, sourceName, 0, 0));
+  if (!module || failed(verify(*module)))
+    return nullptr;
+  if (names)
+    *names = getArgumentNames(asmState);
+  return module;
+}
+
+/// A source buffer named `sourceName` holding a copy of `source`, whose
+/// diagnostics print the source line and a caret into `report`.
+struct SourceDiagnostics {
+  SourceDiagnostics(MLIRContext *context, MlirStringRef source,
+                    MlirStringRef sourceName, ErrorReport &report)
+      : handler(addSource(sourceMgr, source, sourceName), context,
+                report.stream()) {}
+
+  static llvm::SourceMgr &addSource(llvm::SourceMgr &sourceMgr,
+                                    MlirStringRef source,
+                                    MlirStringRef sourceName) {
+    sourceMgr.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(
+                                     unwrap(source), unwrap(sourceName)),
+                                 llvm::SMLoc());
+    return sourceMgr;
+  }
+
+  llvm::SourceMgr sourceMgr;
+  SourceMgrDiagnosticHandler handler;
+};
+
+/// Compiles `module`; diagnostics reach whatever handler the caller set up,
+/// other errors go to `report`.
+static LogicalResult compile(ModuleOp module, const ArgumentNames &names,
+                             StringRef directory,
+                             const MlirLamportCompileOptions &options,
+                             ErrorReport &report) {
+  std::string chip = toString(options.chip);
+  std::string transportName = toString(options.transport);
+  if (!isSupportedChip(chip)) {
+    report.add("error: unknown chip '" + chip +
+               "': lamport targets sm_90 and sm_100a");
+    return failure();
+  }
+  std::optional<Transport> transport = symbolizeTransport(transportName);
+  if (!transport) {
+    report.add("error: unknown transport '" + transportName +
+               "': publishes use unicast or multicast");
+    return failure();
+  }
+  if (options.timeoutNs <= 0) {
+    report.add("error: the timeout must be positive, got " +
+               Twine(options.timeoutNs) + " ns");
+    return failure();
+  }
+  if (directory.empty()) {
+    report.add("error: a bundle is a directory: name it");
+    return failure();
+  }
+
+  CompileOptions compileOptions;
+  compileOptions.chip = chip;
+  compileOptions.transport = *transport;
+  compileOptions.timeoutNs = options.timeoutNs;
+  compileOptions.program = toString(options.program);
+  FailureOr<func::FuncOp> program =
+      generateProgramKernels(module, compileOptions);
+  if (failed(program))
+    return failure();
+  FailureOr<CompiledProgram> compiled =
+      lowerProgram(module, *program, compileOptions, names);
+  if (failed(compiled))
+    return failure();
+  BundleTarget target{chip, stringifyTransport(*transport).str()};
+  if (llvm::Error error =
+          writeBundle(directory, compiled->plan, compiled->assembly, target)) {
+    report.add("error: " + llvm::toString(std::move(error)));
+    return failure();
+  }
+  return success();
+}
+
+MlirLamportCompileOptions mlirLamportCompileOptionsGetDefault(void) {
+  MlirLamportCompileOptions options;
+  options.chip = mlirStringRefCreateFromCString("sm_90");
+  options.transport = mlirStringRefCreateFromCString("unicast");
+  options.timeoutNs = LamportDialect::kDefaultTimeoutNs;
+  options.program = mlirStringRefCreate(nullptr, 0);
+  return options;
+}
+
+MlirLogicalResult
+mlirLamportCompileModuleToBundle(MlirModule module, MlirStringRef directory,
+                                 MlirLamportCompileOptions options,
+                                 MlirStringCallback errorCallback,
+                                 void *userData) {
+  ErrorReport report(errorCallback, userData);
+  ModuleOp moduleOp = unwrap(module);
+  QuietOpsOnDiagnostic quiet(moduleOp.getContext());
+  ScopedDiagnosticHandler handler =
+      collectDiagnostics(moduleOp.getContext(), report);
+  if (failed(compile(moduleOp, ArgumentNames(), unwrap(directory), options,
+                     report)))
+    return report.fail();
+  return mlirLogicalResultSuccess();
+}
+
+MlirLogicalResult mlirLamportCompileSourceToBundle(
+    MlirContext context, MlirStringRef source, MlirStringRef sourceName,
+    MlirStringRef directory, MlirLamportCompileOptions options,
+    MlirStringCallback errorCallback, void *userData) {
+  ErrorReport report(errorCallback, userData);
+  MLIRContext *ctx = unwrap(context);
+  QuietOpsOnDiagnostic quiet(ctx);
+  // The source stays quoted in every error, the compiler's included.
+  SourceDiagnostics diagnostics(ctx, source, sourceName, report);
+  ArgumentNames names;
+  OwningOpRef<ModuleOp> module =
+      parseSource(ctx, diagnostics.sourceMgr, unwrap(sourceName), &names);
+  if (!module)
+    return report.fail();
+  if (failed(compile(*module, names, unwrap(directory), options, report)))
+    return report.fail();
+  return mlirLogicalResultSuccess();
+}
+
+MlirModule mlirLamportModuleCreateParse(MlirContext context,
+                                        MlirStringRef source,
+                                        MlirStringRef sourceName,
+                                        MlirStringCallback errorCallback,
+                                        void *userData) {
+  ErrorReport report(errorCallback, userData);
+  MLIRContext *ctx = unwrap(context);
+  QuietOpsOnDiagnostic quiet(ctx);
+  SourceDiagnostics diagnostics(ctx, source, sourceName, report);
+  OwningOpRef<ModuleOp> module =
+      parseSource(ctx, diagnostics.sourceMgr, unwrap(sourceName), nullptr);
+  if (!module) {
+    report.fail();
+    return MlirModule{nullptr};
+  }
+  return wrap(module.release());
+}
+
+MlirLogicalResult
+mlirLamportModuleRunPassPipeline(MlirModule module, MlirStringRef pipeline,
+                                 MlirStringCallback errorCallback,
+                                 void *userData) {
+  ErrorReport report(errorCallback, userData);
+  ModuleOp moduleOp = unwrap(module);
+  QuietOpsOnDiagnostic quiet(moduleOp.getContext());
+  ScopedDiagnosticHandler handler =
+      collectDiagnostics(moduleOp.getContext(), report);
+  std::string pipelineError;
+  llvm::raw_string_ostream pipelineErrorStream(pipelineError);
+  FailureOr<OpPassManager> passes =
+      parsePassPipeline(unwrap(pipeline), pipelineErrorStream);
+  if (failed(passes)) {
+    report.add(StringRef(pipelineError).rtrim());
+    return report.fail();
+  }
+  PassManager pm(moduleOp.getContext(), passes->getOpAnchorName());
+  static_cast<OpPassManager &>(pm) = std::move(*passes);
+  if (failed(pm.run(moduleOp)))
+    return report.fail();
+  return mlirLogicalResultSuccess();
+}
