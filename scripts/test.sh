@@ -23,5 +23,10 @@ if [ -x "$build/bin/LamportRuntimeTests" ]; then
     >"$results/runtime.log" 2>&1 || { status=1; cat "$results/runtime.log"; }
 fi
 
+# The lamport Python package over the C API (pytest, no GPU).
+LAMPORT_CAPI_LIBRARY="$build/lib/libLamportCAPI.so" python3 -m pytest -q \
+  -p no:cacheprovider --junitxml="$results/python.xml" "$root/test/Python" \
+  >"$results/python.log" 2>&1 || { status=1; cat "$results/python.log"; }
+
 python3 "$root/scripts/summarize_tests.py" "$results"/*.xml || status=1
 exit $status

@@ -1,0 +1,107 @@
+"""ctypes declarations of libLamportCAPI (include/lamport-c/, mlir-c/).
+
+The MLIR 22 packages ship no MLIR Python bindings, so the package talks to
+the C API directly. Only the functions the package calls are declared; every
+handle is a struct of one pointer, as mlir-c/IR.h defines it.
+"""
+
+import ctypes
+import os
+
+LIBRARY_NAME = "libLamportCAPI.so"
+
+
+class MlirStringRef(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_char_p), ("length", ctypes.c_size_t)]
+
+    @classmethod
+    def of(cls, text):
+        data = text.encode() if isinstance(text, str) else bytes(text)
+        ref = cls(data, len(data))
+        ref._keep = data  # the bytes must outlive the call
+        return ref
+
+
+def _handle(name):
+    return type(name, (ctypes.Structure,), {"_fields_": [("ptr", ctypes.c_void_p)]})
+
+
+MlirContext = _handle("MlirContext")
+MlirDialectRegistry = _handle("MlirDialectRegistry")
+MlirModule = _handle("MlirModule")
+MlirOperation = _handle("MlirOperation")
+
+
+class MlirLogicalResult(ctypes.Structure):
+    _fields_ = [("value", ctypes.c_int8)]
+
+
+class MlirLamportCompileOptions(ctypes.Structure):
+    _fields_ = [
+        ("chip", MlirStringRef),
+        ("transport", MlirStringRef),
+        ("timeoutNs", ctypes.c_int64),
+        ("program", MlirStringRef),
+    ]
+
+
+MlirStringCallback = ctypes.CFUNCTYPE(None, MlirStringRef, ctypes.c_void_p)
+
+
+def find_library():
+    """The path of libLamportCAPI.so: $LAMPORT_CAPI_LIBRARY, else the lib/
+    folder of the install prefix this package lies in (PREFIX/python/lamport),
+    else the dynamic loader's search path."""
+    path = os.environ.get("LAMPORT_CAPI_LIBRARY")
+    if path:
+        return path
+    here = os.path.dirname(os.path.abspath(__file__))
+    installed = os.path.join(here, os.pardir, os.pardir, "lib", LIBRARY_NAME)
+    if os.path.exists(installed):
+        return os.path.normpath(installed)
+    return LIBRARY_NAME
+
+
+def _declare(lib, name, restype, *argtypes):
+    function = getattr(lib, name)
+    function.restype = restype
+    function.argtypes = list(argtypes)
+
+
+def load(path=None):
+    """Loads the library and declares the functions the package uses."""
+    path = path or find_library()
+    try:
+        lib = ctypes.CDLL(path)
+    except OSError as error:
+        raise OSError(
+            f"cannot load the Lamport C API library '{path}': {error}; build "
+            "it (ninja LamportCAPI) and set LAMPORT_CAPI_LIBRARY to its path"
+        ) from None
+    _declare(lib, "mlirDialectRegistryCreate", MlirDialectRegistry)
+    _declare(lib, "mlirDialectRegistryDestroy", None, MlirDialectRegistry)
+    _declare(lib, "mlirLamportRegisterCompilerDialects", None,
+             MlirDialectRegistry)
+    _declare(lib, "mlirContextCreateWithRegistry", MlirContext,
+             MlirDialectRegistry, ctypes.c_bool)
+    _declare(lib, "mlirContextDestroy", None, MlirContext)
+    _declare(lib, "mlirRegisterLamportPasses", None)
+    _declare(lib, "mlirRegisterAllPasses", None)
+    _declare(lib, "mlirLamportModuleCreateParse", MlirModule, MlirContext,
+             MlirStringRef, MlirStringRef, MlirStringCallback, ctypes.c_void_p)
+    _declare(lib, "mlirModuleDestroy", None, MlirModule)
+    _declare(lib, "mlirModuleGetOperation", MlirOperation, MlirModule)
+    _declare(lib, "mlirOperationVerify", ctypes.c_bool, MlirOperation)
+    _declare(lib, "mlirOperationPrint", None, MlirOperation,
+             MlirStringCallback, ctypes.c_void_p)
+    _declare(lib, "mlirLamportModuleRunPassPipeline", MlirLogicalResult,
+             MlirModule, MlirStringRef, MlirStringCallback, ctypes.c_void_p)
+    _declare(lib, "mlirLamportCompileOptionsGetDefault",
+             MlirLamportCompileOptions)
+    _declare(lib, "mlirLamportCompileSourceToBundle", MlirLogicalResult,
+             MlirContext, MlirStringRef, MlirStringRef, MlirStringRef,
+             MlirLamportCompileOptions, MlirStringCallback, ctypes.c_void_p)
+    _declare(lib, "mlirLamportCompileModuleToBundle", MlirLogicalResult,
+             MlirModule, MlirStringRef, MlirLamportCompileOptions,
+             MlirStringCallback, ctypes.c_void_p)
+    return lib
