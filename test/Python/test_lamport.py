@@ -8,7 +8,7 @@ import re
 import pytest
 
 import lamport
-from conftest import EXAMPLES, requires_ptxas
+from conftest import EXAMPLES, ROOT, requires_ptxas
 
 PROGRAM = """\
 !mailbox = !lamport.mailbox<tp = 2, capacity = 16, width = 8192>
@@ -174,3 +174,20 @@ def test_library_not_found(monkeypatch):
 
     with pytest.raises(OSError, match="set LAMPORT_CAPI_LIBRARY"):
         _capi.load("/nonexistent/libLamportCAPI.so")
+
+
+@requires_ptxas
+def test_python_md_example(tmp_path, monkeypatch, capsys):
+    """The example of docs/python.md runs as written, from the repository
+    root (here a folder whose docs/ is the repository's)."""
+    with open(os.path.join(ROOT, "docs", "python.md")) as file:
+        code = re.search(r"^```python\n(.*?)^```", file.read(), re.M | re.S).group(1)
+    os.symlink(os.path.join(ROOT, "docs"), tmp_path / "docs")
+    monkeypatch.chdir(tmp_path)
+    exec(compile(code, "docs/python.md", "exec"), {})
+    out = capsys.readouterr().out
+    assert "gpu.module @all_reduce_0" in out
+    assert "['publish_rows_0', 'all_reduce_0']" in out
+    assert "publish_rows_0 (32, 1, 1) (128, 1, 1) False" in out
+    assert ".visible .entry all_reduce_0(" in out
+    assert (tmp_path / "bundle" / "manifest.json").exists()
