@@ -43,6 +43,25 @@ gpu.module @descriptor {
         : !lamport.mailbox<tp = 4, capacity = 4, width = 64>
     gpu.return
   }
+
+  // Workgroup attributions are entry-block arguments too: they keep their
+  // types and stay out of the parameter list.
+  // CHECK-LABEL: gpu.func @with_workgroup
+  // CHECK-SAME: (%[[MB:.*]]: !llvm.struct<(ptr<1>, ptr<1>, ptr<1>, ptr<1>, i32, i32, array<2 x ptr<1>>)>, %{{.*}}: memref<1xi32, 1>)
+  // CHECK-SAME: workgroup(%[[SHARED:.*]] : memref<32xi32, 3>)
+  // CHECK: %[[ACTIVE:.*]] = llvm.load volatile
+  // CHECK: memref.store %[[ACTIVE]], %[[SHARED]]
+  gpu.func @with_workgroup(%mb: !lamport.mailbox<tp = 2, capacity = 4, width = 64>,
+                           %out: memref<1xi32, 1>)
+      workgroup(%shared: memref<32xi32, 3>) kernel {
+    %c0 = arith.constant 0 : index
+    %active = lamport.stage.active %mb
+        : !lamport.mailbox<tp = 2, capacity = 4, width = 64>
+    memref.store %active, %shared[%c0] : memref<32xi32, 3>
+    %copy = memref.load %shared[%c0] : memref<32xi32, 3>
+    memref.store %copy, %out[%c0] : memref<1xi32, 1>
+    gpu.return
+  }
 }
 
 // PTX-LABEL: .visible .entry tp8(
@@ -57,4 +76,9 @@ gpu.module @descriptor {
 // PTX-NEXT: .param .align 8 .b8 two_mailboxes_param_0[56],
 // PTX-NEXT: .param .u32 two_mailboxes_param_1,
 // PTX-NEXT: .param .align 8 .b8 two_mailboxes_param_2[72]
+// PTX-NEXT: )
+
+// PTX-LABEL: .visible .entry with_workgroup(
+// PTX-NEXT: .param .align 8 .b8 with_workgroup_param_0[56],
+// PTX-NEXT: .param .u64 .ptr .global .align {{[0-9]+}} with_workgroup_param_1
 // PTX-NEXT: )
