@@ -23,7 +23,9 @@
 //  CHECK-SAME: known_block_size = array<i32: 128, 1, 1>, known_grid_size = array<i32: 16, 1, 1>
 //  CHECK-SAME: lamport.attributes = {}, lamport.op = "poll_rows"
 //       CHECK: %[[STAGE:.*]] = lamport.stage.active %[[KMB]]
-//       CHECK: %[[TOKENS:.*]] = arith.index_castui %[[KM]] : i32 to index
+//       CHECK: %[[M:.*]] = arith.index_castui %[[KM]] : i32 to index
+//       CHECK: %[[CAPACITY:.*]] = arith.constant 16 : index
+//       CHECK: %[[TOKENS:.*]] = arith.minui %[[M]], %[[CAPACITY]] : index
 //       CHECK: %[[ITEMS:.*]] = arith.muli %[[TOKENS]], %{{.*}} : index
 //       CHECK: %[[WIDTH:.*]] = arith.constant 1024 : index
 //       CHECK: %[[SLOTROWS:.*]] = arith.muli %[[TOKENS]], %[[WIDTH]] : index

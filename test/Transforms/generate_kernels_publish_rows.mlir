@@ -30,7 +30,9 @@
 //  CHECK-SAME: lamport.attributes = {transport = #lamport.transport<unicast>}, lamport.op = "publish_rows"}
 //   CHECK-NOT: nvvm.griddepcontrol
 //       CHECK: %[[STAGE:[a-zA-Z0-9_]+]] = lamport.stage.next %[[KMB]]
-//       CHECK: %[[TOKENS:[a-zA-Z0-9_]+]] = arith.index_castui %[[KM]] : i32 to index
+//       CHECK: %[[M:[a-zA-Z0-9_]+]] = arith.index_castui %[[KM]] : i32 to index
+//       CHECK: %[[CAPACITY:[a-zA-Z0-9_]+]] = arith.constant 16 : index
+//       CHECK: %[[TOKENS:[a-zA-Z0-9_]+]] = arith.minui %[[M]], %[[CAPACITY]] : index
 //       CHECK: %[[FRAGMENTS:[a-zA-Z0-9_]+]] = arith.muli %[[TOKENS]], %{{.*}} : index
 //       CHECK: scf.for %[[ITEM:[a-zA-Z0-9_]+]] = %{{.*}} to %[[FRAGMENTS]] step %{{.*}} {
 //       CHECK:   %[[ROW:[a-zA-Z0-9_]+]] = arith.divui %[[ITEM]]

@@ -38,8 +38,13 @@ static constexpr StringLiteral kIoAttr = "lamport.io";
 //===----------------------------------------------------------------------===//
 
 Value KernelBody::getTokens(OpBuilder &b, Location loc) {
-  Value tokens = func.getArguments().back();
-  return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), tokens);
+  Value tokens = arith::IndexCastUIOp::create(b, loc, b.getIndexType(),
+                                              func.getArguments().back());
+  // An M past the capacity (which the runtime rejects before launch) must
+  // not make the kernel touch memory outside its mailbox slots and buffers.
+  Value capacity =
+      arith::ConstantIndexOp::create(b, loc, getMailboxType().getCapacity());
+  return arith::MinUIOp::create(b, loc, tokens, capacity);
 }
 
 void KernelBody::forEachWorkItem(

@@ -84,7 +84,8 @@ public:
   }
   /// The i-th buffer parameter.
   Value getBuffer(unsigned i) { return func.getArgument(1 + i); }
-  /// The token count M as an index (the last parameter).
+  /// The token count M as an index (the last parameter), at most the
+  /// mailbox capacity.
   Value getTokens(OpBuilder &b, Location loc);
 
   /// Runs `body(item)` for every work item in [0, count) over the whole
