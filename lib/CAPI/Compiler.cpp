@@ -29,13 +29,12 @@
 #include "llvm/Support/SourceMgr.h"
 
 #include <string>
-#include <vector>
 
 using namespace mlir;
 using namespace mlir::lamport;
 
 namespace {
-/// Collects the errors of one compilation and hands them to the caller.
+/// Collects the errors of one call and hands them to the caller as one text.
 class ErrorReport {
 public:
   ErrorReport(MlirStringCallback callback, void *userData)
@@ -43,7 +42,7 @@ public:
 
   /// Appends one line.
   void add(const Twine &line) {
-    if (!text.empty())
+    if (!text.empty() && text.back() != '\n')
       text += '\n';
     text += line.str();
   }
@@ -56,7 +55,7 @@ public:
     os.flush();
     StringRef message = StringRef(text).rtrim();
     if (message.empty())
-      message = "lamport: compilation failed";
+      message = "lamport: failed without a diagnostic";
     if (callback)
       callback(wrap(message), userData);
     return mlirLogicalResultFailure();
