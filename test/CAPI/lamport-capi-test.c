@@ -294,8 +294,24 @@ static void testCompileErrors(MlirContext context, const char *root) {
   printf("failed: %d\n", mlirLogicalResultIsFailure(result));
   mlirModuleDestroy(module);
 
-  // Without a callback a failure is still reported by the result.
+  // A bundle needs a directory name, and a directory it can create.
   options = mlirLamportCompileOptionsGetDefault();
+  // CHECK: error text: <<error: a bundle is a directory: name it>>
+  mlirLamportCompileSourceToBundle(
+      context, mlirStringRefCreateFromCString(kProgram), name,
+      mlirStringRefCreate(NULL, 0), options, printError, NULL);
+  char file[4096];
+  snprintf(file, sizeof(file), "%s/not-a-directory", root);
+  FILE *blocker = fopen(file, "w");
+  fclose(blocker);
+  // CHECK: error text: <<error: {{.*}}not-a-directory{{.*}}>>
+  // CHECK: not a directory: 1
+  result = mlirLamportCompileSourceToBundle(
+      context, mlirStringRefCreateFromCString(kProgram), name,
+      mlirStringRefCreateFromCString(file), options, printError, NULL);
+  printf("not a directory: %d\n", mlirLogicalResultIsFailure(result));
+
+  // Without a callback a failure is still reported by the result.
   result = mlirLamportCompileSourceToBundle(
       context, mlirStringRefCreateFromCString("not mlir"), name, bundle,
       options, NULL, NULL);
