@@ -7,6 +7,8 @@
 #                                        libraries, libLamportCAPI.so,
 #                                        LamportPlugin.so
 #   bin/                                 lamport-opt, lamport-compile
+#   python/lamport/                      the Python package, which finds
+#                                        lib/libLamportCAPI.so beside it
 #   lib/cmake/lamport/                   LamportConfig.cmake and the
 #                                        exported targets (Lamport::...)
 # Each part is a component, so a test can install what it built.
@@ -43,6 +45,12 @@ install(TARGETS LamportPlugin
   LIBRARY DESTINATION lib${LLVM_LIBDIR_SUFFIX}
   COMPONENT lamport-plugin)
 
+install(DIRECTORY ${LAMPORT_SOURCE_DIR}/python/lamport
+  DESTINATION python
+  COMPONENT lamport-python
+  FILES_MATCHING PATTERN "*.py"
+  PATTERN "__pycache__" EXCLUDE)
+
 # add_mlir_library puts every library of ours in the export set MLIRTargets
 # (the only one an out-of-tree MLIR project has); it is written under our
 # own file name and namespace.
@@ -74,5 +82,6 @@ set(LAMPORT_INSTALL_COMPONENTS
   LamportCAPI
   lamport-plugin
   lamport-tools
+  lamport-python
   lamport-cmake-exports
   CACHE INTERNAL "")
