@@ -218,17 +218,29 @@ mlir::lamport::generateKernel(Operation *op, const KernelSignature &signature,
   Location loc = op->getLoc();
   auto module = op->getParentOfType<ModuleOp>();
 
-  // Launch shape: enough threads for every work item at M = capacity, in
-  // whole warps, capped so that each rank's kernels leave room on the GPU.
-  int64_t items = std::max<int64_t>(signature.workItemsAtCapacity, 1);
-  int64_t blockSize =
-      std::min<int64_t>(options.threadsPerCta, llvm::alignTo(items, 32));
-  int64_t gridSize =
-      std::min<int64_t>(options.maxCtas, llvm::divideCeil(items, blockSize));
+  // Launch shape: the family's own, or enough threads for every work item at
+  // M = capacity, in whole warps, capped so that each rank's kernels leave
+  // room on the GPU.
+  int64_t gridSize, gridY = 1, blockSize, clusterY = 1;
+  if (signature.launch) {
+    gridSize = signature.launch->gridX;
+    gridY = signature.launch->gridY;
+    blockSize = signature.launch->blockSize;
+    clusterY = signature.launch->clusterY;
+  } else {
+    int64_t items = std::max<int64_t>(signature.workItemsAtCapacity, 1);
+    blockSize =
+        std::min<int64_t>(options.threadsPerCta, llvm::alignTo(items, 32));
+    gridSize =
+        std::min<int64_t>(options.maxCtas, llvm::divideCeil(items, blockSize));
+  }
 
-  // Signature: mailbox, buffers, tokens.
+  // Signature: the mailbox (if any), buffers, tokens.
   OpBuilder b(ctx);
-  SmallVector<Type> inputs = {signature.mailbox.getType()};
+  bool hasMailbox = bool(signature.mailbox);
+  SmallVector<Type> inputs;
+  if (hasMailbox)
+    inputs.push_back(signature.mailbox.getType());
   for (const KernelBuffer &buffer : signature.buffers)
     inputs.push_back(buffer.kernelType);
   inputs.push_back(b.getI32Type());
@@ -242,26 +254,31 @@ mlir::lamport::generateKernel(Operation *op, const KernelSignature &signature,
   func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
   func.setKnownBlockSizeAttr(
       b.getDenseI32ArrayAttr({int32_t(blockSize), 1, 1}));
-  func.setKnownGridSizeAttr(b.getDenseI32ArrayAttr({int32_t(gridSize), 1, 1}));
+  func.setKnownGridSizeAttr(
+      b.getDenseI32ArrayAttr({int32_t(gridSize), int32_t(gridY), 1}));
   func->setAttr(kOpAttr, b.getStringAttr(signature.family));
   func->setAttr(kAttributesAttr, b.getDictionaryAttr(signature.attributes));
   if (signature.pdl)
     func->setAttr(kPdlAttr, b.getUnitAttr());
-  func.setArgAttr(0, kParamAttr, b.getStringAttr("mailbox"));
+  unsigned firstBuffer = hasMailbox ? 1 : 0;
+  if (hasMailbox)
+    func.setArgAttr(0, kParamAttr, b.getStringAttr("mailbox"));
   for (auto [i, buffer] : llvm::enumerate(signature.buffers)) {
-    func.setArgAttr(1 + i, kParamAttr, b.getStringAttr("buffer"));
-    func.setArgAttr(1 + i, kIoAttr, b.getStringAttr(buffer.io));
+    func.setArgAttr(firstBuffer + i, kParamAttr, b.getStringAttr("buffer"));
+    func.setArgAttr(firstBuffer + i, kIoAttr, b.getStringAttr(buffer.io));
   }
   func.setArgAttr(inputs.size() - 1, kParamAttr, b.getStringAttr("tokens"));
 
-  KernelBody body(func, gridSize, blockSize);
+  KernelBody body(func, gridSize, blockSize, hasMailbox);
   b.setInsertionPointToStart(&func.getBody().front());
   buildBody(b, loc, body);
   gpu::ReturnOp::create(b, loc);
 
   // The launch, in the program, where the op was.
   b.setInsertionPoint(op);
-  SmallVector<Value> operands = {signature.mailbox};
+  SmallVector<Value> operands;
+  if (hasMailbox)
+    operands.push_back(signature.mailbox);
   for (const KernelBuffer &buffer : signature.buffers)
     operands.push_back(
         castToKernelView(b, loc, buffer.value, buffer.kernelType));
@@ -277,12 +294,22 @@ mlir::lamport::generateKernel(Operation *op, const KernelSignature &signature,
   }
   operands.push_back(tokens);
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
-  gpu::KernelDim3 grid = {arith::ConstantIndexOp::create(b, loc, gridSize), one,
-                          one};
+  auto dim = [&](int64_t size) -> Value {
+    return size == 1 ? one : arith::ConstantIndexOp::create(b, loc, size);
+  };
+  Value gridYValue = dim(gridY);
+  gpu::KernelDim3 grid = {arith::ConstantIndexOp::create(b, loc, gridSize),
+                          gridYValue, one};
   gpu::KernelDim3 block = {arith::ConstantIndexOp::create(b, loc, blockSize),
                            one, one};
+  std::optional<gpu::KernelDim3> cluster;
+  if (clusterY > 1)
+    cluster = gpu::KernelDim3{
+        one, clusterY == gridY ? gridYValue : dim(clusterY), one};
   gpu::LaunchFuncOp::create(b, loc, func, grid, block,
-                            /*dynamicSharedMemorySize=*/Value(), operands);
+                            /*dynamicSharedMemorySize=*/Value(), operands,
+                            /*asyncTokenType=*/Type(),
+                            /*asyncDependencies=*/ValueRange(), cluster);
   module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
                   b.getUnitAttr());
   op->erase();

@@ -49,11 +49,22 @@ struct KernelBuffer {
   StringRef io;
 };
 
+/// A launch shape a kernel family fixes itself instead of sizing the grid
+/// from its work items (the GEMM's grid follows its tactic).
+struct FixedLaunch {
+  /// CTAs along x and y.
+  int64_t gridX = 1, gridY = 1;
+  int64_t blockSize = 32;
+  /// CTAs per cluster along y (1: no cluster).
+  int64_t clusterY = 1;
+};
+
 /// Everything a kernel family decides about the kernel of one op.
 struct KernelSignature {
   /// The family and the name prefix of the kernel: "publish_rows".
   StringRef family;
-  /// The mailbox the kernel publishes to or polls.
+  /// The mailbox the kernel publishes to or polls; null for a kernel that
+  /// takes none (a GEMM that only stores y).
   Value mailbox;
   /// The buffers, in parameter order, after the mailbox.
   SmallVector<KernelBuffer> buffers;
@@ -68,22 +79,27 @@ struct KernelSignature {
   SmallVector<NamedAttribute> attributes;
   /// Whether the kernel waits with griddepcontrol.wait.
   bool pdl = false;
+  /// The launch shape, where the family fixes it.
+  std::optional<FixedLaunch> launch;
 };
 
 /// The kernel being built: its gpu.func, launch shape and parameters, for
 /// the family's body builder.
 class KernelBody {
 public:
-  KernelBody(gpu::GPUFuncOp func, int64_t gridSize, int64_t blockSize)
-      : func(func), gridSize(gridSize), blockSize(blockSize) {}
+  KernelBody(gpu::GPUFuncOp func, int64_t gridSize, int64_t blockSize,
+             bool hasMailbox)
+      : func(func), gridSize(gridSize), blockSize(blockSize),
+        firstBuffer(hasMailbox ? 1 : 0) {}
 
   gpu::GPUFuncOp getFunc() { return func; }
-  Value getMailbox() { return func.getArgument(0); }
+  /// The mailbox parameter, or null for a kernel that takes none.
+  Value getMailbox() { return firstBuffer ? func.getArgument(0) : Value(); }
   MailboxType getMailboxType() {
     return cast<MailboxType>(getMailbox().getType());
   }
   /// The i-th buffer parameter.
-  Value getBuffer(unsigned i) { return func.getArgument(1 + i); }
+  Value getBuffer(unsigned i) { return func.getArgument(firstBuffer + i); }
   /// The token count M as an index (the last parameter), at most the
   /// mailbox capacity.
   Value getTokens(OpBuilder &b, Location loc);
@@ -102,6 +118,8 @@ private:
   gpu::GPUFuncOp func;
   int64_t gridSize;
   int64_t blockSize;
+  /// Index of the first buffer parameter: 1 after a mailbox, else 0.
+  unsigned firstBuffer;
 };
 
 /// Builds the body of a generated kernel; the builder is at the start of
@@ -149,6 +167,8 @@ LogicalResult generatePollRowsKernel(PollRowsOp op,
                                      const KernelGenerationOptions &options);
 LogicalResult generateAllReduceKernel(AllReduceOp op,
                                       const KernelGenerationOptions &options);
+LogicalResult generateGemmPublishKernel(GemmPublishOp op,
+                                        const KernelGenerationOptions &options);
 
 } // namespace mlir::lamport
 
