@@ -50,7 +50,7 @@ struct GenerateKernelsPass
     SmallVector<Operation *> programOps;
     getOperation().walk([&](func::FuncOp program) {
       program.walk([&](Operation *op) {
-        if (isa<PublishRowsOp, PollRowsOp, AllReduceOp>(op))
+        if (isa<PublishRowsOp, PollRowsOp, AllReduceOp, GemmPublishOp>(op))
           programOps.push_back(op);
       });
     });
@@ -65,6 +65,9 @@ struct GenerateKernelsPass
               })
               .Case([&](AllReduceOp op) {
                 return generateAllReduceKernel(op, options);
+              })
+              .Case([&](GemmPublishOp op) {
+                return generateGemmPublishKernel(op, options);
               });
       if (failed(generated))
         return signalPassFailure();

@@ -13,7 +13,8 @@ def LamportGenerateKernels : Pass<"lamport-generate-kernels", "ModuleOp"> {
   let summary = "Turn program-level lamport ops into GPU kernels and launches";
   let description = [{
     A *program* is a `func.func` whose body applies program-level lamport ops
-    (`lamport.publish_rows`, `lamport.poll_rows`, `lamport.all_reduce`, ...)
+    (`lamport.publish_rows`, `lamport.poll_rows`, `lamport.all_reduce`,
+    `lamport.gemm_publish`, ...)
     to its arguments: one decode step of one rank. For every such op this
     pass creates a `gpu.module` holding one `gpu.func` kernel built from the
     kernel-level primitives (`lamport.mailbox.*`, `lamport.stage.*`) and
@@ -28,6 +29,13 @@ def LamportGenerateKernels : Pass<"lamport-generate-kernels", "ModuleOp"> {
     serves every M; threads past M idle. Each kernel records what the bundle
     writer needs (`lamport.op`, `lamport.attributes`, `lamport.pdl`, and a
     `lamport.param` / `lamport.io` attribute per argument).
+
+    `lamport.gemm_publish` is the exception to the capacity-sized grid: its
+    tactic fixes the launch, grid (N / 16, splits) with a cluster of
+    `splits` CTAs along y and K / (splits * kw) warps per CTA, its mailbox is
+    optional, and its token tile is the largest the op's M can need (x's
+    static M, else min(16, capacity)); the kernel is described in
+    docs/design/gemm.md.
 
     Program-level ops that have no kernel generator yet are left in place;
     tools that need every op lowered report them.

@@ -1,0 +1,478 @@
+//===- GemmPublishKernel.cpp - The small-M GEMM with a publish epilogue ---===//
+//
+// Part of the Lamport project.
+//
+//===----------------------------------------------------------------------===//
+//
+// lamport.gemm_publish as a kernel: y[M, N] = x[M, K] @ W[N, K]^T for
+// 1 <= M <= 16, memory-bound on the weight, so the whole design is about
+// keeping enough weight bytes in flight and touching each byte once.
+//
+// Grid (N / 16, splits), a cluster of `splits` CTAs along y. CTA (t, s) owns
+// output features [16t, 16t + 16) and the K slice s; each of its warps owns
+// `kw` consecutive K of that slice. Every lane loads its operands straight
+// into registers with 16-byte loads, weights before griddepcontrol.wait and
+// activations after it, and feeds mma.sync.m16n8k16 (A = 16 weight rows,
+// B = 8 tokens).
+//
+// Register-direct operands: within each 32-wide K chunk, lane (g, t) of a
+// warp (g = lane / 4, t = lane % 4) loads the 8 consecutive K [8t, 8t + 8)
+// of weight rows g and g + 8 and of token g. mma.sync expects lane (g, t) to
+// hold K {2t, 2t+1, 2t+8, 2t+9} of its rows; since a dot product does not
+// care in which order K is summed, we let the MMA's logical K slots stand
+// for a permutation of the physical K, the same one for A and B: the first
+// four loaded K feed the chunk's first MMA, the last four its second.
+//
+// Reduction: each warp writes its 16 x tile FP32 partial to shared memory;
+// the CTA sums its warps in warp order, sends the sum to cluster rank 0
+// (distributed shared memory), which sums the splits in split order, rounds
+// to BF16 and stores y. The order depends only on the launch shape, so runs
+// are bitwise reproducible. With a mailbox, rank 0 also publishes y
+// (lamport.mailbox.publish: -0.0 stored as +0.0) and sets ACTIVE, the bytes
+// and stage word lamport.publish_rows would write; with a ticket the stage
+// is the ticket's and no stage word is written.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GemmPublishKernel.h"
+#include "KernelGeneration.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/ImplicitLocOpBuilder.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+using namespace mlir::lamport;
+
+/// Output features of one CTA: the 16 rows of one MMA A operand.
+static constexpr int64_t kFeaturesPerCta = 16;
+/// K one lane covers with one 16-byte load, times the 4 lanes of a row.
+static constexpr int64_t kChunkK = 32;
+/// Tokens of one MMA B operand.
+static constexpr int64_t kTokensPerMma = 8;
+
+std::string GemmLaunchShape::unsupported() const {
+  if (kw % kChunkK)
+    return llvm::formatv("kw = {0}: the generated kernel loads K in chunks of "
+                         "{1} (16 bytes per lane), so kw must be a multiple "
+                         "of {1}",
+                         kw, kChunkK);
+  if (tokenTile != 8 && tokenTile != 16)
+    return llvm::formatv("token tile {0} must be 8 or 16", tokenTile);
+  // The verifier bounds warps by 32 and splits by 8, so the reduction's
+  // static shared memory, (warps + splits) * 16 tokens * 16 features * 4
+  // bytes, stays within 40 KiB: under the 48 KiB static limit.
+  return "";
+}
+
+namespace {
+/// Builds the kernel body: one instance per gpu.func.
+class GemmBodyBuilder {
+public:
+  GemmBodyBuilder(ImplicitLocOpBuilder &b, const GemmLaunchShape &shape,
+                  const GemmKernelValues &values)
+      : b(b), shape(shape), values(values), i32(b.getI32Type()),
+        globalPtr(LLVM::LLVMPointerType::get(b.getContext(), 1)),
+        sharedPtr(LLVM::LLVMPointerType::get(b.getContext(), 3)),
+        clusterPtr(LLVM::LLVMPointerType::get(b.getContext(), 7)),
+        fragmentWords(VectorType::get({4}, i32)) {}
+
+  void build(gpu::GPUModuleOp module);
+
+private:
+  Value constant(int64_t value) {
+    return arith::ConstantIntOp::create(b, i32, value);
+  }
+  Value add(Value lhs, Value rhs) { return arith::AddIOp::create(b, lhs, rhs); }
+  Value add(Value lhs, int64_t rhs) { return add(lhs, constant(rhs)); }
+  Value mul(Value lhs, int64_t rhs) {
+    return arith::MulIOp::create(b, lhs, constant(rhs));
+  }
+  Value lessThan(Value lhs, Value rhs) {
+    return arith::CmpIOp::create(b, arith::CmpIPredicate::ult, lhs, rhs);
+  }
+
+  /// The raw global pointer of a kernel memref (a bare pointer parameter).
+  Value globalPointer(Value memref);
+  /// Address of element `index` (i32, elements of `elementType`) past
+  /// `base`.
+  Value elementAddress(Value base, Value index, Type elementType, Type ptrTy);
+  /// One 16-byte load of `base[index]` (BF16 elements) as four i32 words;
+  /// `invariant` lets the weights use the read-only non-coherent path.
+  Value loadFragment(Value base, Value index, bool invariant);
+  Value word(Value fragment, int64_t i) {
+    return LLVM::ExtractElementOp::create(b, i32, fragment, constant(i));
+  }
+  /// A shared-memory array of `elements` FP32 in `module`.
+  LLVM::GlobalOp sharedArray(gpu::GPUModuleOp module, StringRef name,
+                             int64_t elements);
+  Value sharedElement(LLVM::GlobalOp array, Value index) {
+    Value base = LLVM::AddressOfOp::create(b, array);
+    return elementAddress(base, index, b.getF32Type(), sharedPtr);
+  }
+
+  ImplicitLocOpBuilder &b;
+  const GemmLaunchShape &shape;
+  const GemmKernelValues &values;
+  Type i32, globalPtr, sharedPtr, clusterPtr;
+  VectorType fragmentWords;
+};
+} // namespace
+
+Value GemmBodyBuilder::globalPointer(Value memref) {
+  Value address = memref::ExtractAlignedPointerAsIndexOp::create(b, memref);
+  Value asInt = arith::IndexCastUIOp::create(b, b.getI64Type(), address);
+  return LLVM::IntToPtrOp::create(b, globalPtr, asInt);
+}
+
+Value GemmBodyBuilder::elementAddress(Value base, Value index, Type elementType,
+                                      Type ptrTy) {
+  // Weights reach 2^31 bytes only past 1G elements; index in 64 bits anyway
+  // so the products never wrap.
+  Value wide = arith::ExtUIOp::create(b, b.getI64Type(), index);
+  return LLVM::GEPOp::create(b, ptrTy, elementType, base, ValueRange{wide},
+                             LLVM::GEPNoWrapFlags::inbounds);
+}
+
+Value GemmBodyBuilder::loadFragment(Value base, Value index, bool invariant) {
+  Value address = elementAddress(base, index, b.getBF16Type(), globalPtr);
+  return LLVM::LoadOp::create(b, fragmentWords, address, /*alignment=*/16,
+                              /*isVolatile=*/false, /*isNonTemporal=*/false,
+                              invariant);
+}
+
+LLVM::GlobalOp GemmBodyBuilder::sharedArray(gpu::GPUModuleOp module,
+                                            StringRef name, int64_t elements) {
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(module.getBody());
+  auto type = LLVM::LLVMArrayType::get(b.getF32Type(), elements);
+  return LLVM::GlobalOp::create(b, type, /*isConstant=*/false,
+                                LLVM::Linkage::Internal, name, Attribute(),
+                                /*alignment=*/16, /*addrSpace=*/3);
+}
+
+void GemmBodyBuilder::build(gpu::GPUModuleOp module) {
+  const int64_t k = shape.k, tile = shape.tokenTile;
+  const int64_t tokenBlocks = tile / kTokensPerMma;
+  const int64_t chunks = shape.kw / kChunkK;
+  const int64_t tileElements = tile * kFeaturesPerCta;
+  MLIRContext *ctx = b.getContext();
+
+  LLVM::GlobalOp partials =
+      sharedArray(module, "warp_partials", shape.warps * tileElements);
+  LLVM::GlobalOp splitSums =
+      sharedArray(module, "split_sums", shape.splits * tileElements);
+
+  Value thread = NVVM::ThreadIdXOp::create(b, i32);
+  Value featureTile = NVVM::BlockIdXOp::create(b, i32);
+  Value split = NVVM::BlockIdYOp::create(b, i32);
+  Value warp = arith::ShRUIOp::create(b, thread, constant(5));
+  Value lane = arith::AndIOp::create(b, thread, constant(31));
+  Value group = arith::ShRUIOp::create(b, lane, constant(2));
+  Value quad = arith::AndIOp::create(b, lane, constant(3));
+  Value firstFeature = mul(featureTile, kFeaturesPerCta);
+  // First K of this lane: the split's slice, the warp's kw, the lane's 8.
+  Value laneK =
+      add(add(mul(split, k / shape.splits), mul(warp, shape.kw)), mul(quad, 8));
+
+  Value weight = globalPointer(values.weight);
+  Value x = globalPointer(values.x);
+  Value y = globalPointer(values.y);
+
+  // Weights first: they do not depend on the previous kernel, so with PDL
+  // their loads overlap its tail.
+  SmallVector<Value> upperRows, lowerRows;
+  Value upperRow = add(firstFeature, group);
+  Value upperBase = add(mul(upperRow, k), laneK);
+  Value lowerBase = add(mul(add(upperRow, 8), k), laneK);
+  for (int64_t c = 0; c < chunks; ++c) {
+    upperRows.push_back(
+        loadFragment(weight, add(upperBase, c * kChunkK), /*invariant=*/true));
+    lowerRows.push_back(
+        loadFragment(weight, add(lowerBase, c * kChunkK), /*invariant=*/true));
+  }
+  if (values.pdl)
+    NVVM::GriddepcontrolOp::create(b, NVVM::GridDepActionKind::wait);
+
+  // Activations: token rows past M read token 0 (always valid memory) and
+  // are zeroed, so every lane issues the same loads.
+  Value tokens = values.tokens;
+  Value zeroWords = arith::ConstantOp::create(
+      b, fragmentWords, DenseElementsAttr::get(fragmentWords, int32_t(0)));
+  SmallVector<SmallVector<Value>> activations(tokenBlocks);
+  for (int64_t block = 0; block < tokenBlocks; ++block) {
+    Value token = add(group, block * kTokensPerMma);
+    Value inRange = lessThan(token, tokens);
+    Value safeToken = arith::SelectOp::create(b, inRange, token, constant(0));
+    Value base = add(mul(safeToken, k), laneK);
+    for (int64_t c = 0; c < chunks; ++c) {
+      Value loaded = loadFragment(x, add(base, c * kChunkK), false);
+      activations[block].push_back(
+          arith::SelectOp::create(b, inRange, loaded, zeroWords));
+    }
+  }
+
+  // The MMAs: step j of a chunk takes words 2j and 2j+1 of every fragment;
+  // consecutive steps rotate over `accs` accumulators so the MMAs of one
+  // warp do not wait on each other.
+  auto accumulatorType = LLVM::LLVMStructType::getLiteral(
+      ctx, SmallVector<Type>(4, b.getF32Type()));
+  Value zero = arith::ConstantOp::create(b, b.getF32FloatAttr(0.0f));
+  // accumulators[acc][block] holds four FP32 values.
+  SmallVector<SmallVector<SmallVector<Value>>> accumulators(
+      shape.accs, SmallVector<SmallVector<Value>>(tokenBlocks,
+                                                  SmallVector<Value>(4, zero)));
+  int64_t stepIndex = 0;
+  for (int64_t c = 0; c < chunks; ++c) {
+    SmallVector<Value> upper, lower;
+    for (int64_t i = 0; i < 4; ++i) {
+      upper.push_back(word(upperRows[c], i));
+      lower.push_back(word(lowerRows[c], i));
+    }
+    for (int64_t step = 0; step < 2; ++step, ++stepIndex) {
+      SmallVector<Value> a = {upper[2 * step], lower[2 * step],
+                              upper[2 * step + 1], lower[2 * step + 1]};
+      for (int64_t block = 0; block < tokenBlocks; ++block) {
+        SmallVector<Value> bOperand = {
+            word(activations[block][c], 2 * step),
+            word(activations[block][c], 2 * step + 1)};
+        SmallVector<Value> &acc = accumulators[stepIndex % shape.accs][block];
+        Value result = NVVM::MmaOp::create(
+            b, accumulatorType, a, bOperand, acc, ArrayRef<int64_t>{16, 8, 16},
+            std::nullopt, std::nullopt,
+            std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::bf16,
+                                          NVVM::MMATypes::bf16},
+            std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                           NVVM::MMALayout::col});
+        for (int64_t i = 0; i < 4; ++i)
+          acc[i] = LLVM::ExtractValueOp::create(b, result, i);
+      }
+    }
+  }
+  if (values.pdl)
+    NVVM::GriddepcontrolOp::create(b,
+                                   NVVM::GridDepActionKind::launch_dependents);
+
+  // Each warp's partial, accumulators summed in order, into shared memory at
+  // [warp][token * 16 + feature]: lane (g, t) holds features g and g + 8 of
+  // tokens 2t and 2t + 1 of each token block.
+  Value warpBase = mul(warp, tileElements);
+  Value pairToken = mul(quad, 2);
+  for (int64_t block = 0; block < tokenBlocks; ++block) {
+    for (int64_t i = 0; i < 4; ++i) {
+      Value sum = accumulators[0][block][i];
+      for (int64_t acc = 1; acc < shape.accs; ++acc)
+        sum = arith::AddFOp::create(b, sum, accumulators[acc][block][i]);
+      Value feature = add(group, i < 2 ? 0 : 8);
+      Value token = add(pairToken, block * kTokensPerMma + i % 2);
+      Value index = add(add(mul(token, kFeaturesPerCta), feature), warpBase);
+      LLVM::StoreOp::create(b, sum, sharedElement(partials, index));
+    }
+  }
+  NVVM::Barrier0Op::create(b);
+
+  // The CTA's sum over its warps, in warp order, into slot `split` of cluster
+  // rank 0's split sums.
+  int64_t threads = shape.warps * 32;
+  Value splitBase = mul(split, tileElements);
+  for (int64_t first = 0; first < tileElements; first += threads) {
+    Value element = add(thread, first);
+    auto inTile =
+        scf::IfOp::create(b, lessThan(element, constant(tileElements)),
+                          /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&inTile.getThenRegion().front());
+    Value sum;
+    for (int64_t w = 0; w < shape.warps; ++w) {
+      Value value = LLVM::LoadOp::create(
+          b, b.getF32Type(),
+          sharedElement(partials, add(element, w * tileElements)));
+      sum = sum ? Value(arith::AddFOp::create(b, sum, value)) : value;
+    }
+    Value slot = sharedElement(splitSums, add(splitBase, element));
+    if (shape.splits > 1)
+      slot = NVVM::MapaOp::create(b, clusterPtr, slot, constant(0));
+    LLVM::StoreOp::create(b, sum, slot);
+  }
+
+  Value isRankZero;
+  if (shape.splits > 1) {
+    // The cluster barrier orders the remote stores before rank 0 reads.
+    NVVM::ClusterArriveOp::create(b, UnitAttr());
+    NVVM::ClusterWaitOp::create(b, UnitAttr());
+    Value rank = NVVM::ClusterId::create(b, i32);
+    isRankZero =
+        arith::CmpIOp::create(b, arith::CmpIPredicate::eq, rank, constant(0));
+  } else {
+    NVVM::Barrier0Op::create(b);
+    isRankZero = arith::ConstantIntOp::create(b, b.getI1Type(), 1);
+  }
+
+  // Epilogue on rank 0: thread (token, half) sums 8 features over the splits
+  // in split order, rounds to BF16, stores y and publishes the fragment.
+  auto epilogue = scf::IfOp::create(b, isRankZero, /*withElseRegion=*/false);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&epilogue.getThenRegion().front());
+    Value stage;
+    if (values.mailbox) {
+      if (values.ticket) {
+        Value ticket = memref::LoadOp::create(
+            b, values.ticket, ValueRange{arith::ConstantIndexOp::create(b, 0)});
+        stage = StageFromTicketOp::create(b, ticket);
+      } else {
+        stage = StageNextOp::create(b, values.mailbox);
+      }
+    }
+    Value token = arith::ShRUIOp::create(b, thread, constant(1));
+    Value half = arith::AndIOp::create(b, thread, constant(1));
+    Value active = arith::AndIOp::create(
+        b, lessThan(thread, constant(2 * tile)), lessThan(token, tokens));
+    auto store = scf::IfOp::create(b, active, /*withElseRegion=*/false);
+    {
+      OpBuilder::InsertionGuard storeGuard(b);
+      b.setInsertionPointToStart(&store.getThenRegion().front());
+      Value first = add(mul(token, kFeaturesPerCta), mul(half, 8));
+      SmallVector<Value> lanes;
+      for (int64_t q = 0; q < 8; ++q) {
+        Value sum;
+        for (int64_t s = 0; s < shape.splits; ++s) {
+          Value value = LLVM::LoadOp::create(
+              b, b.getF32Type(),
+              sharedElement(splitSums, add(first, s * tileElements + q)));
+          sum = sum ? Value(arith::AddFOp::create(b, sum, value)) : value;
+        }
+        lanes.push_back(arith::TruncFOp::create(b, b.getBF16Type(), sum));
+      }
+      auto fragmentType = VectorType::get({8}, b.getBF16Type());
+      Value fragment = vector::FromElementsOp::create(b, fragmentType, lanes);
+      Value column = add(firstFeature, mul(half, 8));
+      Value yIndex = add(mul(token, shape.n), column);
+      LLVM::StoreOp::create(
+          b, fragment, elementAddress(y, yIndex, b.getBF16Type(), globalPtr),
+          16);
+      if (values.mailbox) {
+        Value row = arith::IndexCastUIOp::create(b, b.getIndexType(), token);
+        Value col = arith::IndexCastUIOp::create(b, b.getIndexType(), column);
+        MailboxPublishOp::create(b, fragment, values.mailbox, stage, row, col,
+                                 /*target=*/Value(), values.transport,
+                                 /*release_before=*/false);
+      }
+    }
+    if (values.mailbox && !values.ticket) {
+      // Every rank-0 CTA writes the same ACTIVE word once its threads have
+      // published: the consumer runs after this whole grid in stream order.
+      NVVM::Barrier0Op::create(b);
+      auto lead =
+          scf::IfOp::create(b,
+                            arith::CmpIOp::create(b, arith::CmpIPredicate::eq,
+                                                  thread, constant(0)),
+                            /*withElseRegion=*/false);
+      OpBuilder::InsertionGuard leadGuard(b);
+      b.setInsertionPointToStart(&lead.getThenRegion().front());
+      StageSetActiveOp::create(b, values.mailbox, stage);
+    }
+  }
+}
+
+void mlir::lamport::buildGemmPublishBody(ImplicitLocOpBuilder &b,
+                                         gpu::GPUModuleOp module,
+                                         const GemmLaunchShape &shape,
+                                         const GemmKernelValues &values) {
+  GemmBodyBuilder(b, shape, values).build(module);
+}
+
+/// Passed as the token dimension of a buffer that has none (the weight, the
+/// ticket): no dimension is replaced by the token capacity.
+static constexpr unsigned kNoTokensDim = ~0u;
+
+LogicalResult mlir::lamport::generateGemmPublishKernel(
+    GemmPublishOp op, const KernelGenerationOptions &options) {
+  MemRefType weightType = op.getWeight().getType();
+  TacticAttr tactic = op.getTactic();
+  // The most tokens a launch can carry: x's static M where it has one, else
+  // the op's bound (16, or the mailbox capacity).
+  MemRefType xType = op.getX().getType();
+  int64_t maxTokens =
+      xType.isDynamicDim(0) ? op.getMaxTokens() : xType.getDimSize(0);
+  GemmLaunchShape shape;
+  shape.n = weightType.getDimSize(0);
+  shape.k = weightType.getDimSize(1);
+  shape.splits = tactic.getSplits();
+  shape.kw = tactic.getKw();
+  shape.accs = tactic.getAccs();
+  shape.warps = shape.k / (shape.splits * shape.kw);
+  // One kernel serves every M up to the op's largest: the largest tile any M
+  // asks for. Dispatching a smaller tile for small M is a launch-plan change
+  // (a kernel per tile, chosen by M) still to come.
+  ArrayRef<int64_t> tiles = tactic.getTokenTiles();
+  shape.tokenTile = *std::max_element(tiles.begin(), tiles.begin() + maxTokens);
+  std::string reason = shape.unsupported();
+  if (!reason.empty())
+    return op.emitOpError() << "has no kernel: " << reason;
+
+  KernelSignature signature;
+  signature.family = "gemm_publish";
+  signature.mailbox = op.getMailbox();
+  auto addBuffer = [&](Value value, StringRef name, unsigned tokensDim,
+                       StringRef io) -> LogicalResult {
+    FailureOr<MemRefType> type =
+        getKernelBufferType(op, name, cast<MemRefType>(value.getType()),
+                            tokensDim, maxTokens, /*flat=*/false);
+    if (failed(type))
+      return failure();
+    signature.buffers.push_back({value, *type, io});
+    return success();
+  };
+  if (failed(addBuffer(op.getWeight(), "weight", kNoTokensDim, "in")) ||
+      failed(addBuffer(op.getX(), "x", 0, "in")) ||
+      failed(addBuffer(op.getY(), "y", 0, "out")) ||
+      (op.getTicket() &&
+       failed(addBuffer(op.getTicket(), "ticket", kNoTokensDim, "in"))))
+    return failure();
+  signature.tokensBuffer = op.getX();
+  signature.tokensDim = 0;
+  signature.pdl = op.getPdl();
+  signature.launch =
+      FixedLaunch{shape.gridX(), shape.splits, shape.threads(), shape.splits};
+  MLIRContext *ctx = op.getContext();
+  TransportAttr transport;
+  if (op.getMailbox()) {
+    transport = TransportAttr::get(ctx, op.getTransport() ? *op.getTransport()
+                                                          : options.transport);
+    signature.attributes.push_back(
+        NamedAttribute(StringAttr::get(ctx, "transport"), transport));
+  }
+  signature.attributes.push_back(NamedAttribute(
+      StringAttr::get(ctx, "token_tile"),
+      IntegerAttr::get(IntegerType::get(ctx, 64), shape.tokenTile)));
+
+  return generateKernel(
+      op, signature, options,
+      [&](OpBuilder &builder, Location loc, KernelBody &kernel) {
+        ImplicitLocOpBuilder b(loc, builder);
+        GemmKernelValues values;
+        values.mailbox = kernel.getMailbox();
+        values.weight = kernel.getBuffer(0);
+        values.x = kernel.getBuffer(1);
+        values.y = kernel.getBuffer(2);
+        if (op.getTicket())
+          values.ticket = kernel.getBuffer(3);
+        // M past the largest the buffers were sized for is clamped, as the
+        // other kernels clamp it to the mailbox capacity.
+        values.tokens = arith::MinUIOp::create(
+            b, kernel.getFunc().getArguments().back(),
+            arith::ConstantIntOp::create(b, b.getI32Type(), maxTokens));
+        values.transport = transport;
+        values.pdl = signature.pdl;
+        auto module = kernel.getFunc()->getParentOfType<gpu::GPUModuleOp>();
+        buildGemmPublishBody(b, module, shape, values);
+        builder.setInsertionPoint(b.getInsertionBlock(), b.getInsertionPoint());
+      });
+}

@@ -1,0 +1,66 @@
+//===- GemmPublishKernel.h - The small-M GEMM kernel body -------*- C++ -*-===//
+//
+// Part of the Lamport project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The launch shape and body builder of lamport.gemm_publish's kernel,
+// private to lamport-generate-kernels.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LAMPORT_LIB_DIALECT_LAMPORT_TRANSFORMS_GEMMPUBLISHKERNEL_H
+#define LAMPORT_LIB_DIALECT_LAMPORT_TRANSFORMS_GEMMPUBLISHKERNEL_H
+
+#include "lamport/Dialect/Lamport/IR/Lamport.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+
+#include <string>
+
+namespace mlir {
+class ImplicitLocOpBuilder;
+} // namespace mlir
+
+namespace mlir::lamport {
+
+/// The launch shape of one token tile of a gemm_publish: y[M, n] = x[M, k] @
+/// W[n, k]^T on a grid of (n / 16, splits) CTAs of `warps` warps.
+struct GemmLaunchShape {
+  int64_t n = 0, k = 0;
+  int64_t splits = 1, kw = 0, accs = 1;
+  /// Tokens one kernel computes (8 or 16): M up to this.
+  int64_t tokenTile = 8;
+  int64_t warps = 1;
+
+  int64_t threads() const { return warps * 32; }
+  int64_t gridX() const { return n / 16; }
+  /// Why the generated kernel cannot take this shape (beyond what the op's
+  /// verifier already checks), or an empty string.
+  std::string unsupported() const;
+};
+
+/// The kernel's parameters as values inside its gpu.func.
+struct GemmKernelValues {
+  /// memref<N x K x bf16, 1>, memref<T x K x bf16, 1>, memref<T x N x bf16,
+  /// 1>: bare pointers in the bundle ABI.
+  Value weight, x, y;
+  /// The mailbox to publish y into, or null.
+  Value mailbox;
+  /// memref<1xi32, 1> ticket word, or null (only with a mailbox).
+  Value ticket;
+  /// i32 token count M.
+  Value tokens;
+  TransportAttr transport;
+  bool pdl = false;
+};
+
+/// Builds the kernel body at `b`'s insertion point (inside a gpu.func of
+/// `module`, which receives the kernel's shared-memory arrays).
+void buildGemmPublishBody(ImplicitLocOpBuilder &b, gpu::GPUModuleOp module,
+                          const GemmLaunchShape &shape,
+                          const GemmKernelValues &values);
+
+} // namespace mlir::lamport
+
+#endif // LAMPORT_LIB_DIALECT_LAMPORT_TRANSFORMS_GEMMPUBLISHKERNEL_H

@@ -1,0 +1,61 @@
+// REQUIRES: ptxas
+// lamport.gemm_publish down to PTX and cubin, for both chips: the o_proj
+// shape at tp = 8 publishing its partial into the attention boundary's
+// mailbox. The manifest carries the cluster of the split-K launch; the PTX
+// holds the register-direct loads (weights on the read-only path before
+// griddepcontrol.wait), the MMAs, the distributed-shared-memory reduction
+// and the epilogue's publish: one 16-byte store per peer in the unicast
+// form, never a multimem store; multimem.st in the multicast form.
+//
+// RUN: rm -rf %t && mkdir -p %t
+// RUN: lamport-compile %s -o %t/sm90
+// RUN: FileCheck %s --check-prefix=MANIFEST < %t/sm90/manifest.json
+// RUN: FileCheck %s --check-prefixes=PTX,UNICAST < %t/sm90/gemm_publish_0.ptx
+// RUN: test -s %t/sm90/gemm_publish_0.cubin
+// RUN: lamport-compile %s -o %t/sm100a --chip sm_100a --transport multicast
+// RUN: test -s %t/sm100a/gemm_publish_0.cubin
+// RUN: FileCheck %s --check-prefixes=PTX,MULTICAST < %t/sm100a/gemm_publish_0.ptx
+//
+// MANIFEST:      "name": "gemm_publish_0",
+// MANIFEST-NEXT: "op": "gemm_publish",
+// MANIFEST:      "grid": [512, 2, 1],
+// MANIFEST-NEXT: "block": [256, 1, 1],
+// MANIFEST-NEXT: "cluster": [1, 2, 1],
+// MANIFEST:      "pdl": true,
+// MANIFEST-NEXT: "attributes": {"transport": "unicast", "token_tile": 16},
+// MANIFEST-NEXT: "params": [
+// MANIFEST-NEXT:   {"kind": "mailbox", "argument": 3, "size": 104, "align": 8},
+// MANIFEST-NEXT:   {"kind": "buffer", "argument": 1, "io": "in", "size": 8, "align": 8},
+// MANIFEST-NEXT:   {"kind": "buffer", "argument": 0, "io": "in", "size": 8, "align": 8},
+// MANIFEST-NEXT:   {"kind": "buffer", "argument": 2, "io": "out", "size": 8, "align": 8},
+// MANIFEST-NEXT:   {"kind": "tokens", "size": 4, "align": 4}
+//
+// PTX:       .visible .entry gemm_publish_0(
+// PTX:       ld.global.nc.v4.b32
+// PTX:       griddepcontrol.wait
+// 16-byte activation loads (sm_100a spells them v2.b64).
+// PTX:       ld.global.{{v4.b32|v2.b64}}
+// 2 chunks x 2 steps x 2 token blocks (the 16-token tile).
+// PTX-COUNT-8: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+// PTX-NOT:   mma.sync
+// PTX:       griddepcontrol.launch_dependents
+// PTX:       mapa.shared::cluster
+// PTX:       barrier.cluster.arrive
+// PTX:       barrier.cluster.wait
+// PTX:       cvt.rn.bf16{{(x2)?}}.f32
+// Every rank's copy, one 16-byte store each, then y's own fragment.
+// UNICAST-COUNT-9: st.global.v4.b32
+// UNICAST-NOT: multimem
+// MULTICAST:   multimem.st.relaxed.sys.global.v4.f32
+
+!mb = !lamport.mailbox<tp = 8, capacity = 16, width = 8192>
+
+func.func @oproj(%x: memref<?x1024xbf16>, %w: memref<8192x1024xbf16>,
+                 %partial: memref<?x8192xbf16>, %mb: !mb) {
+  lamport.gemm_publish %x, %w into %partial mailbox %mb : !mb
+      tactic(#lamport.tactic<splits = 2, kw = 64, accs = 2,
+          token_tiles = [8, 8, 8, 8, 8, 8, 8, 8,
+                         16, 16, 16, 16, 16, 16, 16, 16]>) {pdl}
+      : memref<?x1024xbf16>, memref<8192x1024xbf16>, memref<?x8192xbf16>
+  return
+}
