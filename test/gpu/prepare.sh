@@ -3,7 +3,7 @@
 #
 # Run on the build machine (MLIR, no GPU) before a GPU run:
 #   - compiles the GPU checks' programs into bundles/ with lamport-compile:
-#     publish_poll_tp2/4/8 (docs/examples), all_reduce_tp8 and
+#     publish_poll_tp2/4/8 and all_reduce_tp8 (docs/examples), and
 #     all_reduce_pairwise_tp4 (test/gpu/programs);
 #   - copies nlohmann/json's headers into third_party_cache/ (the GPU
 #     machine has no package manager).
@@ -25,11 +25,12 @@ for tp in 2 4 8; do
   "$compile" "$root/docs/examples/publish_poll_rows_tp$tp.mlir" \
     -o "$root/bundles/publish_poll_tp$tp"
 done
-for program in all_reduce_tp8 all_reduce_pairwise_tp4; do
-  rm -rf "$root/bundles/$program"
-  "$compile" "$root/test/gpu/programs/$program.mlir" \
-    -o "$root/bundles/$program"
-done
+rm -rf "$root/bundles/all_reduce_tp8"
+"$compile" "$root/docs/examples/all_reduce_tp8.mlir" \
+  -o "$root/bundles/all_reduce_tp8"
+rm -rf "$root/bundles/all_reduce_pairwise_tp4"
+"$compile" "$root/test/gpu/programs/all_reduce_pairwise_tp4.mlir" \
+  -o "$root/bundles/all_reduce_pairwise_tp4"
 rm -rf "$root/third_party_cache/nlohmann"
 mkdir -p "$root/third_party_cache"
 cp -r /usr/include/nlohmann "$root/third_party_cache/"

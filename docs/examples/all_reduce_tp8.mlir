@@ -1,5 +1,6 @@
-// The one-shot all-reduce at tp = 8, for the GPU checks of test/gpu/run.sh:
-// each rank publishes its partial rows [M, 8192], then sums the 8 slots of
+// The decode boundary's all-reduce at tp = 8, 1..16 tokens x 8192 BF16: the
+// main job of scripts/run.sh and a GPU check of test/gpu/run.sh. Each rank
+// publishes its partial rows [M, 8192], then sums the 8 slots of
 // the ACTIVE stage in FP32 in rank order, rounds to BF16 into %out, re-arms
 // and advances NEXT. lamport-run checks %out against the same sum on the
 // host.
