@@ -24,6 +24,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lamport/Runtime/Manifest.h"
+#include "lamport/Runtime/Reference.h"
 
 #include <cublas_v2.h>
 #include <cuda.h>
@@ -41,6 +42,8 @@
 #include <vector>
 
 using lamport::runtime::ArgumentKind;
+using lamport::runtime::bf16ToFloat;
+using lamport::runtime::floatToBf16;
 using lamport::runtime::BufferIO;
 using lamport::runtime::Bundle;
 using lamport::runtime::KernelSpec;
@@ -68,19 +71,6 @@ void check(cublasStatus_t result, const char *call) {
     fail(std::string(call) + ": cuBLAS status " + std::to_string(result));
 }
 #define CHECK(call) check((call), #call)
-
-float bf16ToFloat(uint16_t bits) {
-  uint32_t word = uint32_t(bits) << 16;
-  float value;
-  std::memcpy(&value, &word, 4);
-  return value;
-}
-uint16_t floatToBf16(float value) {
-  uint32_t word;
-  std::memcpy(&word, &value, 4);
-  word += 0x7fff + ((word >> 16) & 1); // round to nearest even
-  return uint16_t(word >> 16);
-}
 
 /// One GEMM bundle: its kernel and the shapes of its three buffers.
 struct GemmBundle {
