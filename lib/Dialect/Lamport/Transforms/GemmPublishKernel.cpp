@@ -81,11 +81,34 @@ public:
         globalPtr(LLVM::LLVMPointerType::get(b.getContext(), 1)),
         sharedPtr(LLVM::LLVMPointerType::get(b.getContext(), 3)),
         clusterPtr(LLVM::LLVMPointerType::get(b.getContext(), 7)),
-        fragmentWords(VectorType::get({4}, i32)) {}
+        fragmentWords(VectorType::get({4}, i32)),
+        tokenBlocks(shape.tokenTile / kTokensPerMma),
+        chunks(shape.kw / kChunkK),
+        tileElements(shape.tokenTile * kFeaturesPerCta) {}
 
   void build(gpu::GPUModuleOp module);
 
 private:
+  /// Per token block, per 32-wide K chunk: one lane's 16-byte fragment.
+  using Fragments = SmallVector<SmallVector<Value>>;
+  /// Per accumulator, per token block: one MMA's four FP32 values.
+  using Accumulators = SmallVector<SmallVector<SmallVector<Value>>>;
+
+  /// The kernel's phases, in the order build() emits them.
+  void computeLaneCoordinates();
+  void loadWeights(SmallVectorImpl<Value> &upperRows,
+                   SmallVectorImpl<Value> &lowerRows);
+  Fragments loadActivations();
+  Accumulators multiply(ArrayRef<Value> upperRows, ArrayRef<Value> lowerRows,
+                        const Fragments &activations);
+  void storeWarpPartials(const Accumulators &accumulators);
+  void sumWarpsIntoSplitSlot();
+  /// Orders every split's sum before rank 0 reads them; true on rank 0.
+  Value synchronizeSplits();
+  /// The stage the epilogue publishes into: NEXT, or the ticket's.
+  Value stageToPublish();
+  void emitEpilogue(Value isRankZero);
+
   Value constant(int64_t value) {
     return arith::ConstantIntOp::create(b, i32, value);
   }
@@ -122,6 +145,16 @@ private:
   const GemmKernelValues &values;
   Type i32, globalPtr, sharedPtr, clusterPtr;
   VectorType fragmentWords;
+  /// MMA token blocks per tile, 32-wide K chunks per warp, and FP32 values
+  /// of one CTA's [tile, 16] partial.
+  int64_t tokenBlocks, chunks, tileElements;
+  /// The reduction's shared-memory arrays.
+  LLVM::GlobalOp partials, splitSums;
+  /// Lane coordinates (group = lane / 4, quad = lane % 4) and the first
+  /// feature and K this lane touches.
+  Value thread, split, warp, group, quad, firstFeature, laneK;
+  /// Raw global pointers of the weight, x and y.
+  Value weight, x, y;
 };
 } // namespace
 
@@ -158,74 +191,88 @@ LLVM::GlobalOp GemmBodyBuilder::sharedArray(gpu::GPUModuleOp module,
 }
 
 void GemmBodyBuilder::build(gpu::GPUModuleOp module) {
-  const int64_t k = shape.k, tile = shape.tokenTile;
-  const int64_t tokenBlocks = tile / kTokensPerMma;
-  const int64_t chunks = shape.kw / kChunkK;
-  const int64_t tileElements = tile * kFeaturesPerCta;
-  MLIRContext *ctx = b.getContext();
-
-  LLVM::GlobalOp partials =
-      sharedArray(module, "warp_partials", shape.warps * tileElements);
-  LLVM::GlobalOp splitSums =
-      sharedArray(module, "split_sums", shape.splits * tileElements);
-
-  Value thread = NVVM::ThreadIdXOp::create(b, i32);
-  Value featureTile = NVVM::BlockIdXOp::create(b, i32);
-  Value split = NVVM::BlockIdYOp::create(b, i32);
-  Value warp = arith::ShRUIOp::create(b, thread, constant(5));
-  Value lane = arith::AndIOp::create(b, thread, constant(31));
-  Value group = arith::ShRUIOp::create(b, lane, constant(2));
-  Value quad = arith::AndIOp::create(b, lane, constant(3));
-  Value firstFeature = mul(featureTile, kFeaturesPerCta);
-  // First K of this lane: the split's slice, the warp's kw, the lane's 8.
-  Value laneK =
-      add(add(mul(split, k / shape.splits), mul(warp, shape.kw)), mul(quad, 8));
-
-  Value weight = globalPointer(values.weight);
-  Value x = globalPointer(values.x);
-  Value y = globalPointer(values.y);
+  partials = sharedArray(module, "warp_partials", shape.warps * tileElements);
+  splitSums = sharedArray(module, "split_sums", shape.splits * tileElements);
+  computeLaneCoordinates();
 
   // Weights first: they do not depend on the previous kernel, so with PDL
   // their loads overlap its tail.
   SmallVector<Value> upperRows, lowerRows;
+  loadWeights(upperRows, lowerRows);
+  if (values.pdl)
+    NVVM::GriddepcontrolOp::create(b, NVVM::GridDepActionKind::wait);
+  Fragments activations = loadActivations();
+  Accumulators accumulators = multiply(upperRows, lowerRows, activations);
+  if (values.pdl)
+    NVVM::GriddepcontrolOp::create(b,
+                                   NVVM::GridDepActionKind::launch_dependents);
+
+  storeWarpPartials(accumulators);
+  NVVM::Barrier0Op::create(b);
+  sumWarpsIntoSplitSlot();
+  emitEpilogue(synchronizeSplits());
+}
+
+void GemmBodyBuilder::computeLaneCoordinates() {
+  thread = NVVM::ThreadIdXOp::create(b, i32);
+  Value featureTile = NVVM::BlockIdXOp::create(b, i32);
+  split = NVVM::BlockIdYOp::create(b, i32);
+  warp = arith::ShRUIOp::create(b, thread, constant(5));
+  Value lane = arith::AndIOp::create(b, thread, constant(31));
+  group = arith::ShRUIOp::create(b, lane, constant(2));
+  quad = arith::AndIOp::create(b, lane, constant(3));
+  firstFeature = mul(featureTile, kFeaturesPerCta);
+  // First K of this lane: the split's slice, the warp's kw, the lane's 8.
+  laneK = add(add(mul(split, shape.k / shape.splits), mul(warp, shape.kw)),
+              mul(quad, 8));
+  weight = globalPointer(values.weight);
+  x = globalPointer(values.x);
+  y = globalPointer(values.y);
+}
+
+void GemmBodyBuilder::loadWeights(SmallVectorImpl<Value> &upperRows,
+                                  SmallVectorImpl<Value> &lowerRows) {
   Value upperRow = add(firstFeature, group);
-  Value upperBase = add(mul(upperRow, k), laneK);
-  Value lowerBase = add(mul(add(upperRow, 8), k), laneK);
+  Value upperBase = add(mul(upperRow, shape.k), laneK);
+  Value lowerBase = add(mul(add(upperRow, 8), shape.k), laneK);
   for (int64_t c = 0; c < chunks; ++c) {
     upperRows.push_back(
         loadFragment(weight, add(upperBase, c * kChunkK), /*invariant=*/true));
     lowerRows.push_back(
         loadFragment(weight, add(lowerBase, c * kChunkK), /*invariant=*/true));
   }
-  if (values.pdl)
-    NVVM::GriddepcontrolOp::create(b, NVVM::GridDepActionKind::wait);
+}
 
-  // Activations: token rows past M read token 0 (always valid memory) and
-  // are zeroed, so every lane issues the same loads.
-  Value tokens = values.tokens;
+GemmBodyBuilder::Fragments GemmBodyBuilder::loadActivations() {
+  // Token rows past M read token 0 (always valid memory) and are zeroed, so
+  // every lane issues the same loads.
   Value zeroWords = arith::ConstantOp::create(
       b, fragmentWords, DenseElementsAttr::get(fragmentWords, int32_t(0)));
-  SmallVector<SmallVector<Value>> activations(tokenBlocks);
+  Fragments activations(tokenBlocks);
   for (int64_t block = 0; block < tokenBlocks; ++block) {
     Value token = add(group, block * kTokensPerMma);
-    Value inRange = lessThan(token, tokens);
+    Value inRange = lessThan(token, values.tokens);
     Value safeToken = arith::SelectOp::create(b, inRange, token, constant(0));
-    Value base = add(mul(safeToken, k), laneK);
+    Value base = add(mul(safeToken, shape.k), laneK);
     for (int64_t c = 0; c < chunks; ++c) {
       Value loaded = loadFragment(x, add(base, c * kChunkK), false);
       activations[block].push_back(
           arith::SelectOp::create(b, inRange, loaded, zeroWords));
     }
   }
+  return activations;
+}
 
-  // The MMAs: step j of a chunk takes words 2j and 2j+1 of every fragment;
-  // consecutive steps rotate over `accs` accumulators so the MMAs of one
-  // warp do not wait on each other.
+GemmBodyBuilder::Accumulators
+GemmBodyBuilder::multiply(ArrayRef<Value> upperRows, ArrayRef<Value> lowerRows,
+                          const Fragments &activations) {
+  // Step j of a chunk takes words 2j and 2j+1 of every fragment; consecutive
+  // steps rotate over `accs` accumulators so the MMAs of one warp do not wait
+  // on each other.
   auto accumulatorType = LLVM::LLVMStructType::getLiteral(
-      ctx, SmallVector<Type>(4, b.getF32Type()));
+      b.getContext(), SmallVector<Type>(4, b.getF32Type()));
   Value zero = arith::ConstantOp::create(b, b.getF32FloatAttr(0.0f));
-  // accumulators[acc][block] holds four FP32 values.
-  SmallVector<SmallVector<SmallVector<Value>>> accumulators(
+  Accumulators accumulators(
       shape.accs, SmallVector<SmallVector<Value>>(tokenBlocks,
                                                   SmallVector<Value>(4, zero)));
   int64_t stepIndex = 0;
@@ -255,11 +302,11 @@ void GemmBodyBuilder::build(gpu::GPUModuleOp module) {
       }
     }
   }
-  if (values.pdl)
-    NVVM::GriddepcontrolOp::create(b,
-                                   NVVM::GridDepActionKind::launch_dependents);
+  return accumulators;
+}
 
-  // Each warp's partial, accumulators summed in order, into shared memory at
+void GemmBodyBuilder::storeWarpPartials(const Accumulators &accumulators) {
+  // Accumulators summed in order, into shared memory at
   // [warp][token * 16 + feature]: lane (g, t) holds features g and g + 8 of
   // tokens 2t and 2t + 1 of each token block.
   Value warpBase = mul(warp, tileElements);
@@ -275,11 +322,12 @@ void GemmBodyBuilder::build(gpu::GPUModuleOp module) {
       LLVM::StoreOp::create(b, sum, sharedElement(partials, index));
     }
   }
-  NVVM::Barrier0Op::create(b);
+}
 
-  // The CTA's sum over its warps, in warp order, into slot `split` of cluster
-  // rank 0's split sums.
-  int64_t threads = shape.warps * 32;
+void GemmBodyBuilder::sumWarpsIntoSplitSlot() {
+  // The CTA's sum over its warps, in warp order, into slot `split` of
+  // cluster rank 0's split sums.
+  int64_t threads = shape.threads();
   Value splitBase = mul(split, tileElements);
   for (int64_t first = 0; first < tileElements; first += threads) {
     Value element = add(thread, first);
@@ -300,84 +348,81 @@ void GemmBodyBuilder::build(gpu::GPUModuleOp module) {
       slot = NVVM::MapaOp::create(b, clusterPtr, slot, constant(0));
     LLVM::StoreOp::create(b, sum, slot);
   }
+}
 
-  Value isRankZero;
-  if (shape.splits > 1) {
-    // The cluster barrier orders the remote stores before rank 0 reads.
-    NVVM::ClusterArriveOp::create(b, UnitAttr());
-    NVVM::ClusterWaitOp::create(b, UnitAttr());
-    Value rank = NVVM::ClusterId::create(b, i32);
-    isRankZero =
-        arith::CmpIOp::create(b, arith::CmpIPredicate::eq, rank, constant(0));
-  } else {
+Value GemmBodyBuilder::synchronizeSplits() {
+  if (shape.splits == 1) {
     NVVM::Barrier0Op::create(b);
-    isRankZero = arith::ConstantIntOp::create(b, b.getI1Type(), 1);
+    return arith::ConstantIntOp::create(b, b.getI1Type(), 1);
   }
+  // The cluster barrier orders the remote stores before rank 0 reads.
+  NVVM::ClusterArriveOp::create(b, UnitAttr());
+  NVVM::ClusterWaitOp::create(b, UnitAttr());
+  Value rank = NVVM::ClusterId::create(b, i32);
+  return arith::CmpIOp::create(b, arith::CmpIPredicate::eq, rank, constant(0));
+}
 
-  // Epilogue on rank 0: thread (token, half) sums 8 features over the splits
-  // in split order, rounds to BF16, stores y and publishes the fragment.
+Value GemmBodyBuilder::stageToPublish() {
+  if (!values.ticket)
+    return StageNextOp::create(b, values.mailbox);
+  Value ticket = memref::LoadOp::create(
+      b, values.ticket, ValueRange{arith::ConstantIndexOp::create(b, 0)});
+  return StageFromTicketOp::create(b, ticket);
+}
+
+void GemmBodyBuilder::emitEpilogue(Value isRankZero) {
+  // On rank 0, thread (token, half) sums 8 features over the splits in split
+  // order, rounds to BF16, stores y and publishes the fragment.
   auto epilogue = scf::IfOp::create(b, isRankZero, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&epilogue.getThenRegion().front());
+  Value stage = values.mailbox ? stageToPublish() : Value();
+  Value token = arith::ShRUIOp::create(b, thread, constant(1));
+  Value half = arith::AndIOp::create(b, thread, constant(1));
+  Value active =
+      arith::AndIOp::create(b, lessThan(thread, constant(2 * shape.tokenTile)),
+                            lessThan(token, values.tokens));
+  auto store = scf::IfOp::create(b, active, /*withElseRegion=*/false);
   {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(&epilogue.getThenRegion().front());
-    Value stage;
+    OpBuilder::InsertionGuard storeGuard(b);
+    b.setInsertionPointToStart(&store.getThenRegion().front());
+    Value first = add(mul(token, kFeaturesPerCta), mul(half, 8));
+    SmallVector<Value> lanes;
+    for (int64_t q = 0; q < 8; ++q) {
+      Value sum;
+      for (int64_t s = 0; s < shape.splits; ++s) {
+        Value value = LLVM::LoadOp::create(
+            b, b.getF32Type(),
+            sharedElement(splitSums, add(first, s * tileElements + q)));
+        sum = sum ? Value(arith::AddFOp::create(b, sum, value)) : value;
+      }
+      lanes.push_back(arith::TruncFOp::create(b, b.getBF16Type(), sum));
+    }
+    auto fragmentType = VectorType::get({8}, b.getBF16Type());
+    Value fragment = vector::FromElementsOp::create(b, fragmentType, lanes);
+    Value column = add(firstFeature, mul(half, 8));
+    Value yIndex = add(mul(token, shape.n), column);
+    LLVM::StoreOp::create(
+        b, fragment, elementAddress(y, yIndex, b.getBF16Type(), globalPtr), 16);
     if (values.mailbox) {
-      if (values.ticket) {
-        Value ticket = memref::LoadOp::create(
-            b, values.ticket, ValueRange{arith::ConstantIndexOp::create(b, 0)});
-        stage = StageFromTicketOp::create(b, ticket);
-      } else {
-        stage = StageNextOp::create(b, values.mailbox);
-      }
+      Value row = arith::IndexCastUIOp::create(b, b.getIndexType(), token);
+      Value col = arith::IndexCastUIOp::create(b, b.getIndexType(), column);
+      MailboxPublishOp::create(b, fragment, values.mailbox, stage, row, col,
+                               /*target=*/Value(), values.transport,
+                               /*release_before=*/false);
     }
-    Value token = arith::ShRUIOp::create(b, thread, constant(1));
-    Value half = arith::AndIOp::create(b, thread, constant(1));
-    Value active = arith::AndIOp::create(
-        b, lessThan(thread, constant(2 * tile)), lessThan(token, tokens));
-    auto store = scf::IfOp::create(b, active, /*withElseRegion=*/false);
-    {
-      OpBuilder::InsertionGuard storeGuard(b);
-      b.setInsertionPointToStart(&store.getThenRegion().front());
-      Value first = add(mul(token, kFeaturesPerCta), mul(half, 8));
-      SmallVector<Value> lanes;
-      for (int64_t q = 0; q < 8; ++q) {
-        Value sum;
-        for (int64_t s = 0; s < shape.splits; ++s) {
-          Value value = LLVM::LoadOp::create(
-              b, b.getF32Type(),
-              sharedElement(splitSums, add(first, s * tileElements + q)));
-          sum = sum ? Value(arith::AddFOp::create(b, sum, value)) : value;
-        }
-        lanes.push_back(arith::TruncFOp::create(b, b.getBF16Type(), sum));
-      }
-      auto fragmentType = VectorType::get({8}, b.getBF16Type());
-      Value fragment = vector::FromElementsOp::create(b, fragmentType, lanes);
-      Value column = add(firstFeature, mul(half, 8));
-      Value yIndex = add(mul(token, shape.n), column);
-      LLVM::StoreOp::create(
-          b, fragment, elementAddress(y, yIndex, b.getBF16Type(), globalPtr),
-          16);
-      if (values.mailbox) {
-        Value row = arith::IndexCastUIOp::create(b, b.getIndexType(), token);
-        Value col = arith::IndexCastUIOp::create(b, b.getIndexType(), column);
-        MailboxPublishOp::create(b, fragment, values.mailbox, stage, row, col,
-                                 /*target=*/Value(), values.transport,
-                                 /*release_before=*/false);
-      }
-    }
-    if (values.mailbox && !values.ticket) {
-      // Every rank-0 CTA writes the same ACTIVE word once its threads have
-      // published: the consumer runs after this whole grid in stream order.
-      NVVM::Barrier0Op::create(b);
-      auto lead =
-          scf::IfOp::create(b,
-                            arith::CmpIOp::create(b, arith::CmpIPredicate::eq,
-                                                  thread, constant(0)),
-                            /*withElseRegion=*/false);
-      OpBuilder::InsertionGuard leadGuard(b);
-      b.setInsertionPointToStart(&lead.getThenRegion().front());
-      StageSetActiveOp::create(b, values.mailbox, stage);
-    }
+  }
+  if (values.mailbox && !values.ticket) {
+    // Every rank-0 CTA writes the same ACTIVE word once its threads have
+    // published: the consumer runs after this whole grid in stream order.
+    NVVM::Barrier0Op::create(b);
+    auto lead = scf::IfOp::create(
+        b,
+        arith::CmpIOp::create(b, arith::CmpIPredicate::eq, thread, constant(0)),
+        /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard leadGuard(b);
+    b.setInsertionPointToStart(&lead.getThenRegion().front());
+    StageSetActiveOp::create(b, values.mailbox, stage);
   }
 }
 
