@@ -35,11 +35,11 @@ MLIR
     "$compile" "$programs/$name.mlir" -o "$out/$name"
   done
 done <<'SHAPES'
-unpooler_tp4 2048 4096 4 64
-unpooler_tp8 1024 4096 8 64
-unpooler_tp16 512 4096 8 64
+unpooler_tp4 2048 4096 1 128
+unpooler_tp8 1024 4096 2 128
+unpooler_tp16 512 4096 2 64
 oproj_tp4 8192 2048 1 128
-oproj_tp8 8192 1024 1 64
-oproj_tp16 8192 512 1 64
+oproj_tp8 8192 1024 1 128
+oproj_tp16 8192 512 1 128
 SHAPES
 ls "$out" | wc -l
