@@ -24,9 +24,6 @@ namespace {
 /// Index of a stage word in the int32 [ACTIVE, NEXT] pair.
 enum StageWord : int64_t { kActive = 0, kNext = 1 };
 
-/// Bits a ticket shifts its stage by (as the dialect's folders do).
-constexpr unsigned kTicketStageShift = 16;
-
 } // namespace
 
 /// Address (`ptr<1>`) of stage word `word` of `mailbox`.
@@ -121,7 +118,8 @@ struct StageFromTicketLowering
                   ConversionPatternRewriter &rewriter) const override {
     rewriter.replaceOpWithNewOp<LLVM::LShrOp>(
         op, adaptor.getTicket(),
-        createIntConstant(rewriter, op.getLoc(), 32, kTicketStageShift));
+        createIntConstant(rewriter, op.getLoc(), 32,
+                          LamportDialect::kTicketStageShift));
     return success();
   }
 };
@@ -135,7 +133,8 @@ struct StageToTicketLowering : public ConvertOpToLLVMPattern<StageToTicketOp> {
                   ConversionPatternRewriter &rewriter) const override {
     rewriter.replaceOpWithNewOp<LLVM::ShlOp>(
         op, adaptor.getStage(),
-        createIntConstant(rewriter, op.getLoc(), 32, kTicketStageShift));
+        createIntConstant(rewriter, op.getLoc(), 32,
+                          LamportDialect::kTicketStageShift));
     return success();
   }
 };

@@ -32,20 +32,19 @@ LogicalResult StageAdvanceOp::verify() {
 // StageFromTicketOp / StageToTicketOp
 //===----------------------------------------------------------------------===//
 
-/// Bits a ticket shifts its stage by.
-static constexpr unsigned kTicketStageShift = 16;
-
 OpFoldResult StageFromTicketOp::fold(FoldAdaptor adaptor) {
   auto ticket = dyn_cast_if_present<IntegerAttr>(adaptor.getTicket());
   if (!ticket)
     return {};
   // The stage is the upper half of the word: a logical shift.
-  return IntegerAttr::get(getType(), ticket.getValue().lshr(kTicketStageShift));
+  return IntegerAttr::get(
+      getType(), ticket.getValue().lshr(LamportDialect::kTicketStageShift));
 }
 
 OpFoldResult StageToTicketOp::fold(FoldAdaptor adaptor) {
   auto stage = dyn_cast_if_present<IntegerAttr>(adaptor.getStage());
   if (!stage)
     return {};
-  return IntegerAttr::get(getType(), stage.getValue().shl(kTicketStageShift));
+  return IntegerAttr::get(
+      getType(), stage.getValue().shl(LamportDialect::kTicketStageShift));
 }

@@ -46,6 +46,9 @@ def Lamport_Dialect : Dialect {
     static constexpr unsigned kFragmentLanes = 8;
     /// The sentinel: BF16 negative zero, compared bit for bit.
     static constexpr uint16_t kSentinelBits = 0x8000;
+    /// Bits a ticket shifts its stage by: the stage is the upper half of
+    /// the int32 word. The folds and the lowering both read this.
+    static constexpr unsigned kTicketStageShift = 16;
     /// Poll timeout used when neither the op nor the pass sets one.
     static constexpr int64_t kDefaultTimeoutNs = 1000000000;
     /// Largest TP group a mailbox descriptor carries peers for.
