@@ -303,6 +303,8 @@ ParamSpec parseParam(const Reader &r, const Manifest &m) {
     param.kind = ParamKind::Buffer;
     expectArgument(ArgumentKind::Buffer);
     expectLayout(8, 8, "a device pointer");
+    if (r.has("role"))
+      param.role = r.string("role");
   } else if (kind == "tokens") {
     param.kind = ParamKind::Tokens;
     expectLayout(4, 4, "an i32 token count");

@@ -100,6 +100,8 @@ llvm::json::Value mlir::lamport::buildManifest(const LaunchPlan &plan,
         entry["argument"] = *param.argument;
       if (!param.io.empty())
         entry["io"] = param.io;
+      if (!param.role.empty())
+        entry["role"] = param.role;
       params.push_back(std::move(entry));
     }
     kernels.push_back(llvm::json::Object{

@@ -225,6 +225,8 @@ readKernel(gpu::LaunchFuncOp launch, func::FuncOp program,
       param.size = param.align = 8;
       auto io = kernel.getArgAttrOfType<StringAttr>(i, "lamport.io");
       param.io = io ? io.getValue().str() : "inout";
+      if (auto role = kernel.getArgAttrOfType<StringAttr>(i, "lamport.role"))
+        param.role = role.getValue().str();
       mergeIo(arguments[argument.getArgNumber()].io, param.io);
     }
     plan.params.push_back(std::move(param));

@@ -14,7 +14,7 @@
 
 //       CHECK: gpu.func @all_reduce_0(
 //  CHECK-SAME: %[[KMB:[a-z0-9_]+]]: !lamport.mailbox<tp = 4, capacity = 16, width = 8192> {lamport.param = "mailbox"}
-//  CHECK-SAME: %[[KOUT:[a-z0-9_]+]]: memref<16x8192xbf16, 1> {lamport.io = "out", lamport.param = "buffer"}
+//  CHECK-SAME: %[[KOUT:[a-z0-9_]+]]: memref<16x8192xbf16, 1> {lamport.io = "out", lamport.param = "buffer", lamport.role = "out"}
 //  CHECK-SAME: lamport.attributes = {sum_order = #lamport.sum_order<rank_ascending>}, lamport.op = "all_reduce"
 //       CHECK: %[[STAGE:.*]] = lamport.stage.active %[[KMB]]
 //       CHECK: scf.for

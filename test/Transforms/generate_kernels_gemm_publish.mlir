@@ -14,7 +14,7 @@
 // CHECK: gpu.module @gemm_publish_0
 // CHECK-DAG: llvm.mlir.global internal @warp_partials() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<2048 x f32>
 // CHECK-DAG: llvm.mlir.global internal @split_sums() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<128 x f32>
-// CHECK: gpu.func @gemm_publish_0(%{{.*}}: memref<8192x1024xbf16, 1> {lamport.io = "in", lamport.param = "buffer"}, %{{.*}}: memref<4x1024xbf16, 1> {lamport.io = "in", lamport.param = "buffer"}, %{{.*}}: memref<4x8192xbf16, 1> {lamport.io = "out", lamport.param = "buffer"}, %{{.*}}: i32 {lamport.param = "tokens"}) kernel
+// CHECK: gpu.func @gemm_publish_0(%{{.*}}: memref<8192x1024xbf16, 1> {lamport.io = "in", lamport.param = "buffer", lamport.role = "weight"}, %{{.*}}: memref<4x1024xbf16, 1> {lamport.io = "in", lamport.param = "buffer", lamport.role = "x"}, %{{.*}}: memref<4x8192xbf16, 1> {lamport.io = "out", lamport.param = "buffer", lamport.role = "y"}, %{{.*}}: i32 {lamport.param = "tokens"}) kernel
 // CHECK-SAME: known_block_size = array<i32: 512, 1, 1>
 // CHECK-SAME: known_grid_size = array<i32: 512, 1, 1>
 // CHECK-SAME: lamport.attributes = {token_tile = 8 : i64}
@@ -92,7 +92,7 @@ func.func @unpooler_tp8(%x: memref<?x4096xbf16>, %w: memref<1024x4096xbf16>,
 
 // CHECK-LABEL: func.func @ticketed
 // CHECK: gpu.func @gemm_publish_0
-// CHECK-SAME: %{{.*}}: memref<1xi32, 1> {lamport.io = "in", lamport.param = "buffer"}
+// CHECK-SAME: %{{.*}}: memref<1xi32, 1> {lamport.io = "in", lamport.param = "buffer", lamport.role = "ticket"}
 // CHECK: %[[TICKET:.*]] = memref.load %{{.*}}[%{{.*}}] : memref<1xi32, 1>
 // CHECK: %[[STAGE:.*]] = lamport.stage.from_ticket %[[TICKET]]
 // CHECK: lamport.mailbox.publish %{{.*}}, %{{.*}}[%[[STAGE]], %{{.*}}, %{{.*}}] {transport = #lamport.transport<unicast>}

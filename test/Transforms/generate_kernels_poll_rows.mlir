@@ -18,7 +18,7 @@
 
 //       CHECK: gpu.func @poll_rows_0(
 //  CHECK-SAME: %[[KMB:[a-z0-9_]+]]: !lamport.mailbox<tp = 4, capacity = 16, width = 1024> {lamport.param = "mailbox"}
-//  CHECK-SAME: %[[KOUT:[a-z0-9_]+]]: memref<65536xbf16, 1> {lamport.io = "out", lamport.param = "buffer"}
+//  CHECK-SAME: %[[KOUT:[a-z0-9_]+]]: memref<65536xbf16, 1> {lamport.io = "out", lamport.param = "buffer", lamport.role = "out"}
 //  CHECK-SAME: %[[KM:[a-z0-9_]+]]: i32 {lamport.param = "tokens"}
 //  CHECK-SAME: known_block_size = array<i32: 128, 1, 1>, known_grid_size = array<i32: 16, 1, 1>
 //  CHECK-SAME: lamport.attributes = {}, lamport.op = "poll_rows"

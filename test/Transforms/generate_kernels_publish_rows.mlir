@@ -24,7 +24,7 @@
 //       CHECK: gpu.module @publish_rows_0
 //       CHECK: gpu.func @publish_rows_0(
 //  CHECK-SAME: %[[KMB:[a-zA-Z0-9_]+]]: !lamport.mailbox<tp = 8, capacity = 16, width = 8192> {lamport.param = "mailbox"}
-//  CHECK-SAME: %[[KROWS:[a-zA-Z0-9_]+]]: memref<16x8192xbf16, 1> {lamport.io = "in", lamport.param = "buffer"}
+//  CHECK-SAME: %[[KROWS:[a-zA-Z0-9_]+]]: memref<16x8192xbf16, 1> {lamport.io = "in", lamport.param = "buffer", lamport.role = "rows"}
 //  CHECK-SAME: %[[KM:[a-zA-Z0-9_]+]]: i32 {lamport.param = "tokens"}
 //  CHECK-SAME: kernel attributes {known_block_size = array<i32: 128, 1, 1>, known_grid_size = array<i32: 128, 1, 1>
 //  CHECK-SAME: lamport.attributes = {transport = #lamport.transport<unicast>}, lamport.op = "publish_rows"}

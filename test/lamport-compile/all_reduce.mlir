@@ -29,7 +29,7 @@
 // MANIFEST-NEXT: "attributes": {"sum_order": "pairwise"},
 // MANIFEST-NEXT: "params": [
 // MANIFEST-NEXT:   {"kind": "mailbox", "argument": 1, "size": 72, "align": 8},
-// MANIFEST-NEXT:   {"kind": "buffer", "argument": 2, "io": "out", "size": 8, "align": 8},
+// MANIFEST-NEXT:   {"kind": "buffer", "argument": 2, "io": "out", "size": 8, "align": 8, "role": "out"},
 // MANIFEST-NEXT:   {"kind": "tokens", "size": 4, "align": 4}
 // MANIFEST:      "launches": [
 // MANIFEST-NEXT:   {"kernel": "publish_rows_0"},

@@ -25,9 +25,9 @@
 // MANIFEST-NEXT: "attributes": {"transport": "unicast", "token_tile": 16},
 // MANIFEST-NEXT: "params": [
 // MANIFEST-NEXT:   {"kind": "mailbox", "argument": 3, "size": 104, "align": 8},
-// MANIFEST-NEXT:   {"kind": "buffer", "argument": 1, "io": "in", "size": 8, "align": 8},
-// MANIFEST-NEXT:   {"kind": "buffer", "argument": 0, "io": "in", "size": 8, "align": 8},
-// MANIFEST-NEXT:   {"kind": "buffer", "argument": 2, "io": "out", "size": 8, "align": 8},
+// MANIFEST-NEXT:   {"kind": "buffer", "argument": 1, "io": "in", "size": 8, "align": 8, "role": "weight"},
+// MANIFEST-NEXT:   {"kind": "buffer", "argument": 0, "io": "in", "size": 8, "align": 8, "role": "x"},
+// MANIFEST-NEXT:   {"kind": "buffer", "argument": 2, "io": "out", "size": 8, "align": 8, "role": "y"},
 // MANIFEST-NEXT:   {"kind": "tokens", "size": 4, "align": 4}
 //
 // PTX:       .visible .entry gemm_publish_0(

@@ -84,6 +84,9 @@ struct ParamSpec {
   int argument = -1; ///< Mailbox and buffer parameters: the argument index.
   unsigned size = 0;
   unsigned align = 0;
+  /// Buffer parameters: what the buffer is to the op ("x", "stream",
+  /// "out"...); empty when the manifest names no role.
+  std::string role;
 };
 
 /// One kernel of the bundle with its launch shape.

@@ -22,6 +22,7 @@
 #include <array>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace mlir::lamport {
 
@@ -58,6 +59,9 @@ struct PlanParam {
   unsigned size = 0, align = 0;
   /// Buffers: whether the kernel reads (`in`), writes (`out`) or does both.
   std::string io;
+  /// Buffers: what the buffer is to the op ("x", "stream", "out"...), where
+  /// the kernel names it.
+  std::string role;
 };
 
 /// One generated kernel and how it is launched.
@@ -74,7 +78,7 @@ struct PlanKernel {
   int64_t sharedBytes = 0;
   /// Whether the kernel waits with griddepcontrol.wait.
   bool pdl = false;
-  SmallVector<PlanParam> params;
+  std::vector<PlanParam> params;
 };
 
 /// One decode step of one program.
@@ -82,7 +86,7 @@ struct LaunchPlan {
   std::string program;
   SmallVector<PlanMailbox> mailboxes;
   SmallVector<PlanArgument> arguments;
-  SmallVector<PlanKernel> kernels;
+  std::vector<PlanKernel> kernels;
   /// Kernel names, in stream order.
   SmallVector<std::string> launches;
 };

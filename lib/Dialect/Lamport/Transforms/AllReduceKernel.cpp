@@ -61,7 +61,7 @@ mlir::lamport::generateAllReduceKernel(AllReduceOp op,
   KernelSignature signature;
   signature.family = "all_reduce";
   signature.mailbox = op.getMailbox();
-  signature.buffers.push_back({op.getOut(), *outType, "out"});
+  signature.buffers.push_back({op.getOut(), *outType, "out", "out"});
   signature.tokensBuffer = op.getOut();
   signature.tokensDim = 0;
   signature.workItemsAtCapacity = capacity * mailboxType.getFragmentsPerRow();

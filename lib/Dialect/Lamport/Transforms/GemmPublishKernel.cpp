@@ -472,7 +472,7 @@ LogicalResult mlir::lamport::generateGemmPublishKernel(
                             tokensDim, maxTokens, /*flat=*/false);
     if (failed(type))
       return failure();
-    signature.buffers.push_back({value, *type, io});
+    signature.buffers.push_back({value, *type, io, name});
     return success();
   };
   if (failed(addBuffer(op.getWeight(), "weight", kNoTokensDim, "in")) ||

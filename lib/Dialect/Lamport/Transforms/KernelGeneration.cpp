@@ -32,6 +32,7 @@ static constexpr StringLiteral kAttributesAttr = "lamport.attributes";
 static constexpr StringLiteral kPdlAttr = "lamport.pdl";
 static constexpr StringLiteral kParamAttr = "lamport.param";
 static constexpr StringLiteral kIoAttr = "lamport.io";
+static constexpr StringLiteral kRoleAttr = "lamport.role";
 
 //===----------------------------------------------------------------------===//
 // KernelBody
@@ -266,6 +267,9 @@ mlir::lamport::generateKernel(Operation *op, const KernelSignature &signature,
   for (auto [i, buffer] : llvm::enumerate(signature.buffers)) {
     func.setArgAttr(firstBuffer + i, kParamAttr, b.getStringAttr("buffer"));
     func.setArgAttr(firstBuffer + i, kIoAttr, b.getStringAttr(buffer.io));
+    if (!buffer.role.empty())
+      func.setArgAttr(firstBuffer + i, kRoleAttr,
+                      b.getStringAttr(buffer.role));
   }
   func.setArgAttr(inputs.size() - 1, kParamAttr, b.getStringAttr("tokens"));
 

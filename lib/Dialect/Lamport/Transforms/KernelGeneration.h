@@ -47,6 +47,9 @@ struct KernelBuffer {
   MemRefType kernelType;
   /// "in" when the kernel only reads it, "out" when it only writes it.
   StringRef io;
+  /// What the buffer is to the op ("rows", "x", "stream", "out"...): how a
+  /// runtime tells an op's buffers apart (the manifest's param `role`).
+  StringRef role;
 };
 
 /// A launch shape a kernel family fixes itself instead of sizing the grid

@@ -38,7 +38,7 @@ mlir::lamport::generatePollRowsKernel(PollRowsOp op,
   KernelSignature signature;
   signature.family = "poll_rows";
   signature.mailbox = op.getMailbox();
-  signature.buffers.push_back({op.getOut(), *outType, "out"});
+  signature.buffers.push_back({op.getOut(), *outType, "out", "out"});
   signature.tokensBuffer = op.getOut();
   signature.tokensDim = 1;
   signature.workItemsAtCapacity = capacity * mailboxType.getFragmentsPerRow();

@@ -39,7 +39,7 @@ LogicalResult mlir::lamport::generatePublishRowsKernel(
   KernelSignature signature;
   signature.family = "publish_rows";
   signature.mailbox = op.getMailbox();
-  signature.buffers.push_back({op.getRows(), *rowsType, "in"});
+  signature.buffers.push_back({op.getRows(), *rowsType, "in", "rows"});
   signature.tokensBuffer = op.getRows();
   signature.tokensDim = 0;
   signature.workItemsAtCapacity = capacity * mailboxType.getFragmentsPerRow();
