@@ -50,7 +50,8 @@ struct GenerateKernelsPass
     SmallVector<Operation *> programOps;
     getOperation().walk([&](func::FuncOp program) {
       program.walk([&](Operation *op) {
-        if (isa<PublishRowsOp, PollRowsOp, AllReduceOp, GemmPublishOp>(op))
+        if (isa<PublishRowsOp, PollRowsOp, AllReduceOp, GemmPublishOp,
+                AllReduceDualNormOp, DualNormOp, AllGatherOp>(op))
           programOps.push_back(op);
       });
     });
@@ -68,6 +69,15 @@ struct GenerateKernelsPass
               })
               .Case([&](GemmPublishOp op) {
                 return generateGemmPublishKernel(op, options);
+              })
+              .Case([&](AllReduceDualNormOp op) {
+                return generateAllReduceDualNormKernel(op, options);
+              })
+              .Case([&](DualNormOp op) {
+                return generateDualNormKernel(op, options);
+              })
+              .Case([&](AllGatherOp op) {
+                return generateAllGatherKernel(op, options);
               });
       if (failed(generated))
         return signalPassFailure();

@@ -172,6 +172,13 @@ LogicalResult generateAllReduceKernel(AllReduceOp op,
                                       const KernelGenerationOptions &options);
 LogicalResult generateGemmPublishKernel(GemmPublishOp op,
                                         const KernelGenerationOptions &options);
+LogicalResult
+generateAllReduceDualNormKernel(AllReduceDualNormOp op,
+                                const KernelGenerationOptions &options);
+LogicalResult generateDualNormKernel(DualNormOp op,
+                                     const KernelGenerationOptions &options);
+LogicalResult generateAllGatherKernel(AllGatherOp op,
+                                      const KernelGenerationOptions &options);
 
 } // namespace mlir::lamport
 
