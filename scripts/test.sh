@@ -24,7 +24,11 @@ if [ -x "$build/bin/LamportRuntimeTests" ]; then
 fi
 
 # The lamport Python package over the C API (pytest, no GPU).
-LAMPORT_CAPI_LIBRARY="$build/lib/libLamportCAPI.so" python3 -m pytest -q \
+# The runtime part (lamport.Runtime) runs over the host-only libcuda of
+# test/Runtime/FakeDriver when the runtime is built.
+LAMPORT_CAPI_LIBRARY="$build/lib/libLamportCAPI.so" \
+LAMPORT_RUNTIME_LIBRARY="$build/lib/libLamportRuntimeC.so" \
+LAMPORT_FAKE_CUDA_DIR="$build/fake-cuda" python3 -m pytest -q \
   -p no:cacheprovider --junitxml="$results/python.xml" "$root/test/Python" \
   >"$results/python.log" 2>&1 || { status=1; cat "$results/python.log"; }
 

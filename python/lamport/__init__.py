@@ -13,8 +13,13 @@ Reading a bundle (lamport.Bundle) needs neither MLIR nor the library.
 """
 
 from .bundle import Bundle, BundleError, Kernel
+from .runtime import (DeviceBuffer, KernelFailure, NoDeviceError, Runtime,
+                      RuntimeFailure)
 
-__all__ = ["Bundle", "BundleError", "Context", "Error", "Kernel", "Module"]
+__all__ = [
+    "Bundle", "BundleError", "Context", "DeviceBuffer", "Error", "Kernel",
+    "KernelFailure", "Module", "NoDeviceError", "Runtime", "RuntimeFailure",
+]
 
 
 class Error(Exception):

@@ -1,0 +1,299 @@
+"""Run a compiled bundle from Python: one TP group's ranks on GPUs, buffers
+the caller owns (PyTorch tensors) or allocates here, decode steps.
+
+    import torch, lamport
+    group = lamport.Runtime("bundles/all_reduce_tp8", tp=8)   # loopback
+    rows = [torch.randn(4, 8192, device="cuda").bfloat16() for _ in range(8)]
+    out = [torch.empty(4, 8192, device="cuda", dtype=torch.bfloat16)
+           for _ in range(8)]
+    group.step(4, [{"rows": rows[r], "out": out[r]} for r in range(8)])
+
+Built over libLamportRuntimeC.so (include/lamport-c/Runtime.h) with ctypes;
+it needs neither MLIR nor PyTorch (without PyTorch, bind DeviceBuffers made
+with Runtime.allocate). The runtime owns the mailboxes; a step runs on its
+own streams and returns when every rank has finished, so it synchronizes
+the devices it runs on before it starts (work queued on PyTorch's streams is
+done by then).
+"""
+
+import ctypes
+import os
+
+from .bundle import Bundle
+
+LIBRARY_NAME = "libLamportRuntimeC.so"
+
+STATUS_OK = 0
+STATUS_NO_DEVICE = 2
+STATUS_KERNEL_FAILURE = 3
+
+_DTYPE_BYTES = {"bf16": 2, "f32": 4, "i32": 4}
+_TORCH_DTYPES = {"bf16": "bfloat16", "f32": "float32", "i32": "int32"}
+
+
+class RuntimeFailure(Exception):
+    """A failure of the runtime: the message names the rank, argument,
+    mailbox or kernel."""
+
+
+class NoDeviceError(RuntimeFailure):
+    """No CUDA driver or no GPU: nothing can run on this machine."""
+
+
+class KernelFailure(RuntimeFailure):
+    """The GPU failed (a poll's timeout trap among them). The CUDA context is
+    lost: close the Runtime; the process cannot use that GPU again."""
+
+
+_ErrorCallback = ctypes.CFUNCTYPE(None, ctypes.c_char_p, ctypes.c_size_t,
+                                  ctypes.c_void_p)
+
+
+def find_library():
+    """$LAMPORT_RUNTIME_LIBRARY, else lib/ of the install prefix this package
+    lies in (PREFIX/python/lamport), else the dynamic loader's search path."""
+    path = os.environ.get("LAMPORT_RUNTIME_LIBRARY")
+    if path:
+        return path
+    here = os.path.dirname(os.path.abspath(__file__))
+    installed = os.path.join(here, os.pardir, os.pardir, "lib", LIBRARY_NAME)
+    if os.path.exists(installed):
+        return os.path.normpath(installed)
+    return LIBRARY_NAME
+
+
+_lib = None
+
+
+def _library():
+    global _lib
+    if _lib is not None:
+        return _lib
+    path = find_library()
+    try:
+        lib = ctypes.CDLL(path)
+    except OSError as error:
+        raise OSError(
+            f"cannot load the Lamport runtime library '{path}': {error}; build "
+            "it (ninja LamportRuntimeC) and set LAMPORT_RUNTIME_LIBRARY to "
+            "its path") from None
+    c_int, c_u64, c_void_p = ctypes.c_int, ctypes.c_uint64, ctypes.c_void_p
+    status = ctypes.c_int
+    signatures = {
+        "lamportRuntimeCreate": (status, ctypes.c_char_p, c_int,
+                                 ctypes.c_char_p, c_int, c_int,
+                                 ctypes.POINTER(c_void_p)),
+        "lamportRuntimeGetDevice": (status, c_void_p, c_int,
+                                    ctypes.POINTER(c_int)),
+        "lamportRuntimeBind": (status, c_void_p, c_int, c_int, c_u64, c_u64),
+        "lamportRuntimeAllocate": (status, c_void_p, c_int, c_u64,
+                                   ctypes.POINTER(c_u64)),
+        "lamportRuntimeUpload": (status, c_void_p, c_int, c_u64, c_void_p,
+                                 c_u64),
+        "lamportRuntimeDownload": (status, c_void_p, c_int, c_void_p, c_u64,
+                                   c_u64),
+        "lamportRuntimeStep": (status, c_void_p, c_int, ctypes.c_double),
+    }
+    for name, (restype, *argtypes) in signatures.items():
+        function = getattr(lib, name)
+        function.restype = restype
+        function.argtypes = argtypes + [_ErrorCallback, c_void_p]
+    lib.lamportRuntimeDestroy.restype = None
+    lib.lamportRuntimeDestroy.argtypes = [c_void_p]
+    _lib = lib
+    return lib
+
+
+def _call(function, *args):
+    """Calls a status-returning entry point; raises with its message."""
+    messages = []
+
+    def collect(message, length, _):
+        messages.append(ctypes.string_at(message, length).decode(
+            errors="replace"))
+
+    callback = _ErrorCallback(collect)
+    status = function(*args, callback, None)
+    if status == STATUS_OK:
+        return
+    text = "\n".join(messages) or f"status {status}"
+    if status == STATUS_NO_DEVICE:
+        raise NoDeviceError(text)
+    if status == STATUS_KERNEL_FAILURE:
+        raise KernelFailure(text)
+    raise RuntimeFailure(text)
+
+
+class DeviceBuffer:
+    """An allocation the Runtime made on one rank's GPU, freed with it."""
+
+    def __init__(self, runtime, rank, pointer, nbytes):
+        self.runtime, self.rank = runtime, rank
+        self.pointer, self.nbytes = pointer, nbytes
+
+    def upload(self, data):
+        """Copies bytes-like `data` (at most nbytes) to the buffer."""
+        data = bytes(data)
+        if len(data) > self.nbytes:
+            raise ValueError(f"{len(data)} bytes do not fit the buffer of "
+                             f"{self.nbytes}")
+        self.runtime._check_open()
+        _call(_library().lamportRuntimeUpload, self.runtime._handle,
+              self.rank, self.pointer, data, len(data))
+
+    def download(self, nbytes=None):
+        """The first `nbytes` (default all) bytes of the buffer."""
+        nbytes = self.nbytes if nbytes is None else nbytes
+        if not 0 <= nbytes <= self.nbytes:
+            raise ValueError(f"cannot read {nbytes} bytes of a buffer of "
+                             f"{self.nbytes}")
+        self.runtime._check_open()
+        out = ctypes.create_string_buffer(nbytes)
+        _call(_library().lamportRuntimeDownload, self.runtime._handle,
+              self.rank, out, self.pointer, nbytes)
+        return out.raw
+
+
+class Runtime:
+    """One TP group of a bundle on GPUs: `tp` ranks with the `transport`
+    ("loopback": every rank on `device`; "peer": rank r on device + r)."""
+
+    def __init__(self, bundle, tp, transport="loopback", device=0, pdl=True,
+                 watchdog=30.0):
+        self.bundle = bundle if isinstance(bundle, Bundle) else Bundle(bundle)
+        self.tp, self.transport, self.watchdog = tp, transport, watchdog
+        handle = ctypes.c_void_p()
+        _call(_library().lamportRuntimeCreate, self.bundle.path.encode(), tp,
+              transport.encode(), device, 1 if pdl else 0,
+              ctypes.byref(handle))
+        self._handle = handle
+        self._arguments = {a["name"]: a for a in self.bundle.arguments}
+        self._devices = []
+        for rank in range(tp):
+            ordinal = ctypes.c_int()
+            _call(_library().lamportRuntimeGetDevice, self._handle, rank,
+                  ctypes.byref(ordinal))
+            self._devices.append(ordinal.value)
+        self.steps = 0
+
+    # Lifetime.
+    def close(self):
+        if self._handle:
+            _library().lamportRuntimeDestroy(self._handle)
+            self._handle = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *_):
+        self.close()
+
+    def __del__(self):
+        self.close()
+
+    def _check_open(self):
+        if not self._handle:
+            raise RuntimeFailure("the runtime is closed")
+
+    # What the program takes.
+    def device(self, rank):
+        """The CUDA device ordinal of rank `rank`."""
+        return self._devices[rank]
+
+    def buffer_arguments(self):
+        """The names of the buffer arguments every rank binds."""
+        return [a["name"] for a in self.bundle.arguments
+                if a["kind"] == "buffer"]
+
+    def shape(self, name, tokens):
+        """The shape of buffer argument `name` in a step of `tokens`."""
+        argument = self._argument(name)
+        return tuple(tokens if d == -1 else d for d in argument["shape"])
+
+    def nbytes(self, name, tokens):
+        count = 1
+        for d in self.shape(name, tokens):
+            count *= d
+        return count * _DTYPE_BYTES[self._argument(name)["dtype"]]
+
+    def _argument(self, name):
+        argument = self._arguments.get(name)
+        if argument is None or argument["kind"] != "buffer":
+            known = ", ".join(self.buffer_arguments())
+            raise KeyError(f"program '{self.bundle.program}' has no buffer "
+                           f"argument '{name}' (it has: {known})")
+        return argument
+
+    # Buffers.
+    def allocate(self, rank, nbytes):
+        """A DeviceBuffer of `nbytes` on rank `rank`'s GPU."""
+        self._check_open()
+        pointer = ctypes.c_uint64()
+        _call(_library().lamportRuntimeAllocate, self._handle, rank, nbytes,
+              ctypes.byref(pointer))
+        return DeviceBuffer(self, rank, pointer.value, nbytes)
+
+    def bind(self, rank, name, buffer, tokens=None):
+        """Binds buffer argument `name` of rank `rank` to `buffer`: a
+        DeviceBuffer, or a CUDA torch.Tensor on that rank's device, dense,
+        of the argument's dtype and (given `tokens`) its exact shape."""
+        self._check_open()
+        argument = self._argument(name)
+        if isinstance(buffer, DeviceBuffer):
+            if buffer.rank != rank:
+                raise ValueError(f"rank {rank}, argument '{name}': the buffer "
+                                 f"was allocated for rank {buffer.rank}")
+            pointer, nbytes = buffer.pointer, buffer.nbytes
+        else:
+            pointer, nbytes = self._tensor_pointer(rank, name, argument,
+                                                   buffer, tokens)
+        _call(_library().lamportRuntimeBind, self._handle, rank,
+              argument["index"], pointer, nbytes)
+
+    def _tensor_pointer(self, rank, name, argument, tensor, tokens):
+        where = f"rank {rank}, argument '{name}'"
+        if not hasattr(tensor, "data_ptr") or not hasattr(tensor, "is_cuda"):
+            raise TypeError(f"{where}: expected a torch.Tensor or a "
+                            f"DeviceBuffer, got {type(tensor).__name__}")
+        if not tensor.is_cuda or tensor.device.index != self._devices[rank]:
+            raise ValueError(f"{where}: the tensor is on {tensor.device}, but "
+                             f"rank {rank} runs on cuda:{self._devices[rank]}")
+        want = _TORCH_DTYPES[argument["dtype"]]
+        if str(tensor.dtype) != "torch." + want:
+            raise TypeError(f"{where}: dtype {tensor.dtype}, expected "
+                            f"torch.{want}")
+        if not tensor.is_contiguous():
+            raise ValueError(f"{where}: the tensor must be contiguous "
+                             "(kernels index it densely, row-major)")
+        if tokens is not None and tuple(tensor.shape) != self.shape(name,
+                                                                    tokens):
+            raise ValueError(f"{where}: shape {tuple(tensor.shape)}, but a "
+                             f"step of {tokens} token(s) takes "
+                             f"{self.shape(name, tokens)}")
+        return tensor.data_ptr(), tensor.numel() * tensor.element_size()
+
+    # Steps.
+    def step(self, tokens, arguments=None, watchdog=None):
+        """Runs one decode step of `tokens` tokens on every rank. `arguments`
+        (optional) is one dict per rank, name -> tensor or DeviceBuffer, bound
+        first; arguments bound earlier stay bound."""
+        self._check_open()
+        if arguments is not None:
+            if len(arguments) != self.tp:
+                raise ValueError(f"expected one argument dict per rank "
+                                 f"({self.tp}), got {len(arguments)}")
+            for rank, named in enumerate(arguments):
+                for name, buffer in named.items():
+                    self.bind(rank, name, buffer, tokens)
+        self._synchronize_torch()
+        _call(_library().lamportRuntimeStep, self._handle, tokens,
+              float(watchdog or self.watchdog))
+        self.steps += 1
+
+    def _synchronize_torch(self):
+        import sys
+
+        torch = sys.modules.get("torch")
+        if torch is not None and torch.cuda.is_available():
+            for ordinal in sorted(set(self._devices)):
+                torch.cuda.synchronize(ordinal)

@@ -1,0 +1,145 @@
+"""lamport.Runtime over libLamportRuntimeC.so, with no GPU: each test runs
+in a child process whose dynamic loader finds the host-only libcuda of
+test/Runtime/FakeDriver (device memory is host memory; publish_rows,
+all_reduce and poll_rows run as host code), so the whole path -- bundle,
+session, binding, launches, waits, errors -- runs in CI. The GPU run of the
+same API with PyTorch tensors is test/gpu/python_runtime.py."""
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), os.pardir, os.pardir))
+BUNDLE = os.path.join(ROOT, "test", "Runtime", "Inputs", "all_reduce_tp4")
+LIBRARY = os.environ.get("LAMPORT_RUNTIME_LIBRARY", "")
+FAKE_CUDA = os.environ.get("LAMPORT_FAKE_CUDA_DIR", "")
+
+requires_runtime = pytest.mark.skipif(
+    not (LIBRARY and os.path.exists(LIBRARY) and FAKE_CUDA
+         and os.path.exists(os.path.join(FAKE_CUDA, "libcuda.so.1"))),
+    reason="the runtime is not built (LAMPORT_RUNTIME_LIBRARY and "
+           "LAMPORT_FAKE_CUDA_DIR unset: scripts/test.sh sets them)")
+
+PRELUDE = textwrap.dedent(f"""
+    import struct, sys
+    sys.path.insert(0, {os.path.join(ROOT, "python")!r})
+    import lamport
+    BUNDLE = {BUNDLE!r}
+
+    def bf16(values):
+        # Small integers: the high half of their FP32 is their exact BF16.
+        return b"".join(struct.pack("<f", v)[2:] for v in values)
+
+    def floats(data):
+        return [struct.unpack("<f", b"\\0\\0" + data[i:i + 2])[0]
+                for i in range(0, len(data), 2)]
+""")
+
+
+def run_child(body, fake=True):
+    env = dict(os.environ)
+    if fake:
+        env["LD_LIBRARY_PATH"] = FAKE_CUDA + os.pathsep + env.get("LD_LIBRARY_PATH", "")
+    result = subprocess.run([sys.executable, "-c", PRELUDE + textwrap.dedent(body)],
+                            env=env, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stdout + result.stderr
+    return result.stdout
+
+
+@requires_runtime
+def test_all_reduce_steps_match_the_exact_sum():
+    out = run_child("""
+        width, tp = 256, 4
+        with lamport.Runtime(BUNDLE, tp=tp, transport="loopback") as group:
+            assert group.buffer_arguments() == ["rows", "out"]
+            capacity = 8
+            rows = [group.allocate(r, capacity * width * 2) for r in range(tp)]
+            outs = [group.allocate(r, capacity * width * 2) for r in range(tp)]
+            for step, m in enumerate([1, 3, 8, 2, 5, 8, 1]):
+                partial = [[((7 * r + 3 * i + step) % 11) - 5
+                            for i in range(m * width)] for r in range(tp)]
+                for r in range(tp):
+                    rows[r].upload(bf16(partial[r]))
+                    outs[r].upload(b"\\xbd\\x7f" * (capacity * width))  # poison
+                group.step(m, [{"rows": rows[r], "out": outs[r]}
+                               for r in range(tp)])
+                want = [sum(p[i] for p in partial) for i in range(m * width)]
+                for r in range(tp):
+                    got = floats(outs[r].download(m * width * 2))
+                    assert got == want, (step, m, r)
+                    # Past the m rows the poison stays.
+                    assert outs[r].download()[m * width * 2:] == \\
+                        b"\\xbd\\x7f" * ((capacity - m) * width)
+            print("steps", group.steps)
+    """)
+    assert "steps 7" in out
+
+
+@requires_runtime
+def test_bad_use_is_reported_with_its_context():
+    out = run_child("""
+        def expect(fn, kind, *pieces):
+            try:
+                fn()
+            except kind as error:
+                text = str(error)
+                assert all(p in text for p in pieces), text
+                print("ok:", text.splitlines()[0])
+            else:
+                raise AssertionError("no error")
+
+        expect(lambda: lamport.Runtime(BUNDLE, tp=2), lamport.RuntimeFailure,
+               "tp 2 does not match mailbox 'mb'", "tp = 4")
+        expect(lambda: lamport.Runtime(BUNDLE, tp=4, transport="multicast"),
+               lamport.RuntimeFailure, "unknown transport 'multicast'")
+        expect(lambda: lamport.Runtime(BUNDLE + "/missing", tp=4),
+               lamport.BundleError, "missing")
+        group = lamport.Runtime(BUNDLE, tp=4)
+        expect(lambda: group.step(1), lamport.RuntimeFailure,
+               "rank 0, argument 'rows' is not bound")
+        small = [group.allocate(r, 256 * 2) for r in range(4)]
+        big = [group.allocate(r, 8 * 256 * 2) for r in range(4)]
+        for r in range(4):
+            group.bind(r, "rows", small[r])
+            group.bind(r, "out", big[r])
+        expect(lambda: group.step(2), lamport.RuntimeFailure,
+               "rank 0, argument 'rows' holds 512 bytes",
+               "a step of 2 token(s) needs 1024")
+        expect(lambda: group.step(0), lamport.RuntimeFailure,
+               "tokens must be in [1, 8]")
+        expect(lambda: group.step(9), lamport.RuntimeFailure,
+               "tokens must be in [1, 8]")
+        expect(lambda: group.bind(0, "mb", big[0]), KeyError,
+               "no buffer argument 'mb'", "rows, out")
+        expect(lambda: group.bind(1, "rows", big[0]), ValueError,
+               "allocated for rank 0")
+        expect(lambda: lamport.runtime._call(
+                   lamport.runtime._library().lamportRuntimeBind,
+                   group._handle, 0, 0, big[0].pointer + 2, 64),
+               lamport.RuntimeFailure, "not 16-byte aligned")
+        expect(lambda: group.bind(0, "rows", object()), TypeError,
+               "expected a torch.Tensor or a DeviceBuffer")
+        group.step(1)  # a step of one token fits the small rows
+        group.close()
+        expect(lambda: group.step(1), lamport.RuntimeFailure, "closed")
+    """)
+    assert out.count("ok:") == 12
+
+
+@requires_runtime
+def test_no_driver_is_its_own_error():
+    probe = subprocess.run(
+        [sys.executable, "-c", "import ctypes; ctypes.CDLL('libcuda.so.1')"],
+        capture_output=True)
+    if probe.returncode == 0:
+        pytest.skip("this machine has a CUDA driver")
+    out = run_child("""
+        try:
+            lamport.Runtime(BUNDLE, tp=4)
+        except lamport.NoDeviceError as error:
+            print("no device:", error)
+    """, fake=False)
+    assert "no device:" in out
