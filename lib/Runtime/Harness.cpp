@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <iomanip>
 #include <map>
 
@@ -24,20 +25,18 @@ std::string hex16(uint16_t bits) {
   return os.str();
 }
 
-std::string shapeText(const std::vector<int64_t> &shape) {
-  std::string text = "[";
-  for (std::size_t i = 0; i < shape.size(); ++i)
-    text += concat(i ? ", " : "", shape[i]);
-  return text + "]";
+std::string hex32(uint32_t bits) {
+  std::ostringstream os;
+  os << "0x" << std::hex << std::setw(8) << std::setfill('0') << bits;
+  return os.str();
 }
 
-uint64_t fnv1a(const std::vector<uint16_t> &words) {
+uint64_t fnv1a(const uint8_t *bytes, std::size_t count) {
   uint64_t hash = 0xCBF29CE484222325ull;
-  for (uint16_t word : words)
-    for (int b = 0; b < 2; ++b) {
-      hash ^= (word >> (8 * b)) & 0xFF;
-      hash *= 0x100000001B3ull;
-    }
+  for (std::size_t i = 0; i < count; ++i) {
+    hash ^= bytes[i];
+    hash *= 0x100000001B3ull;
+  }
   return hash;
 }
 
@@ -49,11 +48,28 @@ const ParamSpec *firstParam(const KernelSpec &kernel, ParamKind kind) {
   return nullptr;
 }
 
+double gib(double bytes) { return bytes / double(1ull << 30); }
+
+/// Element \p i of a buffer of \p dtype as a double (BF16, F32, I32).
+double elementValue(DType dtype, const uint8_t *bytes, std::size_t i) {
+  if (dtype == DType::BF16) {
+    uint16_t v;
+    std::memcpy(&v, bytes + 2 * i, 2);
+    return bf16ToFloat(v);
+  }
+  if (dtype == DType::F32) {
+    float v;
+    std::memcpy(&v, bytes + 4 * i, 4);
+    return v;
+  }
+  int32_t v;
+  std::memcpy(&v, bytes + 4 * i, 4);
+  return v;
+}
+
 } // namespace
 
-bool hasReference(const std::string &op) {
-  return op == "poll_rows" || op == "all_reduce";
-}
+bool hasReference(const std::string &op) { return hasSimulation(op); }
 
 void summarizeLatency(RunReport &report) {
   std::vector<double> sorted = report.stepMicros;
@@ -73,18 +89,9 @@ void summarizeLatency(RunReport &report) {
   report.meanMicros = sum / sorted.size();
 }
 
-/// A consumer kernel and what its host reference needs.
-struct Harness::Consumer {
-  int kernel = -1;
-  std::string op;
-  int mailbox = -1; ///< Index into the manifest's mailboxes.
-  int rowsArg = -1; ///< What the mailbox's publisher publishes.
-  int outArg = -1;
-  SumOrder order = SumOrder::RankAscending;
-};
-
 Harness::Harness(const Bundle &bundle, const RunOptions &options)
     : bundle(bundle), options(options) {
+  auto setupStart = std::chrono::steady_clock::now();
   const Manifest &m = bundle.manifest;
   for (const MailboxSpec &mailbox : m.mailboxes) {
     if (mailbox.tp != options.tp)
@@ -119,7 +126,22 @@ Harness::Harness(const Bundle &bundle, const RunOptions &options)
   watchdog = options.watchdogSeconds > 0
                  ? options.watchdogSeconds
                  : (timeoutNs ? 2.0 * double(timeoutNs) / 1e9 + 10.0 : 30.0);
-  planReferences();
+  // Roles, shapes and what each argument is; with --check every launch
+  // must be one the simulation knows.
+  plan = std::make_unique<ProgramPlan>(m, options.tp, options.check);
+  if (options.check)
+    for (std::size_t a = 0; a < m.arguments.size(); ++a) {
+      const ArgumentPlan &p = plan->arguments[a];
+      if (p.check != OutputCheck::None)
+        outputs.push_back({int(a), p.check});
+      if (p.poison)
+        poisoned.push_back(int(a));
+      if (p.restore)
+        restored.push_back(int(a));
+    }
+  if (outputs.size() > 64)
+    throw Error(concat("the program has ", outputs.size(),
+                       " checked outputs; lamport-run tags at most 64"));
 
   batch = options.graph
               ? options.batch
@@ -133,6 +155,27 @@ Harness::Harness(const Bundle &bundle, const RunOptions &options)
   for (int j = 0; j < batch; ++j)
     tokens.push_back(options.tokens ? options.tokens : 1 + j % capacity);
 
+  int maxTokens = m.maxTokens();
+  allocBytes.assign(m.arguments.size(), 0);
+  double total = 0;
+  for (const ArgumentSpec &arg : m.arguments)
+    if (arg.kind == ArgumentKind::Buffer) {
+      std::size_t bytes = (arg.bytes(maxTokens) + 15) / 16 * 16;
+      allocBytes[arg.index] = bytes;
+      total += double(bytes) * batch * options.tp;
+    }
+  for (const Output &output : outputs) // expected bytes
+    total += double(allocBytes[output.arg]) * batch * options.tp;
+  for (int arg : restored) // pristine copies
+    total += double(allocBytes[arg]) * batch * options.tp;
+  if (gib(total) > 48.0)
+    throw Error(concat("the buffers of ", batch, " steps need ", gib(total),
+                       " GiB; lower --batch"));
+
+  // The host simulation needs no GPU: its errors come before the device's.
+  if (options.check)
+    simulate();
+
   SessionConfig config;
   config.tp = options.tp;
   config.transport = options.transport;
@@ -140,127 +183,77 @@ Harness::Harness(const Bundle &bundle, const RunOptions &options)
   config.allowMulticast = options.allowMulticast;
   config.pdl = !options.noPdl;
   session = std::make_unique<Session>(bundle, config);
-  allocateBuffers();
-  if (options.check)
-    computeExpected();
+  try {
+    allocateBuffers();
+    if (options.check)
+      uploadExpected();
+  } catch (const KernelFailure &) {
+    throw;
+  } catch (const Error &e) {
+    throw Error(concat(e.what(), " (this run's buffers need ", gib(total),
+                       " GiB in all for ", batch, " batch positions of ",
+                       options.tp, " ranks; lower --batch)"));
+  }
   prepareParams();
   for (int j = 0; j < batch; ++j) {
     startEvents.push_back(session->createEvent(true));
     endEvents.push_back(session->createEvent(true));
   }
+  setupSeconds = std::chrono::duration<double>(
+                     std::chrono::steady_clock::now() - setupStart)
+                     .count();
 }
 
 Harness::~Harness() = default;
 
-void Harness::planReferences() {
+void Harness::simulate() {
   const Manifest &m = bundle.manifest;
-  std::map<int, int> published; // mailbox argument -> rows argument
-  patterns.assign(m.arguments.size(), PatternKind::Bits);
-  for (int k : m.launches) {
-    const KernelSpec &kernel = m.kernels[k];
-    const ParamSpec *mailboxParam = firstParam(kernel, ParamKind::Mailbox);
-    const ParamSpec *bufferParam = firstParam(kernel, ParamKind::Buffer);
-    std::string who = concat("kernel '", kernel.name, "' (", kernel.op, ")");
-    if (kernel.op == "publish_rows") {
-      if (!mailboxParam || !bufferParam)
-        throw Error(concat(who, ": needs a mailbox and a rows parameter"));
-      published[mailboxParam->argument] = bufferParam->argument;
-      continue;
-    }
-    if (kernel.op == "all_reduce" && bufferParam && mailboxParam) {
-      auto source = published.find(mailboxParam->argument);
-      if (source != published.end())
-        patterns[source->second] = PatternKind::Integers;
-    }
-    if (kernel.publishes() || !options.check)
-      continue;
-    if (!hasReference(kernel.op))
-      throw Error(concat(who, ": lamport-run has no host reference for op '",
-                         kernel.op, "'; run it without --check"));
-    if (!mailboxParam || !bufferParam)
-      throw Error(concat(who, ": needs a mailbox and an output parameter"));
-    auto consumer = std::make_unique<Consumer>();
-    consumer->kernel = k;
-    consumer->op = kernel.op;
-    consumer->mailbox = m.arguments[mailboxParam->argument].mailbox;
-    consumer->outArg = bufferParam->argument;
-    auto source = published.find(mailboxParam->argument);
-    if (source == published.end())
-      throw Error(concat(who, ": no earlier launch publishes into mailbox '",
-                         m.mailboxes[consumer->mailbox].name,
-                         "', so its result has no reference"));
-    consumer->rowsArg = source->second;
-    if (kernel.op == "all_reduce") {
-      consumer->order = parseSumOrder(
-          kernel.attribute("sum_order").value_or("rank_ascending"));
-      patterns[consumer->rowsArg] = PatternKind::Integers;
-    }
-    // The shapes the references assume.
-    const MailboxSpec &mailbox = m.mailboxes[consumer->mailbox];
-    const ArgumentSpec &rows = m.arguments[consumer->rowsArg];
-    const ArgumentSpec &out = m.arguments[consumer->outArg];
-    if (rows.dtype != DType::BF16 || rows.shape.size() != 2 ||
-        (rows.shape[0] != -1 && rows.shape[0] != mailbox.capacity) ||
-        rows.shape[1] != mailbox.width)
-      throw Error(concat("argument '", rows.name, "' published into mailbox '",
-                         mailbox.name, "' has shape ", shapeText(rows.shape),
-                         " ", dtypeName(rows.dtype), ", expected [-1, ",
-                         mailbox.width, "] (or [", mailbox.capacity, ", ",
-                         mailbox.width, "]) bf16"));
-    bool shapeOk = out.dtype == DType::BF16 && out.io != BufferIO::In;
-    if (kernel.op == "poll_rows")
-      shapeOk &= out.shape.size() == 3 && out.shape[0] == mailbox.tp &&
-                 (out.shape[1] == -1 || out.shape[1] == mailbox.capacity) &&
-                 out.shape[2] == mailbox.width;
-    else
-      shapeOk &= out.shape.size() == 2 &&
-                 (out.shape[0] == -1 || out.shape[0] == mailbox.capacity) &&
-                 out.shape[1] == mailbox.width;
-    if (!shapeOk)
-      throw Error(concat(who, ": output '", out.name, "' has shape ",
-                         shapeText(out.shape), " ", dtypeName(out.dtype),
-                         ", which ", kernel.op, " of mailbox '", mailbox.name,
-                         "' cannot write"));
-    if (std::find(outputs.begin(), outputs.end(), consumer->outArg) ==
-        outputs.end())
-      outputs.push_back(consumer->outArg);
-    consumers.push_back(std::move(consumer));
-  }
+  SimulationConfig config;
+  config.tp = options.tp;
+  config.seed = options.seed;
+  config.allocationBytes = allocBytes;
+  expected.resize(batch);
+  for (int j = 0; j < batch; ++j)
+    expected[j] = simulateStep(m, *plan, config, uint32_t(j), tokens[j]);
+  golden.assign(outputs.size() * batch, {});
+  hashesByOutput.assign(outputs.size(), std::vector<uint64_t>(batch, 0));
+  normWorst.assign(outputs.size(), 0.0);
 }
 
 void Harness::allocateBuffers() {
   const Manifest &m = bundle.manifest;
-  int maxTokens = m.maxTokens();
-  allocElements.assign(m.arguments.size(), 0);
-  double total = 0;
-  for (const ArgumentSpec &arg : m.arguments)
-    if (arg.kind == ArgumentKind::Buffer) {
-      std::size_t bytes = (arg.bytes(maxTokens) + 15) / 16 * 16;
-      allocElements[arg.index] = bytes / 2;
-      total += double(bytes) * batch * options.tp * (options.check ? 2 : 1);
-    }
-  if (total > 48.0 * (1ull << 30))
-    throw Error(concat("the buffers of ", batch, " steps need ",
-                       total / (1ull << 30), " GiB; lower --batch"));
   buffers.assign(m.arguments.size() * batch * options.tp, 0);
-  std::vector<uint16_t> host;
+  pristine.assign(buffers.size(), 0);
+  std::vector<uint8_t> host;
   for (const ArgumentSpec &arg : m.arguments) {
     if (arg.kind != ArgumentKind::Buffer)
       continue;
+    const ArgumentPlan &p = plan->arguments[arg.index];
+    bool keepPristine =
+        options.check && std::find(restored.begin(), restored.end(),
+                                   arg.index) != restored.end();
+    std::size_t bytes = allocBytes[arg.index];
     for (int j = 0; j < batch; ++j)
       for (int r = 0; r < options.tp; ++r) {
         std::string what =
             concat("argument '", arg.name, "' of step position ", j);
-        CUdeviceptr pointer =
-            session->allocate(r, allocElements[arg.index] * 2, what);
+        CUdeviceptr pointer = session->allocate(r, bytes, what);
         buffers[bufferIndex(arg.index, j, r)] = pointer;
-        if (arg.io == BufferIO::Out)
+        if (!p.input)
           continue;
-        host.resize(allocElements[arg.index]);
-        for (std::size_t i = 0; i < host.size(); ++i)
-          host[i] = patternValue(patterns[arg.index], options.seed, uint32_t(j),
-                                 r, i);
-        session->upload(r, pointer, host.data(), host.size() * 2, what);
+        // Replicated inputs are the same on every rank: generated once.
+        if (r == 0 || !p.spec.replicated()) {
+          host.resize(bytes);
+          generateInputBytes(p.spec, options.seed, uint32_t(j), r, host.data(),
+                             bytes);
+        }
+        session->upload(r, pointer, host.data(), bytes, what);
+        if (keepPristine) {
+          std::string copy = concat("the pristine copy of ", what);
+          CUdeviceptr saved = session->allocate(r, bytes, copy);
+          session->upload(r, saved, host.data(), bytes, copy);
+          pristine[bufferIndex(arg.index, j, r)] = saved;
+        }
       }
   }
   checkResults.resize(options.tp);
@@ -271,57 +264,44 @@ void Harness::allocateBuffers() {
   }
 }
 
-void Harness::computeExpected() {
+void Harness::uploadExpected() {
   const Manifest &m = bundle.manifest;
-  expectedHost.assign(m.arguments.size() * batch, {});
   expectedDevice.assign(buffers.size(), 0);
-  for (int arg : outputs)
-    for (int j = 0; j < batch; ++j)
-      expectedHost[std::size_t(arg) * batch + j].assign(allocElements[arg],
-                                                        kPoison);
-  for (const auto &consumer : consumers) {
-    const MailboxSpec &mailbox = m.mailboxes[consumer->mailbox];
-    const ArgumentSpec &out = m.arguments[consumer->outArg];
+  goldenDevice.assign(buffers.size(), 0);
+  bool sharedDevice = options.transport == TransportKind::Loopback;
+  for (const Output &output : outputs) {
+    int arg = output.arg;
     for (int j = 0; j < batch; ++j) {
-      int tokensJ = tokens[j];
-      std::vector<std::vector<uint16_t>> rows(options.tp);
-      for (int r = 0; r < options.tp; ++r) {
-        rows[r].resize(std::size_t(tokensJ) * mailbox.width);
-        for (std::size_t i = 0; i < rows[r].size(); ++i)
-          rows[r][i] = patternValue(patterns[consumer->rowsArg], options.seed,
-                                    uint32_t(j), r, i);
+      std::string what =
+          concat("expected '", m.arguments[arg].name, "' of step position ", j);
+      if (output.check == OutputCheck::Norm) {
+        // Filled with rank 0's bytes once the first batch passed; until
+        // then expectedDevice stays 0 and no device check runs.
+        for (int r = 0; r < options.tp; ++r)
+          goldenDevice[bufferIndex(arg, j, r)] =
+              sharedDevice && r > 0
+                  ? goldenDevice[bufferIndex(arg, j, 0)]
+                  : session->allocate(r, allocBytes[arg], what);
+        continue;
       }
-      std::vector<uint16_t> &expected =
-          expectedHost[std::size_t(consumer->outArg) * batch + j];
-      if (consumer->op == "poll_rows") {
-        OutputLayout layout;
-        layout.rowsPerSlot = out.shape[1] == -1 ? tokensJ : int(out.shape[1]);
-        layout.width = mailbox.width;
-        referencePollRows(rows, tokensJ, mailbox.width, layout, expected);
-      } else {
-        referenceAllReduce(rows, tokensJ, mailbox.width, consumer->order,
-                           expected);
+      // One copy per distinct expectation and device.
+      std::vector<std::pair<const void *, CUdeviceptr>> uploaded;
+      for (int r = 0; r < options.tp; ++r) {
+        const std::vector<uint8_t> &bytes = *expected[j].exact[arg][r];
+        const void *key = &bytes;
+        auto it = std::find_if(uploaded.begin(), uploaded.end(),
+                               [&](const auto &u) { return u.first == key; });
+        if (sharedDevice && it != uploaded.end()) {
+          expectedDevice[bufferIndex(arg, j, r)] = it->second;
+          continue;
+        }
+        CUdeviceptr pointer = session->allocate(r, bytes.size(), what);
+        session->upload(r, pointer, bytes.data(), bytes.size(), what);
+        expectedDevice[bufferIndex(arg, j, r)] = pointer;
+        uploaded.emplace_back(key, pointer);
       }
     }
   }
-  bool sharedDevice = options.transport == TransportKind::Loopback;
-  for (int arg : outputs)
-    for (int j = 0; j < batch; ++j) {
-      const std::vector<uint16_t> &expected =
-          expectedHost[std::size_t(arg) * batch + j];
-      for (int r = 0; r < options.tp; ++r) {
-        if (sharedDevice && r > 0) {
-          expectedDevice[bufferIndex(arg, j, r)] =
-              expectedDevice[bufferIndex(arg, j, 0)];
-          continue;
-        }
-        std::string what = concat("expected '", m.arguments[arg].name,
-                                  "' of step position ", j);
-        CUdeviceptr pointer = session->allocate(r, expected.size() * 2, what);
-        session->upload(r, pointer, expected.data(), expected.size() * 2, what);
-        expectedDevice[bufferIndex(arg, j, r)] = pointer;
-      }
-    }
 }
 
 void Harness::prepareParams() {
@@ -353,12 +333,21 @@ void Harness::prepareParams() {
 void Harness::enqueueStep(int j, bool checks) {
   const Manifest &m = bundle.manifest;
   session->fork();
-  if (checks)
-    for (int arg : outputs)
+  if (checks) {
+    // In-place inputs (the stream) start every checked step from their
+    // pristine copy, so a step's result does not depend on the one before.
+    for (int arg : restored)
+      for (int r = 0; r < options.tp; ++r)
+        session->copyAsync(
+            r, buffers[bufferIndex(arg, j, r)],
+            pristine[bufferIndex(arg, j, r)], allocBytes[arg],
+            concat("argument '", m.arguments[arg].name, "' from its copy"));
+    for (int arg : poisoned)
       for (int r = 0; r < options.tp; ++r)
         session->fill16Async(
-            r, buffers[bufferIndex(arg, j, r)], kPoison, allocElements[arg],
+            r, buffers[bufferIndex(arg, j, r)], kPoison, allocBytes[arg] / 2,
             concat("output '", m.arguments[arg].name, "' with poison"));
+  }
   std::size_t kernels = m.kernels.size();
   // All ranks' first launch, then all ranks' second: publishers reach the
   // GPU before the pollers that wait for them. With --publish-barrier, the
@@ -382,9 +371,13 @@ void Harness::enqueueStep(int j, bool checks) {
   if (checks)
     for (std::size_t i = 0; i < outputs.size(); ++i)
       for (int r = 0; r < options.tp; ++r) {
-        std::size_t at = bufferIndex(outputs[i], j, r);
+        std::size_t at = bufferIndex(outputs[i].arg, j, r);
+        // A dual norm's output has expected bytes only after the first
+        // batch, which the host checks.
+        if (!expectedDevice[at])
+          continue;
         session->launchCheck(r, buffers[at], expectedDevice[at],
-                             allocElements[outputs[i]] / 2, checkResults[r],
+                             allocBytes[outputs[i].arg] / 4, checkResults[r],
                              uint32_t(j * 64 + int(i)));
       }
   session->join();
@@ -414,9 +407,13 @@ std::string Harness::describeElement(int arg, int j,
   const ArgumentSpec &spec = bundle.manifest.arguments[arg];
   std::vector<int64_t> shape = spec.shapeFor(tokens[j]);
   std::size_t written = spec.elements(tokens[j]);
-  if (element >= written)
+  if (element >= written) {
+    bool poison =
+        std::find(poisoned.begin(), poisoned.end(), arg) != poisoned.end();
     return concat("element ", element, " (past the ", shapeText(shape),
-                  " the step writes, where the poison must stay)");
+                  " the step writes, where the ", poison ? "poison" : "input",
+                  " must stay)");
+  }
   std::vector<int64_t> index(shape.size());
   for (std::size_t d = shape.size(); d-- > 0;) {
     index[d] = int64_t(element % shape[d]);
@@ -434,41 +431,158 @@ std::string Harness::describeElement(int arg, int j,
   return text + "]";
 }
 
+std::string Harness::elementBits(int arg, const uint8_t *bytes,
+                                 std::size_t element) const {
+  if (dtypeBytes(bundle.manifest.arguments[arg].dtype) == 2) {
+    uint16_t v;
+    std::memcpy(&v, bytes + 2 * element, 2);
+    return hex16(v);
+  }
+  uint32_t v;
+  std::memcpy(&v, bytes + 4 * element, 4);
+  return hex32(v);
+}
+
+void Harness::setGolden(std::size_t output, int j, std::vector<uint8_t> bytes) {
+  const Manifest &m = bundle.manifest;
+  int arg = outputs[output].arg;
+  for (int r = 0; r < options.tp; ++r) {
+    std::size_t at = bufferIndex(arg, j, r);
+    if (r == 0 || goldenDevice[at] != goldenDevice[bufferIndex(arg, j, 0)])
+      session->upload(r, goldenDevice[at], bytes.data(), bytes.size(),
+                      concat("the first run's '", m.arguments[arg].name,
+                             "' of step position ", j));
+    expectedDevice[at] = goldenDevice[at];
+  }
+  golden[output * batch + j] = std::move(bytes);
+  // The references are not needed any more: rank 0's bytes are.
+  expected[j].norm[arg].reset();
+}
+
+void Harness::verifyNorm(uint64_t step, std::size_t output,
+                         const std::vector<std::vector<uint8_t>> &got) {
+  const Manifest &m = bundle.manifest;
+  int arg = outputs[output].arg;
+  int j = int(step % batch);
+  const ArgumentSpec &spec = m.arguments[arg];
+  const NormExpectation &norm = *expected[j].norm[arg];
+  std::string where = concat("step ", step, " (m = ", tokens[j], "), ");
+  // (ii) rank 0 within the bound of the FP64 reference; outside the rows
+  // the step writes, the poison (out) or the input (stream) unchanged.
+  const std::vector<uint8_t> &first = got[0];
+  std::size_t width = dtypeBytes(spec.dtype);
+  std::size_t written = std::size_t(norm.rows) * norm.rowLength;
+  std::size_t outside = 0, firstOutside = 0, violations = 0, worstAt = 0;
+  double worst = 0, worstViolation = -1;
+  for (std::size_t i = 0; i < first.size() / width; ++i) {
+    if (i >= written) {
+      if (std::memcmp(&first[i * width], &(*norm.base)[i * width], width) &&
+          outside++ == 0)
+        firstOutside = i;
+      continue;
+    }
+    double value = elementValue(spec.dtype, first.data(), i);
+    double ratio = std::isfinite(value)
+                       ? std::fabs(value - norm.reference[i]) / norm.bound[i]
+                       : INFINITY;
+    worst = std::max(worst, ratio);
+    if (!withinTolerance(value, norm.reference[i], norm.bound[i])) {
+      ++violations;
+      if (ratio > worstViolation) {
+        worstViolation = ratio;
+        worstAt = i;
+      }
+    }
+  }
+  if (violations) {
+    double value = elementValue(spec.dtype, first.data(), worstAt);
+    throw Error(concat("wrong result: ", where, "rank 0, output '", spec.name,
+                       "' ", describeElement(arg, j, worstAt), " is ", value,
+                       " (", elementBits(arg, first.data(), worstAt),
+                       "), the FP64 reference is ", norm.reference[worstAt],
+                       " and the bound ", norm.bound[worstAt], " (error ",
+                       worstViolation, " x the bound; ", violations, " of ",
+                       written, " elements outside it)"));
+  }
+  if (outside)
+    throw Error(
+        concat("wrong result: ", where, "rank 0, output '", spec.name, "' ",
+               describeElement(arg, j, firstOutside), " is ",
+               elementBits(arg, first.data(), firstOutside), ", expected ",
+               elementBits(arg, norm.base->data(), firstOutside), " (", outside,
+               " of ", first.size() / width, " elements differ)"));
+  normWorst[output] = std::max(normWorst[output], worst);
+  // (i) every rank wrote rank 0's bytes.
+  for (int r = 1; r < options.tp; ++r) {
+    std::size_t differ = 0, firstBad = 0;
+    for (std::size_t i = 0; i < first.size() / width; ++i)
+      if (std::memcmp(&got[r][i * width], &first[i * width], width) &&
+          differ++ == 0)
+        firstBad = i;
+    if (differ)
+      throw Error(concat("wrong result: ", where, "rank ", r, ", output '",
+                         spec.name, "' ", describeElement(arg, j, firstBad),
+                         " is ", elementBits(arg, got[r].data(), firstBad),
+                         " but rank 0 wrote ",
+                         elementBits(arg, first.data(), firstBad),
+                         ": every rank must write the same bytes (", differ,
+                         " of ", first.size() / width, " elements differ)"));
+  }
+}
+
 void Harness::hostVerify(uint64_t first, uint64_t count,
                          std::vector<uint64_t> *hashes, bool compareHashes,
                          bool *equal) {
   const Manifest &m = bundle.manifest;
-  std::vector<uint16_t> got;
   std::size_t h = 0;
+  std::vector<std::vector<uint8_t>> got(options.tp);
   for (uint64_t s = first; s < first + count; ++s) {
     int j = int(s % batch);
-    for (int arg : outputs)
+    for (std::size_t o = 0; o < outputs.size(); ++o) {
+      int arg = outputs[o].arg;
+      const ArgumentSpec &spec = m.arguments[arg];
+      std::size_t width = dtypeBytes(spec.dtype);
       for (int r = 0; r < options.tp; ++r, ++h) {
-        const std::vector<uint16_t> &expected =
-            expectedHost[std::size_t(arg) * batch + j];
-        got.resize(expected.size());
-        session->download(r, got.data(), buffers[bufferIndex(arg, j, r)],
-                          got.size() * 2,
-                          concat("output '", m.arguments[arg].name, "'"));
-        uint64_t hash = fnv1a(got);
+        got[r].resize(allocBytes[arg]);
+        session->download(r, got[r].data(), buffers[bufferIndex(arg, j, r)],
+                          got[r].size(), concat("output '", spec.name, "'"));
+        uint64_t hash = fnv1a(got[r].data(), got[r].size());
         if (compareHashes) {
           if (h >= hashes->size() || (*hashes)[h] != hash)
             *equal = false;
         } else {
           hashes->push_back(hash);
         }
+      }
+      if (!compareHashes && s < uint64_t(batch))
+        hashesByOutput[o][j] = fnv1a(
+            got[0].data(), std::min(got[0].size(), spec.bytes(tokens[j])));
+      bool exact = outputs[o].check == OutputCheck::Exact;
+      std::vector<uint8_t> &known = golden[o * batch + j];
+      if (!exact && known.empty()) {
+        // The first run of this position: bound, then ranks, then golden.
+        verifyNorm(s, o, got);
+        setGolden(o, j, got[0]);
+        continue;
+      }
+      for (int r = 0; r < options.tp; ++r) {
+        const std::vector<uint8_t> &want =
+            exact ? *expected[j].exact[arg][r] : known;
         std::size_t mismatches = 0, firstBad = 0;
-        for (std::size_t i = 0; i < got.size(); ++i)
-          if (got[i] != expected[i] && mismatches++ == 0)
+        for (std::size_t i = 0; i < got[r].size() / width; ++i)
+          if (std::memcmp(&got[r][i * width], &want[i * width], width) &&
+              mismatches++ == 0)
             firstBad = i;
         if (mismatches)
-          throw Error(concat("wrong result: step ", s, " (m = ", tokens[j],
-                             "), rank ", r, ", output '", m.arguments[arg].name,
-                             "' ", describeElement(arg, j, firstBad), " is ",
-                             hex16(got[firstBad]), ", expected ",
-                             hex16(expected[firstBad]), " (", mismatches,
-                             " of ", got.size(), " elements differ)"));
+          throw Error(concat(
+              "wrong result: step ", s, " (m = ", tokens[j], "), rank ", r,
+              ", output '", spec.name, "' ", describeElement(arg, j, firstBad),
+              " is ", elementBits(arg, got[r].data(), firstBad), ", expected ",
+              elementBits(arg, want.data(), firstBad),
+              exact ? "" : " (rank 0's bytes of the first run)", " (",
+              mismatches, " of ", got[r].size() / width, " elements differ)"));
       }
+    }
   }
 }
 
@@ -481,21 +595,33 @@ void Harness::readChecks(uint64_t first, uint64_t count) {
     if (!result.mismatches)
       continue;
     int j = int(result.tag / 64);
-    int arg = outputs[result.tag % 64];
-    // Name the first differing BF16 of the word.
-    bool lowSame = (result.got & 0xFFFF) == (result.expected & 0xFFFF);
-    std::size_t element = std::size_t(result.word) * 2 + (lowSame ? 1 : 0);
-    uint16_t got = uint16_t(lowSame ? result.got >> 16 : result.got);
-    uint16_t expected =
-        uint16_t(lowSame ? result.expected >> 16 : result.expected);
-    // The chunk holds at most one step of each batch position.
-    uint64_t step = first + (uint64_t(j) + batch - first % batch) % batch;
+    int arg = outputs[result.tag % 64].arg;
+    std::size_t element;
+    std::string got, expectedText;
+    if (dtypeBytes(m.arguments[arg].dtype) == 2) {
+      // Name the first differing BF16 of the word.
+      bool lowSame = (result.got & 0xFFFF) == (result.expected & 0xFFFF);
+      element = std::size_t(result.word) * 2 + (lowSame ? 1 : 0);
+      got = hex16(uint16_t(lowSame ? result.got >> 16 : result.got));
+      expectedText =
+          hex16(uint16_t(lowSame ? result.expected >> 16 : result.expected));
+    } else {
+      element = std::size_t(result.word);
+      got = hex32(result.got);
+      expectedText = hex32(result.expected);
+    }
+    // A chunk of one batch holds one step of each batch position.
+    std::string step =
+        count <= uint64_t(batch)
+            ? concat("step ",
+                     first + (uint64_t(j) + batch - first % batch) % batch)
+            : concat("a step of batch position ", j);
     throw Error(concat(
         "wrong result (device check of steps ", first, "..", first + count - 1,
-        "): ", result.mismatches, " word(s) differ; the first seen: step ",
-        step, " (m = ", tokens[j], "), rank ", r, ", output '",
-        m.arguments[arg].name, "' ", describeElement(arg, j, element), " is ",
-        hex16(got), ", expected ", hex16(expected)));
+        "): ", result.mismatches, " word(s) differ; the first seen: ", step,
+        " (m = ", tokens[j], "), rank ", r, ", output '", m.arguments[arg].name,
+        "' ", describeElement(arg, j, element), " is ", got, ", expected ",
+        expectedText));
   }
 }
 
@@ -521,6 +647,32 @@ RunReport Harness::run() {
         replayEnd, watchdog + 0.01 * batch,
         concat("graph replay of steps ", first, "..", first + batch - 1));
     return 1000.0 * session->elapsedMs(replayStart, replayEnd) / batch;
+  };
+  // --steps-per-check: graph replays between reads of the device checks'
+  // results (one batch by default); each replay is still timed.
+  uint64_t perRead = 1;
+  if (options.graph && options.stepsPerCheck > uint64_t(batch))
+    perRead = (options.stepsPerCheck + batch - 1) / batch;
+  std::vector<CUevent> chunkStart, chunkEnd;
+  auto replayChunk = [&](CUgraphExec graph, uint64_t first, uint64_t n,
+                         std::vector<double> &samples) {
+    while (chunkStart.size() < n) {
+      chunkStart.push_back(session->createEvent(true));
+      chunkEnd.push_back(session->createEvent(true));
+    }
+    uint64_t last = first + n * batch - 1;
+    lastBatchStart = std::chrono::steady_clock::now();
+    for (uint64_t c = 0; c < n; ++c) {
+      session->record(chunkStart[c], "before a replay");
+      session->replay(graph, concat("steps ", first + c * batch, "..",
+                                    first + (c + 1) * batch - 1));
+      session->record(chunkEnd[c], "after a replay");
+    }
+    session->wait(chunkEnd[n - 1], watchdog + 0.01 * double(batch * n),
+                  concat("graph replays of steps ", first, "..", last));
+    for (uint64_t c = 0; c < n; ++c)
+      samples.push_back(1000.0 *
+                        session->elapsedMs(chunkStart[c], chunkEnd[c]) / batch);
   };
   auto captureBatch = [&](bool checks) {
     return session->capture(
@@ -575,14 +727,16 @@ RunReport Harness::run() {
         readChecks(done - batch, batch);
     }
     uint64_t replays = (remaining + batch - 1) / batch;
-    for (uint64_t t = 0; t < replays; ++t) {
-      report.stepMicros.push_back(replayOnce(graph, done));
+    uint64_t chunk = checks ? perRead : 1;
+    for (uint64_t t = 0; t < replays; t += chunk) {
+      uint64_t n = std::min(chunk, replays - t);
+      replayChunk(graph, done, n, report.stepMicros);
       if (checks) {
-        readChecks(done, batch);
-        report.stepsChecked += batch;
+        readChecks(done, n * batch);
+        report.stepsChecked += n * batch;
       }
-      done += batch;
-      report.steps += batch;
+      done += n * batch;
+      report.steps += n * batch;
     }
   } else if (remaining) {
     if (options.bench) {
@@ -618,9 +772,25 @@ RunReport Harness::run() {
     const MailboxSpec &mailbox =
         m.mailboxes[m.arguments[mailboxParam->argument].mailbox];
     int publishers = options.tp - (options.skipPublishRank >= 0 ? 1 : 0);
-    report.mailboxBytesPerStep +=
+    double bytes =
         double(publishers) * mailbox.tp * meanTokens * mailbox.width * 2;
+    report.mailboxBytesPerStep += bytes;
+    report.mailboxBytesByKernel.emplace_back(kernel.name, bytes);
   }
+  if (options.check) {
+    report.stepsPerCheck =
+        checks ? (options.graph ? perRead : 1) * uint64_t(batch) : 0;
+    for (std::size_t o = 0; o < outputs.size(); ++o) {
+      const std::string &name = m.arguments[outputs[o].arg].name;
+      report.outputHashes.emplace_back(name, hashesByOutput[o]);
+      if (outputs[o].check == OutputCheck::Norm) {
+        report.normErrorVsBound.emplace_back(name, normWorst[o]);
+        report.normErrorVsBoundMax =
+            std::max(report.normErrorVsBoundMax.value_or(0.0), normWorst[o]);
+      }
+    }
+  }
+  report.setupSeconds = setupSeconds;
   summarizeLatency(report);
   return report;
 }

@@ -25,6 +25,13 @@ using nlohmann::json;
 namespace lamport {
 namespace runtime {
 
+std::string shapeText(const std::vector<int64_t> &shape) {
+  std::string text = "[";
+  for (std::size_t i = 0; i < shape.size(); ++i)
+    text += concat(i ? ", " : "", shape[i]);
+  return text + "]";
+}
+
 std::size_t dtypeBytes(DType dtype) {
   switch (dtype) {
   case DType::BF16:

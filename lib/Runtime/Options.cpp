@@ -42,8 +42,9 @@ std::string usage() {
          "[--seed N]\n"
          "                   [--skip-publish RANK [--timeout-check]] "
          "[--batch B]\n"
-         "                   [--watchdog SECONDS] [--device N] [--no-pdl]\n"
-         "                   [--publish-barrier]\n"
+         "                   [--steps-per-check S] [--watchdog SECONDS] "
+         "[--device N]\n"
+         "                   [--no-pdl] [--publish-barrier]\n"
          "       lamport-run BUNDLE --plan\n"
          "                   [--transport multicast --allow-multicast]";
 }
@@ -115,6 +116,9 @@ RunOptions parseRunOptions(const std::vector<std::string> &args) {
       o.timeoutCheck = true;
     } else if (arg == "--batch") {
       o.batch = int(parseInteger(arg, value(), 1, 4096));
+    } else if (arg == "--steps-per-check") {
+      o.stepsPerCheck =
+          uint64_t(parseInteger(arg, value(), 1, int64_t(1) << 40));
     } else if (arg == "--watchdog") {
       o.watchdogSeconds = double(parseInteger(arg, value(), 1, 3600));
     } else if (arg == "--device") {

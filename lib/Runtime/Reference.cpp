@@ -7,6 +7,7 @@
 #include "lamport/Runtime/Reference.h"
 #include "lamport/Runtime/Error.h"
 
+#include <cmath>
 #include <cstring>
 
 namespace lamport {
@@ -80,6 +81,57 @@ void referenceAllReduce(const std::vector<std::vector<uint16_t>> &rows, int m,
         partials[r] = bf16ToFloat(canonicalizeSentinel(rows[r][at]));
       out[at] = floatToBf16(sumPartials(partials, order));
     }
+}
+
+double streamTolerance(double alphaS, double betaH) {
+  return std::ldexp(std::fabs(alphaS) + std::fabs(betaH), -16) +
+         std::ldexp(1.0, -126);
+}
+
+double outTolerance(double ref, double nextWeight, double inv2, double alphaS,
+                    double betaH) {
+  double carried = (1.0 + std::ldexp(1.0, -8)) * std::ldexp(1.0, -16) *
+                   std::fabs(nextWeight) * inv2 *
+                   (std::fabs(alphaS) + std::fabs(betaH));
+  return std::ldexp(std::fabs(ref), -8) + carried + std::ldexp(1.0, -133);
+}
+
+bool withinTolerance(double got, double ref, double bound) {
+  if (!std::isfinite(got))
+    return false;
+  return std::fabs(got - ref) <= bound;
+}
+
+void referenceDualNormRow(const DualNormRowInputs &in, double *streamRef,
+                          double *streamBound, double *outRef,
+                          double *outBound) {
+  int width = in.width;
+  double squares = 0;
+  for (int c = 0; c < width; ++c)
+    squares += in.reduced[c] * in.reduced[c];
+  double inv1 = 1.0 / std::sqrt(squares / width + in.eps);
+  // streamBound holds |alpha s| + |beta h| until the second norm is known.
+  double squares2 = 0;
+  for (int c = 0; c < width; ++c) {
+    double h = in.reduced[c] * inv1;
+    if (in.postWeight)
+      h *= double(bf16ToFloat(in.postWeight[c]));
+    double alpha = in.alpha[in.alphaCount == 1 ? 0 : c];
+    double beta = in.beta[in.betaCount == 1 ? 0 : c];
+    double alphaS = alpha * double(in.stream[c]);
+    double betaH = beta * h;
+    streamRef[c] = alphaS + betaH;
+    streamBound[c] = streamTolerance(alphaS, betaH);
+    outBound[c] = std::fabs(alphaS) + std::fabs(betaH);
+    squares2 += streamRef[c] * streamRef[c];
+  }
+  double inv2 = 1.0 / std::sqrt(squares2 / width + in.eps);
+  for (int c = 0; c < width; ++c) {
+    double w = double(bf16ToFloat(in.nextWeight[c]));
+    outRef[c] = streamRef[c] * inv2 * w;
+    // |alpha s| + |beta h| split as (terms, 0): the bound depends on the sum.
+    outBound[c] = outTolerance(outRef[c], w, inv2, outBound[c], 0.0);
+  }
 }
 
 namespace {

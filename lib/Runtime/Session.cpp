@@ -560,6 +560,16 @@ void Session::fill16Async(int rank, CUdeviceptr pointer, uint16_t value,
     fail(result, concat("rank ", rank, ": filling ", what));
 }
 
+void Session::copyAsync(int rank, CUdeviceptr to, CUdeviceptr from,
+                        std::size_t bytes, const std::string &what) {
+  if (config.transport == TransportKind::Peer)
+    makeCurrent(rank);
+  CUresult result =
+      api().cuMemcpyDtoDAsync(to, from, bytes, ranks[rank]->stream);
+  if (result != CUDA_SUCCESS)
+    fail(result, concat("rank ", rank, ": copying ", what));
+}
+
 CUgraphExec Session::capture(const std::function<void()> &enqueue,
                              const std::string &what) {
   makeCurrent(0);

@@ -7,8 +7,9 @@
 // lamport-run BUNDLE --tp N --transport loopback|peer --tokens M|all ...
 //
 // Brings a bundle's TP group up (Session), runs its decode step (Harness),
-// checks every rank's output against the host reference, prints a short
-// table and exits non-zero with one clear message on any failure: a bad
+// checks every rank's outputs against the host simulation of the program,
+// prints a short table and exits non-zero with one clear message on any
+// failure: a bad
 // option or bundle (2), no GPU (3), a wrong result or a GPU failure (1).
 // A trap poisons the CUDA context, so after one the tool reports and exits
 // at once (std::_Exit) instead of tearing the context down.
@@ -86,6 +87,35 @@ void writeJson(const RunOptions &options, const Bundle &bundle,
                      {"mean", report.meanMicros},
                      {"samples", report.stepMicros.size()}};
   j["mailbox_bytes_per_step"] = report.mailboxBytesPerStep;
+  nlohmann::json byKernel = nlohmann::json::object();
+  for (const auto &[kernel, bytes] : report.mailboxBytesByKernel)
+    byKernel[kernel] = bytes;
+  j["mailbox_bytes_per_step_by_kernel"] = byKernel;
+  j["seed"] = options.seed;
+  j["setup_seconds"] = report.setupSeconds;
+  if (report.checked) {
+    j["steps_per_check"] = report.stepsPerCheck;
+    // Hex strings: a 64-bit integer does not survive every JSON reader.
+    nlohmann::json hashes = nlohmann::json::object();
+    for (const auto &[name, perJ] : report.outputHashes) {
+      nlohmann::json list = nlohmann::json::array();
+      for (uint64_t hash : perJ) {
+        char text[24];
+        std::snprintf(text, sizeof(text), "%016llx",
+                      static_cast<unsigned long long>(hash));
+        list.push_back(text);
+      }
+      hashes[name] = list;
+    }
+    j["output_hashes"] = hashes;
+    if (report.normErrorVsBoundMax) {
+      j["norm_error_vs_bound_max"] = *report.normErrorVsBoundMax;
+      nlohmann::json perOutput = nlohmann::json::object();
+      for (const auto &[name, worst] : report.normErrorVsBound)
+        perOutput[name] = worst;
+      j["norm_error_vs_bound"] = perOutput;
+    }
+  }
   std::ofstream out(options.jsonPath);
   out << j.dump(2) << "\n";
   if (!out)
@@ -229,6 +259,19 @@ int main(int argc, char **argv) {
               static_cast<unsigned long long>(report.steps), tokensText.c_str(),
               report.mode.c_str(), report.batch, median, p99,
               bytesText(report.mailboxBytesPerStep).c_str(), check.c_str());
+  if (report.normErrorVsBoundMax) {
+    std::string worst;
+    for (const auto &[name, ratio] : report.normErrorVsBound) {
+      char text[64];
+      std::snprintf(text, sizeof(text), "%s%s %.3g", worst.empty() ? "" : ", ",
+                    name.c_str(), ratio);
+      worst += text;
+    }
+    std::printf("  dual norm: worst |error| / bound %.3g (%s); later steps "
+                "equal the first run's bytes\n",
+                *report.normErrorVsBoundMax, worst.c_str());
+  }
+  std::printf("  setup: %.2f s on the host\n", report.setupSeconds);
   writeJson(options, bundle, report, "pass", "");
   exitNow(0);
 }

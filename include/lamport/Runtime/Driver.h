@@ -58,6 +58,7 @@ namespace runtime {
   X(cuMemsetD16Async)                                                          \
   X(cuMemcpyHtoD)                                                              \
   X(cuMemcpyDtoH)                                                              \
+  X(cuMemcpyDtoDAsync)                                                         \
   X(cuMemCreate)                                                               \
   X(cuMemRelease)                                                              \
   X(cuMemAddressReserve)                                                       \

@@ -6,15 +6,20 @@
 //
 // What lamport-run does with a Session: runs decode steps of a bundle's
 // program on every rank, eagerly or as captured CUDA graphs, checks every
-// rank's output against the host reference of the consumer op, and times
-// the steps with CUDA events.
+// rank's outputs against the host simulation of the whole program
+// (Simulator.h), and times the steps with CUDA events.
 //
-// Step s uses batch position j = s % B (B = --batch): input set j (a hash of
-// the seed, j, the rank and the element) and m_j tokens (--tokens, or
-// 1 + j % capacity for --tokens all). A row left over from the last use of
-// a generation (3 steps back) is input set j - 3 (mod B), which differs from
-// set j whenever B >= 4 (the harness never runs more than 3 steps with a
-// smaller B), so a stale row fails the check.
+// Step s uses batch position j = s % B (B = --batch): input set j (inputs
+// by role, Inputs.h) and m_j tokens (--tokens, or 1 + j % capacity for
+// --tokens all). A row left over from the last use of a generation (3 steps
+// back) is input set j - 3 (mod B), which differs from set j whenever
+// B >= 4 (the harness never runs more than 3 steps with a smaller B), so a
+// stale row fails the check.
+//
+// Exact outputs are compared bit for bit; a dual norm's outputs are
+// compared in the first batch within a bound of the FP64 reference (rank 0)
+// and between ranks, and rank 0's bytes then become every later step's
+// expected bytes (docs/runtime.md).
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,6 +30,7 @@
 #include "lamport/Runtime/Options.h"
 #include "lamport/Runtime/Reference.h"
 #include "lamport/Runtime/Session.h"
+#include "lamport/Runtime/Simulator.h"
 
 #include <chrono>
 #include <memory>
@@ -48,17 +54,32 @@ struct RunReport {
   double medianMicros = 0, p99Micros = 0, minMicros = 0, meanMicros = 0;
   /// Bytes the publishes store into mailboxes per step (every destination).
   double mailboxBytesPerStep = 0;
+  /// The same per publishing kernel, in launch order.
+  std::vector<std::pair<std::string, double>> mailboxBytesByKernel;
   bool checked = false;
   uint64_t stepsChecked = 0;
   uint64_t stepsHostChecked = 0;
   /// Graph replay of the checked batch gave the eager batch's bytes.
   std::optional<bool> graphEqualsEager;
+  /// Per checked output (argument name): the FNV-1a hash of rank 0's bytes
+  /// of the elements the step writes (its shape for m_j), per batch
+  /// position, from the host-checked batch.
+  std::vector<std::pair<std::string, std::vector<uint64_t>>> outputHashes;
+  /// Per dual-norm output: the worst |got - ref| / bound of rank 0 in the
+  /// host-checked batch (below 1 passes).
+  std::vector<std::pair<std::string, double>> normErrorVsBound;
+  /// The largest of those, when a dual norm was checked.
+  std::optional<double> normErrorVsBoundMax;
+  /// Host seconds of the setup: plan, simulation, session, inputs, uploads.
+  double setupSeconds = 0;
+  /// Steps between reads of the device checks' results.
+  uint64_t stepsPerCheck = 0;
 };
 
 /// Median, p99, min and mean of \p samples into \p report.
 void summarizeLatency(RunReport &report);
 
-/// The consumer ops lamport-run has a host reference for.
+/// The ops lamport-run can simulate, and so check (hasSimulation).
 bool hasReference(const std::string &op);
 
 class Harness {
@@ -83,36 +104,58 @@ public:
   uint64_t declaredTimeoutNs() const { return timeoutNs; }
 
 private:
-  struct Consumer;
+  /// An argument the step writes and the run checks.
+  struct Output {
+    int arg = -1;
+    OutputCheck check = OutputCheck::None;
+  };
 
-  void planReferences();
+  void simulate();
   void allocateBuffers();
-  void computeExpected();
+  void uploadExpected();
   void prepareParams();
   void enqueueStep(int j, bool checks);
   void runEager(uint64_t first, uint64_t count, bool checks, RunReport *timing);
   void hostVerify(uint64_t first, uint64_t count, std::vector<uint64_t> *hashes,
                   bool compareHashes, bool *equal);
+  void verifyNorm(uint64_t step, std::size_t output,
+                  const std::vector<std::vector<uint8_t>> &got);
+  void setGolden(std::size_t output, int j, std::vector<uint8_t> bytes);
   void readChecks(uint64_t first, uint64_t count);
   std::string describeElement(int arg, int j, std::size_t element) const;
+  std::string elementBits(int arg, const uint8_t *bytes,
+                          std::size_t element) const;
 
   const Bundle &bundle;
   RunOptions options;
   std::unique_ptr<Session> session;
+  std::unique_ptr<ProgramPlan> plan;
   int batch = 0;
   std::vector<int32_t> tokens; ///< m_j per batch position.
   double watchdog = 30;
   uint64_t timeoutNs = 0;
-  std::vector<std::unique_ptr<Consumer>> consumers;
-  std::vector<PatternKind> patterns; ///< Per argument (inputs).
-  std::vector<int> outputs;          ///< Argument indices checked.
+  double setupSeconds = 0;
+  std::vector<Output> outputs; ///< Checked (with --check).
+  std::vector<int> poisoned;   ///< Arguments poisoned before checked steps.
+  std::vector<int> restored;   ///< Arguments restored before checked steps.
+  std::vector<std::size_t> allocBytes; ///< Per argument (16-byte multiple).
   /// Buffer pointers per (argument, j, rank), stable: parameters point here.
   std::vector<CUdeviceptr> buffers;
-  std::vector<std::size_t> allocElements; ///< Per argument, 16-bit words.
-  /// Expected bytes per (argument, j): host, and device per (arg, j, rank).
-  std::vector<std::vector<uint16_t>> expectedHost;
+  /// Pristine copies of the restored arguments per (argument, j, rank).
+  std::vector<CUdeviceptr> pristine;
+  /// What the simulation says each step must give, per batch position.
+  std::vector<StepExpectation> expected;
+  /// Expected bytes on the device per (argument, j, rank); 0 while unknown
+  /// (a dual norm's output before the first batch was verified).
   std::vector<CUdeviceptr> expectedDevice;
-  std::vector<CUdeviceptr> checkResults; ///< Per rank.
+  /// Where a dual norm's golden goes, per (argument, j, rank).
+  std::vector<CUdeviceptr> goldenDevice;
+  /// A dual norm's outputs: rank 0's bytes of the first run, per
+  /// (output, j); empty until then.
+  std::vector<std::vector<uint8_t>> golden;
+  std::vector<std::vector<uint64_t>> hashesByOutput; ///< [output][j]
+  std::vector<double> normWorst;                     ///< [output]
+  std::vector<CUdeviceptr> checkResults;             ///< Per rank.
   /// Parameter pointer arrays per (j, rank, kernel).
   std::vector<std::vector<void *>> params;
   std::vector<CUevent> startEvents, endEvents;

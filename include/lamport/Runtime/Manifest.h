@@ -49,6 +49,9 @@ enum class ArgumentKind { Buffer, Mailbox };
 enum class DType { BF16, F32, I32 };
 enum class BufferIO { In, Out, InOut };
 
+/// "[-1, 8192]": a shape as messages write it.
+std::string shapeText(const std::vector<int64_t> &shape);
+
 /// Bytes of one element of \p dtype.
 std::size_t dtypeBytes(DType dtype);
 const char *dtypeName(DType dtype);

@@ -49,6 +49,9 @@ struct RunOptions {
   bool timeoutCheck = false;
   /// Steps per batch: distinct input sets, and steps per captured graph.
   int batch = 64;
+  /// Graph replays: steps between reads of the device checks' results,
+  /// rounded up to a multiple of the batch; 0 reads them after every batch.
+  uint64_t stepsPerCheck = 0;
   /// Host watchdog per wait, in seconds; 0 derives it from the kernels'
   /// timeout_ns.
   double watchdogSeconds = 0;

@@ -68,6 +68,50 @@ void referencePollRows(const std::vector<std::vector<uint16_t>> &rows, int m,
 void referenceAllReduce(const std::vector<std::vector<uint16_t>> &rows, int m,
                         int width, SumOrder order, std::vector<uint16_t> &out);
 
+/// The inputs of one token row of a dual norm (all_reduce_dual_norm,
+/// dual_norm), width H: the reduced row r (exact FP32 values), this row of
+/// the FP32 stream, the gates (one value, or H), the optional post-norm
+/// weight and the next norm's weight (BF16 bits), and eps.
+struct DualNormRowInputs {
+  int width = 0;
+  const double *reduced = nullptr;
+  const float *stream = nullptr;
+  const float *alpha = nullptr;
+  int alphaCount = 1;
+  const float *beta = nullptr;
+  int betaCount = 1;
+  const uint16_t *postWeight = nullptr; ///< Null: no post-norm weight.
+  const uint16_t *nextWeight = nullptr;
+  double eps = 1e-6;
+};
+
+/// The FP64 reference of one row of a dual norm and the bound each output
+/// element must meet (see streamTolerance and outTolerance):
+///   h       = r / sqrt(mean(r^2) + eps) [* post_weight]
+///   stream' = alpha * stream + beta * h
+///   out     = stream' / sqrt(mean(stream'^2) + eps) * next_weight
+/// Each output array holds \p in.width values.
+void referenceDualNormRow(const DualNormRowInputs &in, double *streamRef,
+                          double *streamBound, double *outRef,
+                          double *outBound);
+
+/// The largest |got - ref| allowed for an FP32 element of the updated stream
+/// whose terms are alpha * s and beta * h (FP64): 2^-16 of the terms' size,
+/// plus 2^-126 for results near FP32's underflow.
+double streamTolerance(double alphaS, double betaH);
+
+/// The largest |got - ref| allowed for a BF16 element of out whose FP64
+/// value is \p ref = stream'_ref * inv2 * w: half a BF16 ulp of rounding
+/// (2^-8 |ref|), plus the FP32 error of stream' carried through the scale,
+/// enlarged by the rounding that follows it ((1 + 2^-8) * 2^-16 * |w| *
+/// inv2 * (|alpha s| + |beta h|)), plus 2^-133 (the smallest BF16
+/// subnormal).
+double outTolerance(double ref, double nextWeight, double inv2, double alphaS,
+                    double betaH);
+
+/// |got - ref| <= bound; false for a NaN or infinite \p got.
+bool withinTolerance(double got, double ref, double bound);
+
 /// What an input pattern exercises.
 enum class PatternKind {
   /// Any BF16 bits, with -0.0, +0.0, +-Inf, NaNs (quiet, signalling, negative)

@@ -119,6 +119,11 @@ public:
   void fill16Async(int rank, CUdeviceptr pointer, uint16_t value,
                    std::size_t count, const std::string &what);
 
+  /// Copies \p bytes from \p from to \p to, both on rank \p rank's
+  /// device, on its stream (restoring an in-place input before a step).
+  void copyAsync(int rank, CUdeviceptr to, CUdeviceptr from, std::size_t bytes,
+                 const std::string &what);
+
   /// Captures what \p enqueue puts on the main stream (and the rank streams
   /// forked from it) into a graph, instantiated and owned by the session.
   CUgraphExec capture(const std::function<void()> &enqueue,

@@ -13,16 +13,28 @@
 //     consumer, which is what makes this order valid), and stream capture
 //     records operations that a graph launch runs again;
 //   - kernels are recognised by name prefix (publish_rows, poll_rows,
-//     all_reduce, lamport_check_words) and run as host code that reads the
-//     mailbox descriptor exactly as docs/bundle.md lays it out;
+//     all_reduce, all_gather, gemm_publish, all_reduce_dual_norm,
+//     dual_norm, lamport_check_words) and run as host code that reads the
+//     mailbox descriptor exactly as docs/bundle.md lays it out; the dual
+//     norms compute in FP32 with tree-shaped sums, as a GPU kernel would,
+//     so the runtime's bounds are exercised by a real rounding pattern;
 //   - a poll that finds a sentinel has no one to wait for: it fills the
 //     timeout record as a GPU poll would and "traps" (every later call
 //     returns CUDA_ERROR_LAUNCH_FAILED).
 //
 // A module's tp, capacity and width come from a line "// fake-kernel: tp=T
-// capacity=C width=W" in its PTX. FAKE_CUDA_DEVICES sets the device count.
+// capacity=C width=W" in its PTX. Without more, the kernel takes (mailbox,
+// buffer, tokens); with "params=mailbox,weight,x,y,tokens" (kinds and
+// buffer roles in order) it takes those, and "n=N k=K" (gemm_publish),
+// "gate=G" (elements of alpha and beta), "eps=E" and "order=pairwise" say
+// the rest. FAKE_CUDA_DEVICES sets the device count.
 // FAKE_CUDA_FAULT plants a kernel bug, to show the checks catch it:
 //   flip@N      the Nth consumer launch (from 0) flips one output bit;
+//   flip-y@N    the Nth gemm_publish launch flips one bit of y after
+//               publishing it (only y is wrong);
+//   rank-skew   rank 1's all_reduce_dual_norm writes out's first element
+//               one unit in the last place off (within any bound: only the
+//               comparison of ranks catches it);
 //   quiet-nan   publishers quiet signalling NaNs (0x7F81 -> 0x7FC1);
 //   hang        a poll without data spins forever instead of trapping (a
 //               kernel built without a timeout): events never complete.
@@ -34,10 +46,12 @@
 #include <cuda.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -64,11 +78,31 @@ bool quietNans() {
   const char *fault = std::getenv("FAKE_CUDA_FAULT");
   return fault && std::strcmp(fault, "quiet-nan") == 0;
 }
+
+bool rankSkew() {
+  const char *fault = std::getenv("FAKE_CUDA_FAULT");
+  return fault && std::strcmp(fault, "rank-skew") == 0;
+}
+
+/// The gemm_publish launch FAKE_CUDA_FAULT=flip-y@N corrupts, or -1.
+long flipYAt() {
+  const char *fault = std::getenv("FAKE_CUDA_FAULT");
+  if (!fault || std::strncmp(fault, "flip-y@", 7) != 0)
+    return -1;
+  return std::atol(fault + 7);
+}
+long gemmLaunches = 0;
 bool capturing = false;
 std::vector<std::function<void()>> captured;
 
 struct Module {
   int tp = 0, capacity = 0, width = 0;
+  /// Parameter kinds and buffer roles in order; empty: mailbox, buffer,
+  /// tokens.
+  std::vector<std::string> params;
+  int n = 0, k = 0, gate = 1;
+  float eps = 1e-6f;
+  bool pairwise = false;
 };
 struct Function {
   std::string name;
@@ -143,6 +177,13 @@ void publishRows(const Module &m, const Descriptor &d, const uint16_t *rows,
 
 /// Reads every slot of rows < tokens; false (after the "trap") on a
 /// sentinel.
+float fromBf16(uint16_t v) {
+  uint32_t w = uint32_t(v) << 16;
+  float f;
+  std::memcpy(&f, &w, 4);
+  return f;
+}
+
 bool pollAll(const Module &m, const Descriptor &d, int tokens,
              const std::function<void(int, int, int, uint16_t)> &use) {
   int32_t *words = at<int32_t>(d.stage);
@@ -200,6 +241,165 @@ void allReduce(const Module &m, const Descriptor &d, uint16_t *out,
       out[i] = toBf16(sum[i]);
 }
 
+/// Sums [m, width] of every slot in the module's order; false after a trap.
+bool reduceSlots(const Module &m, const Descriptor &d, int tokens,
+                 std::vector<float> &sum) {
+  std::vector<float> parts(uint64_t(m.tp) * tokens * m.width);
+  bool ok = pollAll(m, d, tokens, [&](int slot, int row, int col, uint16_t v) {
+    parts[(uint64_t(slot) * tokens + row) * m.width + col] = fromBf16(v);
+  });
+  if (!ok)
+    return false;
+  sum.assign(uint64_t(tokens) * m.width, 0.0f);
+  std::vector<float> level;
+  for (uint64_t i = 0; i < sum.size(); ++i) {
+    level.clear();
+    for (int s = 0; s < m.tp; ++s)
+      level.push_back(parts[uint64_t(s) * tokens * m.width + i]);
+    if (!m.pairwise) {
+      float acc = level[0];
+      for (int s = 1; s < m.tp; ++s)
+        acc += level[s];
+      sum[i] = acc;
+      continue;
+    }
+    while (level.size() > 1) {
+      std::vector<float> next;
+      for (size_t j = 0; j + 1 < level.size(); j += 2)
+        next.push_back(level[j] + level[j + 1]);
+      if (level.size() % 2)
+        next.push_back(level.back());
+      level.swap(next);
+    }
+    sum[i] = level[0];
+  }
+  return true;
+}
+
+/// A tree-shaped FP32 sum of squares, the shape of a block reduction.
+float sumSquares(const float *v, int count) {
+  if (count == 1)
+    return v[0] * v[0];
+  int half = count / 2;
+  return sumSquares(v, half) + sumSquares(v + half, count - half);
+}
+
+/// The dual norm of \p tokens rows of \p r (FP32), in place on the stream.
+void dualNormRows(const Module &m, int tokens, const float *r, float *stream,
+                  const float *alpha, const float *beta, const uint16_t *post,
+                  const uint16_t *next, uint16_t *out) {
+  int h = m.width;
+  std::vector<float> s2(h);
+  for (int row = 0; row < tokens; ++row) {
+    const float *rr = r + uint64_t(row) * h;
+    float *st = stream + uint64_t(row) * h;
+    float inv1 = 1.0f / std::sqrt(sumSquares(rr, h) / float(h) + m.eps);
+    for (int c = 0; c < h; ++c) {
+      float hv = rr[c] * inv1;
+      if (post)
+        hv *= fromBf16(post[c]);
+      int g = m.gate == 1 ? 0 : c;
+      s2[c] = std::fmaf(alpha[g], st[c], beta[g] * hv);
+    }
+    float inv2 = 1.0f / std::sqrt(sumSquares(s2.data(), h) / float(h) + m.eps);
+    for (int c = 0; c < h; ++c) {
+      st[c] = s2[c];
+      out[uint64_t(row) * h + c] = toBf16(s2[c] * inv2 * fromBf16(next[c]));
+    }
+  }
+}
+
+/// y = x W^T in FP32 from +0.0, over x's nonzeros (the rest add nothing).
+void gemm(const Module &m, const uint16_t *w, const uint16_t *x, uint16_t *y,
+          int tokens) {
+  for (int row = 0; row < tokens; ++row) {
+    std::vector<int> nonzeros;
+    for (int c = 0; c < m.k; ++c)
+      if (fromBf16(x[uint64_t(row) * m.k + c]) != 0.0f)
+        nonzeros.push_back(c);
+    for (int col = 0; col < m.n; ++col) {
+      float acc = 0.0f;
+      for (int c : nonzeros)
+        acc = std::fmaf(fromBf16(x[uint64_t(row) * m.k + c]),
+                        fromBf16(w[uint64_t(col) * m.k + c]), acc);
+      y[uint64_t(row) * m.n + col] = toBf16(acc);
+    }
+  }
+}
+
+/// A launch of a kernel with named parameters.
+struct Bound {
+  std::vector<char> descriptor;
+  std::map<std::string, uint64_t> buffers;
+  int tokens = 0;
+};
+
+void runBound(const std::string &name, const Module &m, const Bound &b) {
+  auto buffer = [&](const char *role) -> uint64_t {
+    auto it = b.buffers.find(role);
+    return it == b.buffers.end() ? 0 : it->second;
+  };
+  Descriptor d{};
+  if (!b.descriptor.empty())
+    d = readDescriptor(b.descriptor.data());
+  int tokens = b.tokens;
+  if (name.rfind("gemm_publish", 0) == 0) {
+    uint16_t *y = at<uint16_t>(buffer("y"));
+    gemm(m, at<uint16_t>(buffer("weight")), at<uint16_t>(buffer("x")), y,
+         tokens);
+    if (!b.descriptor.empty())
+      publishRows(m, d, y, tokens);
+    if (gemmLaunches++ == flipYAt())
+      y[0] ^= 0x0100;
+    return;
+  }
+  if (name.rfind("publish_rows", 0) == 0) {
+    publishRows(m, d, at<uint16_t>(buffer("rows")), tokens);
+    return;
+  }
+  uint64_t flipped = 0; // elements of out written, for flip@N
+  uint16_t *out = at<uint16_t>(buffer("out"));
+  if (name.rfind("all_reduce_dual_norm", 0) == 0 ||
+      name.rfind("dual_norm", 0) == 0) {
+    std::vector<float> r;
+    if (!b.descriptor.empty()) {
+      if (!reduceSlots(m, d, tokens, r))
+        return;
+    } else {
+      const uint16_t *reduced = at<uint16_t>(buffer("reduced"));
+      r.resize(uint64_t(tokens) * m.width);
+      for (uint64_t i = 0; i < r.size(); ++i)
+        r[i] = fromBf16(reduced[i]);
+    }
+    uint64_t post = buffer("post_weight");
+    dualNormRows(m, tokens, r.data(), at<float>(buffer("stream")),
+                 at<float>(buffer("alpha")), at<float>(buffer("beta")),
+                 post ? at<uint16_t>(post) : nullptr,
+                 at<uint16_t>(buffer("next_weight")), out);
+    if (rankSkew() && !b.descriptor.empty() && d.rank == 1)
+      out[0] ^= 0x0001;
+    flipped = uint64_t(tokens) * m.width;
+  } else if (name.rfind("all_gather", 0) == 0) {
+    if (!pollAll(m, d, tokens, [&](int slot, int row, int col, uint16_t v) {
+          out[(uint64_t(row) * m.tp + slot) * m.width + col] = v;
+        }))
+      return;
+    flipped = uint64_t(tokens) * m.tp * m.width;
+  } else if (name.rfind("poll_rows", 0) == 0) {
+    pollRows(m, d, out, tokens);
+    flipped = uint64_t(m.tp) * tokens * m.width;
+  } else if (name.rfind("all_reduce", 0) == 0) {
+    std::vector<float> sum;
+    if (!reduceSlots(m, d, tokens, sum))
+      return;
+    for (uint64_t i = 0; i < sum.size(); ++i)
+      out[i] = toBf16(sum[i]);
+    flipped = sum.size();
+  }
+  if (consumerLaunches++ == flipAt())
+    out[flipped - 1] ^= 0x0100;
+}
+
 void checkWords(const uint32_t *out, const uint32_t *expected, uint64_t words,
                 uint32_t *result, uint32_t tag) {
   for (uint64_t i = 0; i < words; ++i)
@@ -225,6 +425,22 @@ CUresult launch(CUfunction f, void **params) {
       checkWords(at<uint32_t>(out), at<uint32_t>(expected), words,
                  at<uint32_t>(result), tag);
     });
+  }
+  if (!m.params.empty()) {
+    // Copy everything now: a launch takes its parameters by value.
+    Bound b;
+    for (size_t i = 0; i < m.params.size(); ++i) {
+      const std::string &p = m.params[i];
+      if (p == "mailbox") {
+        b.descriptor.resize(40 + 8 * m.tp);
+        std::memcpy(b.descriptor.data(), params[i], b.descriptor.size());
+      } else if (p == "tokens") {
+        b.tokens = *static_cast<int *>(params[i]);
+      } else {
+        b.buffers[p] = *static_cast<CUdeviceptr *>(params[i]);
+      }
+    }
+    return enqueue([=] { runBound(name, m, b); });
   }
   // Copy the descriptor now: a launch takes its parameters by value.
   std::vector<char> descriptor(40 + 8 * m.tp);
@@ -320,9 +536,36 @@ CUresult cuCtxSynchronize() { return sticky; }
 CUresult cuModuleLoadData(CUmodule *module, const void *image) {
   auto *m = new Module;
   const char *text = static_cast<const char *>(image);
-  if (const char *line = std::strstr(text, "fake-kernel:"))
+  if (const char *line = std::strstr(text, "fake-kernel:")) {
     std::sscanf(line, "fake-kernel: tp=%d capacity=%d width=%d", &m->tp,
                 &m->capacity, &m->width);
+    std::string rest(line, std::strcspn(line, "\n"));
+    auto value = [&](const char *key) -> const char * {
+      size_t at = rest.find(std::string(" ") + key + "=");
+      return at == std::string::npos ? nullptr
+                                     : rest.c_str() + at + std::strlen(key) + 2;
+    };
+    if (const char *list = value("params")) {
+      std::string items(list, std::strcspn(list, " "));
+      for (size_t start = 0; start <= items.size();) {
+        size_t comma = items.find(',', start);
+        if (comma == std::string::npos)
+          comma = items.size();
+        m->params.push_back(items.substr(start, comma - start));
+        start = comma + 1;
+      }
+    }
+    if (const char *n = value("n"))
+      m->n = std::atoi(n);
+    if (const char *k = value("k"))
+      m->k = std::atoi(k);
+    if (const char *gate = value("gate"))
+      m->gate = std::atoi(gate);
+    if (const char *eps = value("eps"))
+      m->eps = std::strtof(eps, nullptr);
+    if (const char *order = value("order"))
+      m->pairwise = std::strncmp(order, "pairwise", 8) == 0;
+  }
   *module = reinterpret_cast<CUmodule>(m);
   return CUDA_SUCCESS;
 }
@@ -348,6 +591,13 @@ CUresult cuFuncGetParamInfo(CUfunction f, size_t index, size_t *offset,
                             size_t *size) {
   const Function &function = *reinterpret_cast<Function *>(f);
   std::vector<size_t> sizes = {size_t(40 + 8 * function.module.tp), 8, 4};
+  if (!function.module.params.empty()) {
+    sizes.clear();
+    for (const std::string &p : function.module.params)
+      sizes.push_back(p == "mailbox"  ? size_t(40 + 8 * function.module.tp)
+                      : p == "tokens" ? 4
+                                      : 8);
+  }
   if (function.name == "lamport_check_words")
     sizes = {8, 8, 8, 8, 4};
   if (index >= sizes.size())
@@ -395,6 +645,10 @@ CUresult cuMemsetD16Async(CUdeviceptr p, unsigned short v, size_t n, CUstream) {
 CUresult cuMemcpyHtoD_v2(CUdeviceptr to, const void *from, size_t n) {
   std::memcpy(at<void>(to), from, n);
   return sticky;
+}
+CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr to, CUdeviceptr from, size_t n,
+                              CUstream) {
+  return enqueue([=] { std::memcpy(at<void>(to), at<void>(from), n); });
 }
 CUresult cuMemcpyDtoH_v2(void *to, CUdeviceptr from, size_t n) {
   if (sticky != CUDA_SUCCESS)
