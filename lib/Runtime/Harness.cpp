@@ -173,8 +173,16 @@ Harness::Harness(const Bundle &bundle, const RunOptions &options)
                        " GiB; lower --batch"));
 
   // The host simulation needs no GPU: its errors come before the device's.
-  if (options.check)
+  auto seconds = [](std::chrono::steady_clock::time_point since) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                         since)
+        .count();
+  };
+  if (options.check) {
+    auto start = std::chrono::steady_clock::now();
     simulate();
+    simulationSeconds = seconds(start);
+  }
 
   SessionConfig config;
   config.tp = options.tp;
@@ -184,7 +192,9 @@ Harness::Harness(const Bundle &bundle, const RunOptions &options)
   config.pdl = !options.noPdl;
   session = std::make_unique<Session>(bundle, config);
   try {
+    auto start = std::chrono::steady_clock::now();
     allocateBuffers();
+    inputSeconds = seconds(start);
     if (options.check)
       uploadExpected();
   } catch (const KernelFailure &) {
@@ -199,9 +209,7 @@ Harness::Harness(const Bundle &bundle, const RunOptions &options)
     startEvents.push_back(session->createEvent(true));
     endEvents.push_back(session->createEvent(true));
   }
-  setupSeconds = std::chrono::duration<double>(
-                     std::chrono::steady_clock::now() - setupStart)
-                     .count();
+  setupSeconds = seconds(setupStart);
 }
 
 Harness::~Harness() = default;
@@ -791,6 +799,8 @@ RunReport Harness::run() {
     }
   }
   report.setupSeconds = setupSeconds;
+  report.simulationSeconds = simulationSeconds;
+  report.inputSeconds = inputSeconds;
   summarizeLatency(report);
   return report;
 }

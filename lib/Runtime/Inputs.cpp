@@ -8,6 +8,7 @@
 #include "lamport/Runtime/Reference.h"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <thread>
 #include <vector>
@@ -42,6 +43,18 @@ uint16_t weightFromByte(unsigned byte) {
   if (v == 0)
     return (byte & 0x80) ? 0x8000 : 0x0000; // -0.0 for half the zeros
   return kSmall[v < 0 ? v + 2 : v + 1];
+}
+
+/// weightFromByte for every byte: one load per element instead of a
+/// division and branches.
+const uint16_t *weightTable() {
+  static const auto table = [] {
+    std::array<uint16_t, 256> t{};
+    for (unsigned b = 0; b < 256; ++b)
+      t[b] = weightFromByte(b);
+    return t;
+  }();
+  return table.data();
 }
 
 float uniform24(uint64_t h) {
@@ -106,7 +119,7 @@ uint64_t inputKey(const InputSpec &spec, uint64_t seed, uint32_t set,
 
 uint16_t gemmWeightBits(uint64_t key, uint64_t index) {
   uint64_t word = splitmix64(key + (index >> 3));
-  return weightFromByte(unsigned(word >> (8 * (index & 7))) & 0xFF);
+  return weightTable()[(word >> (8 * (index & 7))) & 0xFF];
 }
 
 GemmXRow gemmXRow(uint64_t key, uint64_t row, int64_t k) {
@@ -157,19 +170,26 @@ void generateInput(const InputSpec &spec, uint64_t seed, uint32_t set, int rank,
     });
     return;
   }
-  case InputKind::GemmWeight:
+  case InputKind::GemmWeight: {
     // Eight elements per hash: a [8192, 1024] shard is 1M hashes.
-    parallelFor(
-        (elements + 7) / 8, 1 << 16, [&](std::size_t begin, std::size_t end) {
-          for (std::size_t g = begin; g < end; ++g) {
-            uint64_t word = splitmix64(key + g);
-            std::size_t base = g * 8;
-            std::size_t n = std::min<std::size_t>(8, elements - base);
-            for (std::size_t b = 0; b < n; ++b)
-              bf16[base + b] = weightFromByte(unsigned(word >> (8 * b)) & 0xFF);
-          }
-        });
+    const uint16_t *table = weightTable();
+    parallelFor((elements + 7) / 8, 1 << 16,
+                [&](std::size_t begin, std::size_t end) {
+                  for (std::size_t g = begin; g < end; ++g) {
+                    uint64_t word = splitmix64(key + g);
+                    std::size_t n = std::min<std::size_t>(8, elements - g * 8);
+                    uint16_t *to = bf16 + g * 8;
+                    if (n == 8) {
+                      for (int b = 0; b < 8; ++b)
+                        to[b] = table[(word >> (8 * b)) & 0xFF];
+                      continue;
+                    }
+                    for (std::size_t b = 0; b < n; ++b)
+                      to[b] = table[(word >> (8 * b)) & 0xFF];
+                  }
+                });
     return;
+  }
   case InputKind::GemmX: {
     int64_t k = spec.rowLength > 0 ? spec.rowLength : 1;
     std::memset(out, 0, elements * 2);

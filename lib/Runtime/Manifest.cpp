@@ -489,6 +489,13 @@ std::string describePlan(const Manifest &m) {
       os << " (" << p.size << " B)" << (&p == &k.params.back() ? "" : ",");
     }
     os << "\n";
+    std::string roles;
+    for (const ParamSpec &p : k.params)
+      if (p.kind == ParamKind::Buffer && !p.role.empty())
+        roles += concat(roles.empty() ? "" : ", ", p.role, " = '",
+                        m.arguments[p.argument].name, "'");
+    if (!roles.empty())
+      os << "     roles: " << roles << "\n";
     if (!k.attributes.empty()) {
       os << "     attributes:";
       for (const auto &[key, value] : k.attributes)

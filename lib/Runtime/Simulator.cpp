@@ -478,6 +478,40 @@ ProgramPlan::ProgramPlan(const Manifest &m, int tp, bool strict) {
   }
 }
 
+std::string describeChecks(const Manifest &m) {
+  int tp = m.mailboxes.empty() ? 1 : m.mailboxes.front().tp;
+  std::string text = "with --check:\n";
+  try {
+    ProgramPlan plan(m, tp, /*strict=*/true);
+    for (std::size_t a = 0; a < m.arguments.size(); ++a) {
+      const ArgumentSpec &arg = m.arguments[a];
+      const ArgumentPlan &p = plan.arguments[a];
+      if (arg.kind != ArgumentKind::Buffer)
+        continue;
+      std::string line = concat("  '", arg.name, "':");
+      if (p.input)
+        line += concat(" input ", inputKindName(p.spec.kind),
+                       p.spec.role.empty()
+                           ? ""
+                           : concat(" (salted by role '", p.spec.role, "')"),
+                       p.spec.replicated() ? ", the same on every rank" : "");
+      if (p.check != OutputCheck::None)
+        line += concat(p.input ? ";" : "", " output of ", p.writer, ", ",
+                       p.check == OutputCheck::Exact
+                           ? "checked bit for bit"
+                           : "checked within the bound, then bit for bit",
+                       p.poison ? ", poisoned" : "",
+                       p.restore ? ", restored before each step" : "");
+      if (!p.input && p.check == OutputCheck::None)
+        line += " not used";
+      text += line + "\n";
+    }
+  } catch (const Error &e) {
+    text += concat("  refused: ", e.what(), "\n");
+  }
+  return text;
+}
+
 //===----------------------------------------------------------------------===//
 // The simulation of one step
 //===----------------------------------------------------------------------===//

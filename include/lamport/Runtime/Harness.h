@@ -70,8 +70,9 @@ struct RunReport {
   std::vector<std::pair<std::string, double>> normErrorVsBound;
   /// The largest of those, when a dual norm was checked.
   std::optional<double> normErrorVsBoundMax;
-  /// Host seconds of the setup: plan, simulation, session, inputs, uploads.
-  double setupSeconds = 0;
+  /// Host seconds of the setup: plan, simulation, session, inputs, uploads;
+  /// and of its two largest parts.
+  double setupSeconds = 0, simulationSeconds = 0, inputSeconds = 0;
   /// Steps between reads of the device checks' results.
   uint64_t stepsPerCheck = 0;
 };
@@ -134,7 +135,7 @@ private:
   std::vector<int32_t> tokens; ///< m_j per batch position.
   double watchdog = 30;
   uint64_t timeoutNs = 0;
-  double setupSeconds = 0;
+  double setupSeconds = 0, simulationSeconds = 0, inputSeconds = 0;
   std::vector<Output> outputs; ///< Checked (with --check).
   std::vector<int> poisoned;   ///< Arguments poisoned before checked steps.
   std::vector<int> restored;   ///< Arguments restored before checked steps.

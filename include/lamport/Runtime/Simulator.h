@@ -141,6 +141,10 @@ public:
   bool complete = true;
 };
 
+/// What --check does with \p manifest (lamport-run --plan): how each input
+/// is filled and how each output is checked, or why --check is refused.
+std::string describeChecks(const Manifest &manifest);
+
 /// What a norm-checked output must hold after a step.
 struct NormExpectation {
   int rows = 0;          ///< Rows written: the step's m.

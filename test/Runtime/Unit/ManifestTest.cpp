@@ -90,6 +90,25 @@ TEST(Manifest, ParsesTheDocumentedShape) {
   EXPECT_EQ(m.findKernel("nope"), nullptr);
 }
 
+TEST(Manifest, ParsesBufferRoles) {
+  json m = validManifest();
+  m["kernels"][0]["params"][1]["role"] = "rows";
+  m["kernels"][1]["params"][1]["role"] = "out";
+  Manifest parsed = parseManifest(m.dump());
+  EXPECT_EQ(parsed.kernels[0].params[1].role, "rows");
+  EXPECT_EQ(parsed.kernels[1].params[1].role, "out");
+  // A manifest without roles (written before them) still parses.
+  EXPECT_EQ(parseManifest(validManifest().dump()).kernels[0].params[1].role,
+            "");
+  // --plan names them.
+  std::string plan = describePlan(parsed);
+  EXPECT_NE(plan.find("roles: rows = 'rows'"), std::string::npos) << plan;
+  EXPECT_NE(plan.find("roles: out = 'out'"), std::string::npos) << plan;
+  m["kernels"][0]["params"][1]["role"] = 3;
+  EXPECT_EQ(errorOf(m), "m.json: kernels[0].params[1].role: must be a "
+                        "string, got 3");
+}
+
 TEST(Manifest, RejectsText) {
   try {
     parseManifest("{not json", "m.json");

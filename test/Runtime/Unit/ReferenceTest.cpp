@@ -110,6 +110,105 @@ TEST(Reference, AllReduceSumsInOrderAndRounds) {
   EXPECT_EQ(out[1], floatToBf16(0.0f));
 }
 
+TEST(Tolerance, StreamJustInsidePassesJustOutsideFails) {
+  // |alpha s| + |beta h| = 2: bound 2^-15 + 2^-126.
+  double bound = streamTolerance(1.5, -0.5);
+  EXPECT_EQ(bound, std::ldexp(1.0, -15) + std::ldexp(1.0, -126));
+  EXPECT_EQ(streamTolerance(-1.5, 0.5), bound); // sizes, not signs
+  double ref = 1.0;
+  EXPECT_TRUE(withinTolerance(ref + std::ldexp(1.0, -15), ref, bound));
+  EXPECT_TRUE(withinTolerance(ref - std::ldexp(1.0, -15), ref, bound));
+  EXPECT_FALSE(withinTolerance(
+      ref + std::ldexp(1.0, -15) + std::ldexp(1.0, -30), ref, bound));
+  EXPECT_FALSE(withinTolerance(ref - std::ldexp(1.0, -14), ref, bound));
+  // Near underflow the absolute term holds.
+  EXPECT_TRUE(
+      withinTolerance(std::ldexp(1.0, -127), 0.0, streamTolerance(0.0, 0.0)));
+  EXPECT_FALSE(
+      withinTolerance(std::ldexp(1.0, -125), 0.0, streamTolerance(0.0, 0.0)));
+}
+
+TEST(Tolerance, OutJustInsidePassesJustOutsideFails) {
+  double ref = 0.75, w = 1.25, inv2 = 0.5;
+  double bound = outTolerance(ref, w, inv2, 1.0, -1.0);
+  double expected =
+      std::ldexp(0.75, -8) +
+      (1 + std::ldexp(1.0, -8)) * std::ldexp(1.0, -16) * 1.25 * 0.5 * 2.0 +
+      std::ldexp(1.0, -133);
+  EXPECT_DOUBLE_EQ(bound, expected);
+  EXPECT_TRUE(withinTolerance(ref + bound * (1 - 1e-9), ref, bound));
+  EXPECT_TRUE(withinTolerance(ref - bound * (1 - 1e-9), ref, bound));
+  EXPECT_FALSE(withinTolerance(ref + bound * (1 + 1e-9), ref, bound));
+  EXPECT_FALSE(withinTolerance(ref - bound * (1 + 1e-9), ref, bound));
+  // NaN and infinities never pass.
+  EXPECT_FALSE(withinTolerance(std::nan(""), ref, bound));
+  EXPECT_FALSE(withinTolerance(INFINITY, ref, bound));
+  EXPECT_FALSE(withinTolerance(-INFINITY, ref, 1e300));
+}
+
+TEST(Tolerance, OutAdmitsEitherBf16NeighbourOfAHalfway) {
+  // 1 + 2^-8 lies halfway between the BF16 values 1 and 1 + 2^-7: an FP32
+  // result a hair off rounds to either, and both must pass; the next BF16
+  // value out must not.
+  double ref = 1.0 + std::ldexp(1.0, -8);
+  double bound = outTolerance(ref, 1.0, 1.0, 1.0, 0.0);
+  EXPECT_TRUE(withinTolerance(bf16ToFloat(0x3F80), ref, bound));
+  EXPECT_TRUE(withinTolerance(bf16ToFloat(0x3F81), ref, bound));
+  EXPECT_FALSE(withinTolerance(bf16ToFloat(0x3F82), ref, bound));
+  EXPECT_FALSE(withinTolerance(bf16ToFloat(0x3F7F), ref, bound));
+  // The smallest subnormal passes where the reference is 0.
+  EXPECT_TRUE(withinTolerance(bf16ToFloat(0x0001), 0.0,
+                              outTolerance(0.0, 1.0, 1.0, 0.0, 0.0)));
+}
+
+TEST(Reference, DualNormRowIsTheFormulaInFp64) {
+  const int h = 4;
+  double reduced[h] = {1, -2, 3, 0};
+  float stream[h] = {0.5f, -1.0f, 2.0f, 0.25f};
+  float alpha[h] = {1.0f, 0.5f, 1.5f, 0.25f};
+  float beta[1] = {0.75f};
+  uint16_t post[h] = {floatToBf16(1.0f), floatToBf16(0.5f), floatToBf16(1.5f),
+                      floatToBf16(1.25f)};
+  uint16_t next[h] = {floatToBf16(0.5f), floatToBf16(1.0f), floatToBf16(1.25f),
+                      floatToBf16(1.5f)};
+  DualNormRowInputs in;
+  in.width = h;
+  in.reduced = reduced;
+  in.stream = stream;
+  in.alpha = alpha;
+  in.alphaCount = h;
+  in.beta = beta;
+  in.betaCount = 1;
+  in.postWeight = post;
+  in.nextWeight = next;
+  in.eps = 1e-6;
+  double sRef[h], sBound[h], oRef[h], oBound[h];
+  referenceDualNormRow(in, sRef, sBound, oRef, oBound);
+  double inv1 = 1 / std::sqrt((1 + 4 + 9 + 0) / 4.0 + 1e-6);
+  double s2[h], squares = 0;
+  for (int c = 0; c < h; ++c) {
+    double hv = reduced[c] * inv1 * bf16ToFloat(post[c]);
+    s2[c] = double(alpha[c]) * stream[c] + 0.75 * hv;
+    squares += s2[c] * s2[c];
+    EXPECT_DOUBLE_EQ(sRef[c], s2[c]);
+    EXPECT_DOUBLE_EQ(sBound[c],
+                     streamTolerance(double(alpha[c]) * stream[c], 0.75 * hv));
+  }
+  double inv2 = 1 / std::sqrt(squares / h + 1e-6);
+  for (int c = 0; c < h; ++c) {
+    double hv = reduced[c] * inv1 * bf16ToFloat(post[c]);
+    double out = s2[c] * inv2 * bf16ToFloat(next[c]);
+    EXPECT_DOUBLE_EQ(oRef[c], out);
+    EXPECT_DOUBLE_EQ(oBound[c],
+                     outTolerance(out, bf16ToFloat(next[c]), inv2,
+                                  double(alpha[c]) * stream[c], 0.75 * hv));
+  }
+  // Without a post-norm weight, h is the plain norm.
+  in.postWeight = nullptr;
+  referenceDualNormRow(in, sRef, sBound, oRef, oBound);
+  EXPECT_DOUBLE_EQ(sRef[1], 0.5 * -1.0 + 0.75 * (-2 * inv1));
+}
+
 TEST(Pattern, DeterministicStepDependentAndSpecial) {
   std::set<uint16_t> seen;
   int differ = 0;

@@ -1,0 +1,194 @@
+#!/usr/bin/env python3
+# ===- make_boundaries.py - The fake decode-boundary bundles --------------===#
+#
+# Part of the Lamport project.
+#
+# Writes the hand-made bundles the fake-boundaries tests run over the
+# host-only libcuda (test/Runtime/FakeDriver): manifests as docs/bundle.md
+# lays them out, with buffer roles, and stand-in PTX whose "fake-kernel:"
+# line tells the fake driver the kernel's parameters and shapes. Small
+# shapes (tp 2..4, H 256, K 64), the structure of docs/examples:
+#   attention_tp2           gemm_publish into a mailbox, all_reduce_dual_norm
+#   attention_unfused_tp2   gemm_publish (no mailbox), publish_rows,
+#                           all_reduce, dual_norm: the same outputs
+#   attention_channel_tp4   the fused boundary with per-channel gates, no
+#                           post-norm weight, pairwise sums and eps 1e-5
+#   unpooler_tp4            gemm_publish of a column block, all_gather
+# Run it from this directory after changing it; the outputs are committed.
+#
+# ===----------------------------------------------------------------------===#
+import json
+import os
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def buffer(name, dtype, shape, io):
+    return {"name": name, "kind": "buffer", "dtype": dtype, "shape": shape,
+            "io": io}
+
+
+def mailbox_arg(name):
+    return {"name": name, "kind": "mailbox", "mailbox": 0}
+
+
+def kernel(name, op, params, attributes, tp, grid=16, block=128):
+    """params: (kind, argument, role) in order; kind is mailbox, buffer or
+    tokens."""
+    entries = []
+    for kind, argument, role in params:
+        if kind == "mailbox":
+            entries.append({"kind": "mailbox", "argument": argument,
+                            "size": 40 + 8 * tp, "align": 8})
+        elif kind == "buffer":
+            entries.append({"kind": "buffer", "argument": argument,
+                            "size": 8, "align": 8, "role": role})
+        else:
+            entries.append({"kind": "tokens", "size": 4, "align": 4})
+    return {"name": name, "op": op, "ptx": name + ".ptx",
+            "cubin": name + ".cubin", "grid": [grid, 1, 1],
+            "block": [block, 1, 1], "cluster": [1, 1, 1],
+            "shared_bytes": 0, "pdl": True, "attributes": attributes,
+            "params": entries}
+
+
+def fake_params(params):
+    return ",".join(kind if kind != "buffer" else role
+                    for kind, _, role in params)
+
+
+def write(directory, program, tp, capacity, width, arguments, kernels,
+          fakes):
+    path = os.path.join(HERE, directory)
+    os.makedirs(path, exist_ok=True)
+    for i, arg in enumerate(arguments):
+        arg["index"] = i
+        arguments[i] = {"index": i, **{k: v for k, v in arg.items()
+                                       if k != "index"}}
+    manifest = {
+        "format": "lamport-bundle", "version": 1, "chip": "sm_90",
+        "transport": "unicast", "program": program,
+        "mailboxes": [{"id": 0, "name": "mb", "tp": tp,
+                       "capacity": capacity, "width": width}],
+        "arguments": arguments, "kernels": kernels,
+        "launches": [{"kernel": k["name"]} for k in kernels]}
+    with open(os.path.join(path, "manifest.json"), "w") as f:
+        json.dump(manifest, f, indent=2)
+        f.write("\n")
+    for k, line in zip(kernels, fakes):
+        with open(os.path.join(path, k["name"] + ".ptx"), "w") as f:
+            f.write("// A stand-in image. The GPU never loads it; the "
+                    "host-only driver of\n// test/Runtime/FakeDriver reads "
+                    "the next line.\n")
+            f.write(f"// fake-kernel: tp={tp} capacity={capacity} "
+                    f"width={line[0]} {line[1]}\n")
+            f.write(".version 8.0\n.target sm_90\n.address_size 64\n"
+                    f".visible .entry {k['name']}()\n{{\n  ret;\n}}\n")
+
+
+def attention(directory, tp, h, k, gates, post, order, eps):
+    args = [buffer("attn", "bf16", [-1, k], "in"),
+            buffer("o_proj", "bf16", [h, k], "in"),
+            buffer("partial", "bf16", [-1, h], "out"),
+            mailbox_arg("mb"),
+            buffer("stream", "f32", [-1, h], "inout"),
+            buffer("alpha", "f32", [gates], "in"),
+            buffer("beta", "f32", [gates], "in")]
+    if post:
+        args.append(buffer("post_weight", "bf16", [h], "in"))
+    args += [buffer("next_weight", "bf16", [h], "in"),
+             buffer("out", "bf16", [-1, h], "out")]
+    index = {a["name"]: i for i, a in enumerate(args)}
+    gemm = [("mailbox", index["mb"], None),
+            ("buffer", index["o_proj"], "weight"),
+            ("buffer", index["attn"], "x"),
+            ("buffer", index["partial"], "y"), ("tokens", None, None)]
+    norm = [("mailbox", index["mb"], None),
+            ("buffer", index["stream"], "stream"),
+            ("buffer", index["alpha"], "alpha"),
+            ("buffer", index["beta"], "beta")]
+    if post:
+        norm.append(("buffer", index["post_weight"], "post_weight"))
+    norm += [("buffer", index["next_weight"], "next_weight"),
+             ("buffer", index["out"], "out"), ("tokens", None, None)]
+    kernels = [
+        kernel("gemm_publish_0", "gemm_publish", gemm,
+               {"transport": "unicast", "token_tile": 16}, tp, h // 16, 128),
+        kernel("all_reduce_dual_norm_0", "all_reduce_dual_norm", norm,
+               {"eps": eps, "sum_order": order,
+                "timeout_ns": 1000000000}, tp)]
+    fakes = [(h, f"params={fake_params(gemm)} n={h} k={k}"),
+             (h, f"params={fake_params(norm)} gate={gates} eps={eps} "
+                 f"order={order}")]
+    write(directory, "attention_boundary", tp, 16, h, args, kernels, fakes)
+
+
+def attention_unfused(directory, tp, h, k, eps):
+    args = [buffer("attn", "bf16", [-1, k], "in"),
+            buffer("o_proj", "bf16", [h, k], "in"),
+            buffer("partial", "bf16", [-1, h], "inout"),
+            mailbox_arg("mb"),
+            buffer("reduced", "bf16", [-1, h], "inout"),
+            buffer("stream", "f32", [-1, h], "inout"),
+            buffer("alpha", "f32", [1], "in"),
+            buffer("beta", "f32", [1], "in"),
+            buffer("post_weight", "bf16", [h], "in"),
+            buffer("next_weight", "bf16", [h], "in"),
+            buffer("out", "bf16", [-1, h], "out")]
+    index = {a["name"]: i for i, a in enumerate(args)}
+    gemm = [("buffer", index["o_proj"], "weight"),
+            ("buffer", index["attn"], "x"),
+            ("buffer", index["partial"], "y"), ("tokens", None, None)]
+    publish = [("mailbox", index["mb"], None),
+               ("buffer", index["partial"], "rows"), ("tokens", None, None)]
+    reduce = [("mailbox", index["mb"], None),
+              ("buffer", index["reduced"], "out"), ("tokens", None, None)]
+    norm = [("buffer", index["reduced"], "reduced"),
+            ("buffer", index["stream"], "stream"),
+            ("buffer", index["alpha"], "alpha"),
+            ("buffer", index["beta"], "beta"),
+            ("buffer", index["post_weight"], "post_weight"),
+            ("buffer", index["next_weight"], "next_weight"),
+            ("buffer", index["out"], "out"), ("tokens", None, None)]
+    kernels = [
+        kernel("gemm_publish_0", "gemm_publish", gemm, {"token_tile": 16},
+               tp, h // 16, 128),
+        kernel("publish_rows_0", "publish_rows", publish,
+               {"transport": "unicast"}, tp),
+        kernel("all_reduce_0", "all_reduce", reduce,
+               {"sum_order": "rank_ascending", "timeout_ns": 1000000000}, tp),
+        kernel("dual_norm_0", "dual_norm", norm, {"eps": eps}, tp)]
+    fakes = [(h, f"params={fake_params(gemm)} n={h} k={k}"),
+             (h, f"params={fake_params(publish)}"),
+             (h, f"params={fake_params(reduce)}"),
+             (h, f"params={fake_params(norm)} gate=1 eps={eps}")]
+    write(directory, "attention_boundary_unfused", tp, 16, h, args, kernels,
+          fakes)
+
+
+def unpooler(directory, tp, n, k):
+    args = [buffer("x", "bf16", [-1, k], "in"),
+            buffer("w_block", "bf16", [n, k], "in"),
+            buffer("y", "bf16", [-1, n], "out"),
+            mailbox_arg("mb"),
+            buffer("out", "bf16", [-1, tp * n], "out")]
+    gemm = [("mailbox", 3, None), ("buffer", 1, "weight"),
+            ("buffer", 0, "x"), ("buffer", 2, "y"), ("tokens", None, None)]
+    gather = [("mailbox", 3, None), ("buffer", 4, "out"),
+              ("tokens", None, None)]
+    kernels = [
+        kernel("gemm_publish_0", "gemm_publish", gemm,
+               {"transport": "unicast", "token_tile": 16}, tp, n // 16, 128),
+        kernel("all_gather_0", "all_gather", gather,
+               {"timeout_ns": 1000000000}, tp)]
+    fakes = [(n, f"params={fake_params(gemm)} n={n} k={k}"),
+             (n, f"params={fake_params(gather)}")]
+    write(directory, "unpooler_boundary", tp, 16, n, args, kernels, fakes)
+
+
+if __name__ == "__main__":
+    attention("attention_tp2", 2, 256, 64, 1, True, "rank_ascending", 1e-06)
+    attention_unfused("attention_unfused_tp2", 2, 256, 64, 1e-06)
+    attention("attention_channel_tp4", 4, 256, 64, 256, False, "pairwise",
+              1e-05)
+    unpooler("unpooler_tp4", 4, 64, 64)
