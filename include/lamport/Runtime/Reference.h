@@ -4,10 +4,12 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// BF16 bit helpers, the step's input patterns, and the host reference of each
-// consumer op, so lamport-run compares every rank's output bit for bit:
+// BF16 bit helpers, the Bits and Integers input patterns, and the host
+// references the simulation of a step (Simulator.h) is built from:
 //   poll_rows   an exact copy of every rank's rows, -0.0 arriving as +0.0;
-//   all_reduce  the FP32 sum in the op's fixed order, rounded to BF16 (RNE).
+//   all_reduce  the FP32 sum in the op's fixed order, rounded to BF16 (RNE);
+//   dual norm   the FP64 value of one token row and the bound each output
+//               element must meet (docs/runtime.md explains the bounds).
 //
 //===----------------------------------------------------------------------===//
 
