@@ -36,3 +36,25 @@ func.func @tactics() attributes {
         token_tiles = [8]>} {
   return
 }
+
+// `tiles` (tiles of 16 features per CTA) may be left out: it is then 1 and,
+// like an explicit `tiles = 1`, not printed, so IR written before it keeps
+// its meaning and its spelling. Any other count prints between accs and
+// token_tiles.
+// CHECK-LABEL: func.func @tactic_tiles
+// CHECK-SAME: explicit_one = #lamport.tactic<splits = 1, kw = 64, accs = 2, token_tiles = [8]>
+// CHECK-SAME: four = #lamport.tactic<splits = 2, kw = 128, accs = 4, tiles = 4, token_tiles = [16]>
+// CHECK-SAME: left_out = #lamport.tactic<splits = 1, kw = 64, accs = 2, token_tiles = [8]>
+// CHECK-SAME: two = #lamport.tactic<splits = 1, kw = 128, accs = 2, tiles = 2, token_tiles = [8, 8, 8, 8, 8, 8, 8, 8, 16, 16, 16, 16, 16, 16, 16, 16]>
+func.func @tactic_tiles() attributes {
+    left_out = #lamport.tactic<splits = 1, kw = 64, accs = 2,
+        token_tiles = [8]>,
+    explicit_one = #lamport.tactic<splits = 1, kw = 64, accs = 2, tiles = 1,
+        token_tiles = [8]>,
+    two = #lamport.tactic<splits = 1, kw = 128, accs = 2, tiles = 2,
+        token_tiles = [8, 8, 8, 8, 8, 8, 8, 8,
+                       16, 16, 16, 16, 16, 16, 16, 16]>,
+    four = #lamport.tactic<splits = 2, kw = 128, accs = 4, tiles = 4,
+        token_tiles = [16]>} {
+  return
+}

@@ -1,7 +1,7 @@
 // RUN: lamport-opt %s -split-input-file -verify-diagnostics
 
 // The attribute parsers: only the listed enum cases, every tactic
-// parameter, and no negative counts.
+// parameter (tiles optional, in its place), and no negative counts.
 
 // expected-error @+2 {{expected ::mlir::lamport::Transport to be one of: multicast, unicast}}
 // expected-error @+1 {{failed to parse Lamport_TransportAttr parameter 'value' which is to be a `::mlir::lamport::Transport`}}
@@ -23,3 +23,15 @@ func.func private @tactic_missing_accs() attributes {t = #lamport.tactic<splits 
 // expected-error @+2 {{expected a count in 0..4294967295, got -2}}
 // expected-error @+1 {{failed to parse Lamport_TacticAttr parameter 'splits' which is to be a `unsigned`}}
 func.func private @tactic_negative_splits() attributes {t = #lamport.tactic<splits = -2, kw = 64, accs = 1, token_tiles = [8]>}
+
+// -----
+
+// expected-error @+2 {{expected a count in 0..4294967295, got -2}}
+// expected-error @+1 {{failed to parse Lamport_TacticAttr parameter 'tiles' which is to be a `unsigned`}}
+func.func private @tactic_negative_tiles() attributes {t = #lamport.tactic<splits = 1, kw = 64, accs = 1, tiles = -2, token_tiles = [8]>}
+
+// -----
+
+// `tiles` goes between accs and token_tiles.
+// expected-error @+1 {{expected '>'}}
+func.func private @tactic_tiles_after_token_tiles() attributes {t = #lamport.tactic<splits = 1, kw = 64, accs = 1, token_tiles = [8], tiles = 2>}

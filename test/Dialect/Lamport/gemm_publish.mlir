@@ -85,3 +85,27 @@ func.func @gemm_launch_edges(%x1: memref<1x32xbf16>, %w1: memref<16x32xbf16>,
       : memref<16x4096xbf16>, memref<32x4096xbf16>, memref<16x32xbf16>
   return
 }
+
+// -----
+
+// Several tiles of 16 features per CTA: the o_proj shape with 2 tiles (256
+// CTAs of 32 features), and the smallest weight 4 tiles launch (one CTA of
+// 64 features).
+// CHECK-LABEL: func.func @gemm_tiles
+// CHECK: lamport.gemm_publish %{{.*}}, %{{.*}} into %{{.*}} tactic(#lamport.tactic<splits = 1, kw = 128, accs = 2, tiles = 2, token_tiles = [8, 8, 8, 8, 8, 8, 8, 8, 16, 16, 16, 16, 16, 16, 16, 16]>) {pdl} : memref<?x2048xbf16>, memref<8192x2048xbf16>, memref<?x8192xbf16>
+// CHECK: lamport.gemm_publish %{{.*}}, %{{.*}} into %{{.*}} tactic(#lamport.tactic<splits = 1, kw = 32, accs = 1, tiles = 4, token_tiles = [16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16]>) : memref<1x32xbf16>, memref<64x32xbf16>, memref<1x64xbf16>
+func.func @gemm_tiles(%x1: memref<?x2048xbf16>, %w1: memref<8192x2048xbf16>,
+                      %y1: memref<?x8192xbf16>, %x2: memref<1x32xbf16>,
+                      %w2: memref<64x32xbf16>, %y2: memref<1x64xbf16>) {
+  lamport.gemm_publish %x1, %w1 into %y1
+      tactic(#lamport.tactic<splits = 1, kw = 128, accs = 2, tiles = 2,
+          token_tiles = [8, 8, 8, 8, 8, 8, 8, 8,
+                         16, 16, 16, 16, 16, 16, 16, 16]>) {pdl}
+      : memref<?x2048xbf16>, memref<8192x2048xbf16>, memref<?x8192xbf16>
+  lamport.gemm_publish %x2, %w2 into %y2
+      tactic(#lamport.tactic<splits = 1, kw = 32, accs = 1, tiles = 4,
+          token_tiles = [16, 16, 16, 16, 16, 16, 16, 16,
+                         16, 16, 16, 16, 16, 16, 16, 16]>)
+      : memref<1x32xbf16>, memref<64x32xbf16>, memref<1x64xbf16>
+  return
+}

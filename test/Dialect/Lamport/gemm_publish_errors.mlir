@@ -2,8 +2,8 @@
 
 // Every rule of lamport.gemm_publish's verifier: operand shapes, the
 // mailbox and ticket, the launch rules of the tactic (the seeds'
-// launch_unsupported), the token count and the token tiles; and the
-// element types ODS checks.
+// launch_unsupported, and the tiles of 16 features per CTA), the token count
+// and the token tiles; and the element types ODS checks.
 
 func.func @weight_dynamic(%x: memref<?x1024xbf16>, %w: memref<?x1024xbf16>,
                           %y: memref<?x8192xbf16>) {
@@ -145,6 +145,84 @@ func.func @n_zero(%x: memref<?x1024xbf16>, %w: memref<0x1024xbf16>,
   // expected-error @+1 {{'lamport.gemm_publish' op N = 0 must be a positive multiple of 16 (the MMA's weight rows per CTA)}}
   lamport.gemm_publish %x, %w into %y
       tactic(#lamport.tactic<splits = 1, kw = 64, accs = 2, token_tiles = [8]>)
+      : memref<?x1024xbf16>, memref<0x1024xbf16>, memref<?x0xbf16>
+  return
+}
+
+// -----
+
+// Tiles of 16 features per CTA: 1, 2 or 4.
+func.func @tiles_not_allowed(%x: memref<?x1024xbf16>,
+                             %w: memref<8160x1024xbf16>,
+                             %y: memref<?x8160xbf16>) {
+  // expected-error @+1 {{'lamport.gemm_publish' op tiles = 3 must be one of 1, 2, 4}}
+  lamport.gemm_publish %x, %w into %y
+      tactic(#lamport.tactic<splits = 1, kw = 64, accs = 2, tiles = 3,
+                             token_tiles = [8]>)
+      : memref<?x1024xbf16>, memref<8160x1024xbf16>, memref<?x8160xbf16>
+  return
+}
+
+// -----
+
+func.func @tiles_too_many(%x: memref<?x1024xbf16>,
+                          %w: memref<8192x1024xbf16>,
+                          %y: memref<?x8192xbf16>) {
+  // expected-error @+1 {{'lamport.gemm_publish' op tiles = 8 must be one of 1, 2, 4}}
+  lamport.gemm_publish %x, %w into %y
+      tactic(#lamport.tactic<splits = 1, kw = 64, accs = 2, tiles = 8,
+                             token_tiles = [8]>)
+      : memref<?x1024xbf16>, memref<8192x1024xbf16>, memref<?x8192xbf16>
+  return
+}
+
+// -----
+
+func.func @tiles_zero(%x: memref<?x1024xbf16>, %w: memref<8192x1024xbf16>,
+                      %y: memref<?x8192xbf16>) {
+  // expected-error @+1 {{'lamport.gemm_publish' op tiles = 0 must be one of 1, 2, 4}}
+  lamport.gemm_publish %x, %w into %y
+      tactic(#lamport.tactic<splits = 1, kw = 64, accs = 2, tiles = 0,
+                             token_tiles = [8]>)
+      : memref<?x1024xbf16>, memref<8192x1024xbf16>, memref<?x8192xbf16>
+  return
+}
+
+// -----
+
+// N = 8208 is 513 tiles of 16: whole tiles, but not whole CTAs of 2.
+func.func @n_not_two_tiles(%x: memref<?x1024xbf16>, %w: memref<8208x1024xbf16>,
+                           %y: memref<?x8208xbf16>) {
+  // expected-error @+1 {{'lamport.gemm_publish' op N = 8208 must be a positive multiple of 32 (the MMA's 16 weight rows x 2 tiles per CTA)}}
+  lamport.gemm_publish %x, %w into %y
+      tactic(#lamport.tactic<splits = 1, kw = 64, accs = 2, tiles = 2,
+                             token_tiles = [8]>)
+      : memref<?x1024xbf16>, memref<8208x1024xbf16>, memref<?x8208xbf16>
+  return
+}
+
+// -----
+
+// N = 8224 is 257 CTAs of 2 tiles but not a whole number of CTAs of 4.
+func.func @n_not_four_tiles(%x: memref<?x1024xbf16>,
+                            %w: memref<8224x1024xbf16>,
+                            %y: memref<?x8224xbf16>) {
+  // expected-error @+1 {{'lamport.gemm_publish' op N = 8224 must be a positive multiple of 64 (the MMA's 16 weight rows x 4 tiles per CTA)}}
+  lamport.gemm_publish %x, %w into %y
+      tactic(#lamport.tactic<splits = 1, kw = 64, accs = 2, tiles = 4,
+                             token_tiles = [8]>)
+      : memref<?x1024xbf16>, memref<8224x1024xbf16>, memref<?x8224xbf16>
+  return
+}
+
+// -----
+
+func.func @n_zero_tiles(%x: memref<?x1024xbf16>, %w: memref<0x1024xbf16>,
+                        %y: memref<?x0xbf16>) {
+  // expected-error @+1 {{'lamport.gemm_publish' op N = 0 must be a positive multiple of 64 (the MMA's 16 weight rows x 4 tiles per CTA)}}
+  lamport.gemm_publish %x, %w into %y
+      tactic(#lamport.tactic<splits = 1, kw = 64, accs = 2, tiles = 4,
+                             token_tiles = [8]>)
       : memref<?x1024xbf16>, memref<0x1024xbf16>, memref<?x0xbf16>
   return
 }

@@ -13,8 +13,6 @@
 using namespace mlir;
 using namespace mlir::lamport;
 
-/// Output features one CTA owns: the 16 weight rows of one MMA A operand.
-static constexpr int64_t kTileN = 16;
 /// K of one mma.sync.m16n8k16.
 static constexpr int64_t kBlockK = 16;
 /// Most warps one CTA launches.
@@ -23,11 +21,19 @@ static constexpr int64_t kMaxWarps = 32;
 std::string GemmPublishOp::launchUnsupported(int64_t n, int64_t k,
                                              TacticAttr tactic) {
   unsigned splits = tactic.getSplits(), kw = tactic.getKw(),
-           accs = tactic.getAccs();
-  if (n <= 0 || n % kTileN)
+           accs = tactic.getAccs(), tiles = tactic.getTiles();
+  if (!llvm::is_contained({1u, 2u, 4u}, tiles))
+    return llvm::formatv("tiles = {0} must be one of 1, 2, 4", tiles);
+  // One tile keeps its message; several name the tiles that round N up.
+  if (tiles == 1 && (n <= 0 || n % kFeaturesPerTile))
     return llvm::formatv("N = {0} must be a positive multiple of {1} (the "
                          "MMA's weight rows per CTA)",
-                         n, kTileN);
+                         n, kFeaturesPerTile);
+  int64_t featuresPerCta = kFeaturesPerTile * tiles;
+  if (n <= 0 || n % featuresPerCta)
+    return llvm::formatv("N = {0} must be a positive multiple of {1} (the "
+                         "MMA's {2} weight rows x {3} tiles per CTA)",
+                         n, featuresPerCta, kFeaturesPerTile, tiles);
   if (!llvm::is_contained({1u, 2u, 4u, 8u}, splits))
     return llvm::formatv("splits = {0} must be one of 1, 2, 4, 8", splits);
   if (!llvm::is_contained({1u, 2u, 4u}, accs))

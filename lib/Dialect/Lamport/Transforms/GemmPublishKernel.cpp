@@ -8,12 +8,15 @@
 // 1 <= M <= 16, memory-bound on the weight, so the whole design is about
 // keeping enough weight bytes in flight and touching each byte once.
 //
-// Grid (N / 16, splits), a cluster of `splits` CTAs along y. CTA (t, s) owns
-// output features [16t, 16t + 16) and the K slice s; each of its warps owns
-// `kw` consecutive K of that slice. Every lane loads its operands straight
-// into registers with 16-byte loads, weights before griddepcontrol.wait and
-// activations after it, and feeds mma.sync.m16n8k16 (A = 16 weight rows,
-// B = 8 tokens).
+// Grid (N / (16 R), splits) for R = `tiles`, a cluster of `splits` CTAs
+// along y. CTA (t, s) owns output features [16Rt, 16Rt + 16R) (R tiles of
+// 16) and the K slice s; each of its warps owns `kw` consecutive K of that
+// slice. Every lane loads its operands straight into registers with 16-byte
+// loads, weights before griddepcontrol.wait and activations after it, and
+// feeds mma.sync.m16n8k16 (A = 16 weight rows of one tile, B = 8 tokens).
+// The R tiles' MMAs of one step share the B operand: x is loaded once per
+// CTA for 16R features instead of 16, which divides the activation traffic
+// from L2 by R and puts R times the weight bytes in flight per CTA.
 //
 // Register-direct operands: within each 32-wide K chunk, lane (g, t) of a
 // warp (g = lane / 4, t = lane % 4) loads the 8 consecutive K [8t, 8t + 8)
@@ -23,11 +26,13 @@
 // for a permutation of the physical K, the same one for A and B: the first
 // four loaded K feed the chunk's first MMA, the last four its second.
 //
-// Reduction: each warp writes its 16 x tile FP32 partial to shared memory;
-// the CTA sums its warps in warp order, sends the sum to cluster rank 0
-// (distributed shared memory), which sums the splits in split order, rounds
-// to BF16 and stores y. The order depends only on the launch shape, so runs
-// are bitwise reproducible. With a mailbox, rank 0 also publishes y
+// Reduction: each warp writes its [token tile, 16R] FP32 partial to shared
+// memory; the CTA sums its warps in warp order, sends the sum to cluster rank
+// 0 (distributed shared memory), which sums the splits in split order, rounds
+// to BF16 and stores y. The order depends only on splits, kw and accs (not
+// on R: a feature's sums are the same whichever tile of the CTA holds it), so
+// runs are bitwise reproducible and R = 2 or 4 gives the bits of R = 1.
+// With a mailbox, rank 0 also publishes y, one 16-byte fragment per thread
 // (lamport.mailbox.publish: -0.0 stored as +0.0) and sets ACTIVE, the bytes
 // and stage word lamport.publish_rows would write; with a ticket the stage
 // is the ticket's and no stage word is written.
@@ -46,12 +51,17 @@
 #include "mlir/IR/ImplicitLocOpBuilder.h"
 
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace mlir::lamport;
 
-/// Output features of one CTA: the 16 rows of one MMA A operand.
-static constexpr int64_t kFeaturesPerCta = 16;
+/// Output features of one tile: the 16 rows of one MMA A operand.
+static constexpr int64_t kFeaturesPerTile = GemmPublishOp::kFeaturesPerTile;
+/// Features of one fragment: what one epilogue thread stores and publishes.
+static constexpr int64_t kFragmentFeatures = LamportDialect::kFragmentLanes;
+/// Static shared memory a kernel may declare.
+static constexpr int64_t kMaxStaticSharedBytes = 48 * 1024;
 /// K one lane covers with one 16-byte load, times the 4 lanes of a row.
 static constexpr int64_t kChunkK = 32;
 /// Tokens of one MMA B operand.
@@ -65,9 +75,15 @@ std::string GemmLaunchShape::unsupported() const {
                          kw, kChunkK);
   if (tokenTile != 8 && tokenTile != 16)
     return llvm::formatv("token tile {0} must be 8 or 16", tokenTile);
-  // The verifier bounds warps by 32 and splits by 8, so the reduction's
-  // static shared memory, (warps + splits) * 16 tokens * 16 features * 4
-  // bytes, stays within 40 KiB: under the 48 KiB static limit.
+  // At one tile the verifier's bounds (32 warps, 8 splits) keep this within
+  // 40 KiB; two or four tiles double or quadruple it.
+  if (sharedBytes() > kMaxStaticSharedBytes)
+    return llvm::formatv(
+        "the reduction needs (warps + splits) x token tile x features x 4 = "
+        "({0} + {1}) x {2} x {3} x 4 = {4} bytes of shared memory, over the "
+        "{5}-byte static limit: use fewer tiles or warps (a larger kw)",
+        warps, splits, tokenTile, featuresPerCta(), sharedBytes(),
+        kMaxStaticSharedBytes);
   return "";
 }
 
@@ -83,23 +99,26 @@ public:
         clusterPtr(LLVM::LLVMPointerType::get(b.getContext(), 7)),
         fragmentWords(VectorType::get({4}, i32)),
         tokenBlocks(shape.tokenTile / kTokensPerMma),
-        chunks(shape.kw / kChunkK),
-        tileElements(shape.tokenTile * kFeaturesPerCta) {}
+        chunks(shape.kw / kChunkK), tiles(shape.tiles),
+        features(shape.featuresPerCta()),
+        ctaElements(shape.tokenTile * features) {}
 
   void build(gpu::GPUModuleOp module);
 
 private:
-  /// Per token block, per 32-wide K chunk: one lane's 16-byte fragment.
+  /// Per token block (activations) or per feature tile (weight rows), per
+  /// 32-wide K chunk: one lane's 16-byte fragment.
   using Fragments = SmallVector<SmallVector<Value>>;
-  /// Per accumulator, per token block: one MMA's four FP32 values.
-  using Accumulators = SmallVector<SmallVector<SmallVector<Value>>>;
+  /// Per accumulator, per feature tile, per token block: one MMA's four FP32
+  /// values.
+  using Accumulators =
+      SmallVector<SmallVector<SmallVector<SmallVector<Value>>>>;
 
   /// The kernel's phases, in the order build() emits them.
   void computeLaneCoordinates();
-  void loadWeights(SmallVectorImpl<Value> &upperRows,
-                   SmallVectorImpl<Value> &lowerRows);
+  void loadWeights(Fragments &upperRows, Fragments &lowerRows);
   Fragments loadActivations();
-  Accumulators multiply(ArrayRef<Value> upperRows, ArrayRef<Value> lowerRows,
+  Accumulators multiply(const Fragments &upperRows, const Fragments &lowerRows,
                         const Fragments &activations);
   void storeWarpPartials(const Accumulators &accumulators);
   void sumWarpsIntoSplitSlot();
@@ -108,6 +127,9 @@ private:
   /// The stage the epilogue publishes into: NEXT, or the ticket's.
   Value stageToPublish();
   void emitEpilogue(Value isRankZero);
+  /// One epilogue thread's work: slot `slot` of `slots` (token, fragment)
+  /// pairs; slots past the last or tokens past M do nothing.
+  void storeFragment(Value slot, int64_t slots, Value stage);
 
   Value constant(int64_t value) {
     return arith::ConstantIntOp::create(b, i32, value);
@@ -145,9 +167,10 @@ private:
   const GemmKernelValues &values;
   Type i32, globalPtr, sharedPtr, clusterPtr;
   VectorType fragmentWords;
-  /// MMA token blocks per tile, 32-wide K chunks per warp, and FP32 values
-  /// of one CTA's [tile, 16] partial.
-  int64_t tokenBlocks, chunks, tileElements;
+  /// MMA token blocks per token tile, 32-wide K chunks per warp, feature
+  /// tiles per CTA, features per CTA (16 per tile), and FP32 values of one
+  /// CTA's [token tile, features] partial.
+  int64_t tokenBlocks, chunks, tiles, features, ctaElements;
   /// The reduction's shared-memory arrays.
   LLVM::GlobalOp partials, splitSums;
   /// Lane coordinates (group = lane / 4, quad = lane % 4) and the first
@@ -191,13 +214,13 @@ LLVM::GlobalOp GemmBodyBuilder::sharedArray(gpu::GPUModuleOp module,
 }
 
 void GemmBodyBuilder::build(gpu::GPUModuleOp module) {
-  partials = sharedArray(module, "warp_partials", shape.warps * tileElements);
-  splitSums = sharedArray(module, "split_sums", shape.splits * tileElements);
+  partials = sharedArray(module, "warp_partials", shape.warps * ctaElements);
+  splitSums = sharedArray(module, "split_sums", shape.splits * ctaElements);
   computeLaneCoordinates();
 
   // Weights first: they do not depend on the previous kernel, so with PDL
   // their loads overlap its tail.
-  SmallVector<Value> upperRows, lowerRows;
+  Fragments upperRows, lowerRows;
   loadWeights(upperRows, lowerRows);
   if (values.pdl)
     NVVM::GriddepcontrolOp::create(b, NVVM::GridDepActionKind::wait);
@@ -221,7 +244,7 @@ void GemmBodyBuilder::computeLaneCoordinates() {
   Value lane = arith::AndIOp::create(b, thread, constant(31));
   group = arith::ShRUIOp::create(b, lane, constant(2));
   quad = arith::AndIOp::create(b, lane, constant(3));
-  firstFeature = mul(featureTile, kFeaturesPerCta);
+  firstFeature = mul(featureTile, features);
   // First K of this lane: the split's slice, the warp's kw, the lane's 8.
   laneK = add(add(mul(split, shape.k / shape.splits), mul(warp, shape.kw)),
               mul(quad, 8));
@@ -230,16 +253,20 @@ void GemmBodyBuilder::computeLaneCoordinates() {
   y = globalPointer(values.y);
 }
 
-void GemmBodyBuilder::loadWeights(SmallVectorImpl<Value> &upperRows,
-                                  SmallVectorImpl<Value> &lowerRows) {
-  Value upperRow = add(firstFeature, group);
-  Value upperBase = add(mul(upperRow, shape.k), laneK);
-  Value lowerBase = add(mul(add(upperRow, 8), shape.k), laneK);
+void GemmBodyBuilder::loadWeights(Fragments &upperRows, Fragments &lowerRows) {
+  // Rows g and g + 8 of every tile; chunk by chunk, in the order the MMAs
+  // consume them.
+  Value upperBase = add(mul(add(firstFeature, group), shape.k), laneK);
+  upperRows.assign(tiles, {});
+  lowerRows.assign(tiles, {});
   for (int64_t c = 0; c < chunks; ++c) {
-    upperRows.push_back(
-        loadFragment(weight, add(upperBase, c * kChunkK), /*invariant=*/true));
-    lowerRows.push_back(
-        loadFragment(weight, add(lowerBase, c * kChunkK), /*invariant=*/true));
+    for (int64_t r = 0; r < tiles; ++r) {
+      Value upper =
+          add(upperBase, r * kFeaturesPerTile * shape.k + c * kChunkK);
+      upperRows[r].push_back(loadFragment(weight, upper, /*invariant=*/true));
+      lowerRows[r].push_back(
+          loadFragment(weight, add(upper, 8 * shape.k), /*invariant=*/true));
+    }
   }
 }
 
@@ -264,41 +291,51 @@ GemmBodyBuilder::Fragments GemmBodyBuilder::loadActivations() {
 }
 
 GemmBodyBuilder::Accumulators
-GemmBodyBuilder::multiply(ArrayRef<Value> upperRows, ArrayRef<Value> lowerRows,
+GemmBodyBuilder::multiply(const Fragments &upperRows,
+                          const Fragments &lowerRows,
                           const Fragments &activations) {
   // Step j of a chunk takes words 2j and 2j+1 of every fragment; consecutive
   // steps rotate over `accs` accumulators so the MMAs of one warp do not wait
-  // on each other.
+  // on each other. Within a step the tiles' MMAs sit side by side on the
+  // same B operand: independent, and each feature sees the MMAs of one tile
+  // in the order it would alone.
   auto accumulatorType = LLVM::LLVMStructType::getLiteral(
       b.getContext(), SmallVector<Type>(4, b.getF32Type()));
   Value zero = arith::ConstantOp::create(b, b.getF32FloatAttr(0.0f));
   Accumulators accumulators(
-      shape.accs, SmallVector<SmallVector<Value>>(tokenBlocks,
-                                                  SmallVector<Value>(4, zero)));
+      shape.accs, SmallVector<SmallVector<SmallVector<Value>>>(
+                      tiles, SmallVector<SmallVector<Value>>(
+                                 tokenBlocks, SmallVector<Value>(4, zero))));
   int64_t stepIndex = 0;
   for (int64_t c = 0; c < chunks; ++c) {
-    SmallVector<Value> upper, lower;
-    for (int64_t i = 0; i < 4; ++i) {
-      upper.push_back(word(upperRows[c], i));
-      lower.push_back(word(lowerRows[c], i));
+    SmallVector<SmallVector<Value>> upper(tiles), lower(tiles);
+    for (int64_t r = 0; r < tiles; ++r) {
+      for (int64_t i = 0; i < 4; ++i) {
+        upper[r].push_back(word(upperRows[r][c], i));
+        lower[r].push_back(word(lowerRows[r][c], i));
+      }
     }
     for (int64_t step = 0; step < 2; ++step, ++stepIndex) {
-      SmallVector<Value> a = {upper[2 * step], lower[2 * step],
-                              upper[2 * step + 1], lower[2 * step + 1]};
       for (int64_t block = 0; block < tokenBlocks; ++block) {
         SmallVector<Value> bOperand = {
             word(activations[block][c], 2 * step),
             word(activations[block][c], 2 * step + 1)};
-        SmallVector<Value> &acc = accumulators[stepIndex % shape.accs][block];
-        Value result = NVVM::MmaOp::create(
-            b, accumulatorType, a, bOperand, acc, ArrayRef<int64_t>{16, 8, 16},
-            std::nullopt, std::nullopt,
-            std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::bf16,
-                                          NVVM::MMATypes::bf16},
-            std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
-                                           NVVM::MMALayout::col});
-        for (int64_t i = 0; i < 4; ++i)
-          acc[i] = LLVM::ExtractValueOp::create(b, result, i);
+        for (int64_t r = 0; r < tiles; ++r) {
+          SmallVector<Value> a = {upper[r][2 * step], lower[r][2 * step],
+                                  upper[r][2 * step + 1],
+                                  lower[r][2 * step + 1]};
+          SmallVector<Value> &acc =
+              accumulators[stepIndex % shape.accs][r][block];
+          Value result = NVVM::MmaOp::create(
+              b, accumulatorType, a, bOperand, acc,
+              ArrayRef<int64_t>{16, 8, 16}, std::nullopt, std::nullopt,
+              std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::bf16,
+                                            NVVM::MMATypes::bf16},
+              std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                             NVVM::MMALayout::col});
+          for (int64_t i = 0; i < 4; ++i)
+            acc[i] = LLVM::ExtractValueOp::create(b, result, i);
+        }
       }
     }
   }
@@ -307,19 +344,21 @@ GemmBodyBuilder::multiply(ArrayRef<Value> upperRows, ArrayRef<Value> lowerRows,
 
 void GemmBodyBuilder::storeWarpPartials(const Accumulators &accumulators) {
   // Accumulators summed in order, into shared memory at
-  // [warp][token * 16 + feature]: lane (g, t) holds features g and g + 8 of
-  // tokens 2t and 2t + 1 of each token block.
-  Value warpBase = mul(warp, tileElements);
+  // [warp][token * features + feature]: lane (g, t) holds features 16r + g
+  // and 16r + g + 8 of tokens 2t and 2t + 1 of each tile r and token block.
+  Value warpBase = mul(warp, ctaElements);
   Value pairToken = mul(quad, 2);
-  for (int64_t block = 0; block < tokenBlocks; ++block) {
-    for (int64_t i = 0; i < 4; ++i) {
-      Value sum = accumulators[0][block][i];
-      for (int64_t acc = 1; acc < shape.accs; ++acc)
-        sum = arith::AddFOp::create(b, sum, accumulators[acc][block][i]);
-      Value feature = add(group, i < 2 ? 0 : 8);
-      Value token = add(pairToken, block * kTokensPerMma + i % 2);
-      Value index = add(add(mul(token, kFeaturesPerCta), feature), warpBase);
-      LLVM::StoreOp::create(b, sum, sharedElement(partials, index));
+  for (int64_t r = 0; r < tiles; ++r) {
+    for (int64_t block = 0; block < tokenBlocks; ++block) {
+      for (int64_t i = 0; i < 4; ++i) {
+        Value sum = accumulators[0][r][block][i];
+        for (int64_t acc = 1; acc < shape.accs; ++acc)
+          sum = arith::AddFOp::create(b, sum, accumulators[acc][r][block][i]);
+        Value feature = add(group, r * kFeaturesPerTile + (i < 2 ? 0 : 8));
+        Value token = add(pairToken, block * kTokensPerMma + i % 2);
+        Value index = add(add(mul(token, features), feature), warpBase);
+        LLVM::StoreOp::create(b, sum, sharedElement(partials, index));
+      }
     }
   }
 }
@@ -328,19 +367,18 @@ void GemmBodyBuilder::sumWarpsIntoSplitSlot() {
   // The CTA's sum over its warps, in warp order, into slot `split` of
   // cluster rank 0's split sums.
   int64_t threads = shape.threads();
-  Value splitBase = mul(split, tileElements);
-  for (int64_t first = 0; first < tileElements; first += threads) {
+  Value splitBase = mul(split, ctaElements);
+  for (int64_t first = 0; first < ctaElements; first += threads) {
     Value element = add(thread, first);
-    auto inTile =
-        scf::IfOp::create(b, lessThan(element, constant(tileElements)),
-                          /*withElseRegion=*/false);
+    auto inTile = scf::IfOp::create(b, lessThan(element, constant(ctaElements)),
+                                    /*withElseRegion=*/false);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(&inTile.getThenRegion().front());
     Value sum;
     for (int64_t w = 0; w < shape.warps; ++w) {
       Value value = LLVM::LoadOp::create(
           b, b.getF32Type(),
-          sharedElement(partials, add(element, w * tileElements)));
+          sharedElement(partials, add(element, w * ctaElements)));
       sum = sum ? Value(arith::AddFOp::create(b, sum, value)) : value;
     }
     Value slot = sharedElement(splitSums, add(splitBase, element));
@@ -371,47 +409,15 @@ Value GemmBodyBuilder::stageToPublish() {
 }
 
 void GemmBodyBuilder::emitEpilogue(Value isRankZero) {
-  // On rank 0, thread (token, half) sums 8 features over the splits in split
-  // order, rounds to BF16, stores y and publishes the fragment.
+  // On rank 0, one thread per (token, fragment) of the CTA's block; a CTA
+  // with fewer threads than that takes several passes.
   auto epilogue = scf::IfOp::create(b, isRankZero, /*withElseRegion=*/false);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(&epilogue.getThenRegion().front());
   Value stage = values.mailbox ? stageToPublish() : Value();
-  Value token = arith::ShRUIOp::create(b, thread, constant(1));
-  Value half = arith::AndIOp::create(b, thread, constant(1));
-  Value active =
-      arith::AndIOp::create(b, lessThan(thread, constant(2 * shape.tokenTile)),
-                            lessThan(token, values.tokens));
-  auto store = scf::IfOp::create(b, active, /*withElseRegion=*/false);
-  {
-    OpBuilder::InsertionGuard storeGuard(b);
-    b.setInsertionPointToStart(&store.getThenRegion().front());
-    Value first = add(mul(token, kFeaturesPerCta), mul(half, 8));
-    SmallVector<Value> lanes;
-    for (int64_t q = 0; q < 8; ++q) {
-      Value sum;
-      for (int64_t s = 0; s < shape.splits; ++s) {
-        Value value = LLVM::LoadOp::create(
-            b, b.getF32Type(),
-            sharedElement(splitSums, add(first, s * tileElements + q)));
-        sum = sum ? Value(arith::AddFOp::create(b, sum, value)) : value;
-      }
-      lanes.push_back(arith::TruncFOp::create(b, b.getBF16Type(), sum));
-    }
-    auto fragmentType = VectorType::get({8}, b.getBF16Type());
-    Value fragment = vector::FromElementsOp::create(b, fragmentType, lanes);
-    Value column = add(firstFeature, mul(half, 8));
-    Value yIndex = add(mul(token, shape.n), column);
-    LLVM::StoreOp::create(
-        b, fragment, elementAddress(y, yIndex, b.getBF16Type(), globalPtr), 16);
-    if (values.mailbox) {
-      Value row = arith::IndexCastUIOp::create(b, b.getIndexType(), token);
-      Value col = arith::IndexCastUIOp::create(b, b.getIndexType(), column);
-      MailboxPublishOp::create(b, fragment, values.mailbox, stage, row, col,
-                               /*target=*/Value(), values.transport,
-                               /*release_before=*/false);
-    }
-  }
+  int64_t slots = shape.tokenTile * (features / kFragmentFeatures);
+  for (int64_t first = 0; first < slots; first += shape.threads())
+    storeFragment(first ? add(thread, first) : thread, slots, stage);
   if (values.mailbox && !values.ticket) {
     // Every rank-0 CTA writes the same ACTIVE word once its threads have
     // published: the consumer runs after this whole grid in stream order.
@@ -423,6 +429,47 @@ void GemmBodyBuilder::emitEpilogue(Value isRankZero) {
     OpBuilder::InsertionGuard leadGuard(b);
     b.setInsertionPointToStart(&lead.getThenRegion().front());
     StageSetActiveOp::create(b, values.mailbox, stage);
+  }
+}
+
+void GemmBodyBuilder::storeFragment(Value slot, int64_t slots, Value stage) {
+  // Slot (token, fragment) sums the fragment's 8 features over the splits in
+  // split order, rounds to BF16, stores y and publishes the fragment.
+  int64_t fragmentsPerToken = features / kFragmentFeatures;
+  Value token = arith::ShRUIOp::create(
+      b, slot, constant(llvm::Log2_64(fragmentsPerToken)));
+  Value fragmentIndex =
+      arith::AndIOp::create(b, slot, constant(fragmentsPerToken - 1));
+  Value active = arith::AndIOp::create(b, lessThan(slot, constant(slots)),
+                                       lessThan(token, values.tokens));
+  auto store = scf::IfOp::create(b, active, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&store.getThenRegion().front());
+  Value firstInCta = mul(fragmentIndex, kFragmentFeatures);
+  Value first = add(mul(token, features), firstInCta);
+  SmallVector<Value> lanes;
+  for (int64_t q = 0; q < kFragmentFeatures; ++q) {
+    Value sum;
+    for (int64_t s = 0; s < shape.splits; ++s) {
+      Value value = LLVM::LoadOp::create(
+          b, b.getF32Type(),
+          sharedElement(splitSums, add(first, s * ctaElements + q)));
+      sum = sum ? Value(arith::AddFOp::create(b, sum, value)) : value;
+    }
+    lanes.push_back(arith::TruncFOp::create(b, b.getBF16Type(), sum));
+  }
+  auto fragmentType = VectorType::get({kFragmentFeatures}, b.getBF16Type());
+  Value fragment = vector::FromElementsOp::create(b, fragmentType, lanes);
+  Value column = add(firstFeature, firstInCta);
+  Value yIndex = add(mul(token, shape.n), column);
+  LLVM::StoreOp::create(
+      b, fragment, elementAddress(y, yIndex, b.getBF16Type(), globalPtr), 16);
+  if (values.mailbox) {
+    Value row = arith::IndexCastUIOp::create(b, b.getIndexType(), token);
+    Value col = arith::IndexCastUIOp::create(b, b.getIndexType(), column);
+    MailboxPublishOp::create(b, fragment, values.mailbox, stage, row, col,
+                             /*target=*/Value(), values.transport,
+                             /*release_before=*/false);
   }
 }
 
@@ -452,6 +499,7 @@ LogicalResult mlir::lamport::generateGemmPublishKernel(
   shape.splits = tactic.getSplits();
   shape.kw = tactic.getKw();
   shape.accs = tactic.getAccs();
+  shape.tiles = tactic.getTiles();
   shape.warps = shape.k / (shape.splits * shape.kw);
   // One kernel serves every M up to the op's largest: the largest tile any M
   // asks for. Dispatching a smaller tile for small M is a launch-plan change

@@ -25,16 +25,27 @@ class ImplicitLocOpBuilder;
 namespace mlir::lamport {
 
 /// The launch shape of one token tile of a gemm_publish: y[M, n] = x[M, k] @
-/// W[n, k]^T on a grid of (n / 16, splits) CTAs of `warps` warps.
+/// W[n, k]^T on a grid of (n / (16 * tiles), splits) CTAs of `warps` warps.
 struct GemmLaunchShape {
   int64_t n = 0, k = 0;
   int64_t splits = 1, kw = 0, accs = 1;
+  /// Tiles of 16 features one CTA owns (1, 2 or 4); their MMAs share the
+  /// warp's activation fragments.
+  int64_t tiles = 1;
   /// Tokens one kernel computes (8 or 16): M up to this.
   int64_t tokenTile = 8;
   int64_t warps = 1;
 
   int64_t threads() const { return warps * 32; }
-  int64_t gridX() const { return n / 16; }
+  int64_t featuresPerCta() const {
+    return GemmPublishOp::kFeaturesPerTile * tiles;
+  }
+  int64_t gridX() const { return n / featuresPerCta(); }
+  /// Static shared memory of the reduction: every warp's FP32 partial of
+  /// the CTA's [tokenTile, features] block, and one slot per split.
+  int64_t sharedBytes() const {
+    return (warps + splits) * tokenTile * featuresPerCta() * 4;
+  }
   /// Why the generated kernel cannot take this shape (beyond what the op's
   /// verifier already checks), or an empty string.
   std::string unsupported() const;

@@ -26,10 +26,12 @@ def Lamport_GemmPublishOp : Lamport_Op<"gemm_publish",
     `ticket` (an int32 [1] word, stage << 16) the stage is the ticket's and no
     stage word is written.
 
-    The `tactic` fixes the launch: grid (N / 16, splits), a cluster of
-    `splits` CTAs sharing K, K / (splits * kw) warps per CTA, `accs`
-    accumulators per warp, and the token tile for each M. Split-K partials
-    are summed in a fixed order, so results are bitwise reproducible.
+    The `tactic` fixes the launch: grid (N / (16 * tiles), splits), a
+    cluster of `splits` CTAs sharing K, K / (splits * kw) warps per CTA,
+    `accs` accumulators per warp, `tiles` tiles of 16 features per CTA
+    sharing the activations, and the token tile for each M. Partials are
+    summed in a fixed order (warps, then splits), so results are bitwise
+    reproducible and do not depend on `tiles`.
 
     ```mlir
     lamport.gemm_publish %x, %w into %y
@@ -56,6 +58,9 @@ def Lamport_GemmPublishOp : Lamport_Op<"gemm_publish",
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
+    /// Output features of one tile: the 16 weight rows of one MMA A operand.
+    /// A CTA owns `tiles` of them.
+    static constexpr int64_t kFeaturesPerTile = 16;
     /// Largest M this op accepts: 16, or the mailbox capacity if smaller.
     int64_t getMaxTokens();
     /// Why `tactic` cannot launch an [n, k] weight, or an empty string: the

@@ -64,20 +64,32 @@ def Lamport_SumOrderAttr : EnumAttr<Lamport_Dialect, Lamport_SumOrder,
 // GEMM tactic
 //===----------------------------------------------------------------------===//
 
+/// A count parameter that may be left out: it then takes `value` and is not
+/// printed (existing IR keeps its meaning and its spelling).
+class Lamport_DefaultedCountParameter<string desc, string value>
+    : Lamport_CountParameter<desc> {
+  let defaultValue = value;
+}
+
 def Lamport_TacticAttr : AttrDef<Lamport_Dialect, "Tactic"> {
   let mnemonic = "tactic";
   let summary = "launch shape of lamport.gemm_publish";
   let description = [{
     How the small-M GEMM splits its work: `splits` CTAs share K (a cluster of
     `splits` CTAs along grid y), each warp owns `kw` consecutive K, `accs`
-    independent accumulators per warp hide MMA latency, and `token_tiles[m-1]`
-    is the token tile (8 or 16) the kernel uses for m tokens. Warps per CTA
-    follow: K / (splits * kw).
+    independent accumulators per warp hide MMA latency, each CTA owns `tiles`
+    tiles of 16 output features (1, 2 or 4; 1 when left out, and then not
+    printed) whose MMAs share the warp's activation fragments, and
+    `token_tiles[m-1]` is the token tile (8 or 16) the kernel uses for m
+    tokens. Warps per CTA follow: K / (splits * kw); CTAs along grid x:
+    N / (16 * tiles).
 
     ```mlir
     #lamport.tactic<splits = 4, kw = 64, accs = 2,
                     token_tiles = [8, 8, 8, 8, 8, 8, 8, 8,
                                    16, 16, 16, 16, 16, 16, 16, 16]>
+    #lamport.tactic<splits = 1, kw = 128, accs = 2, tiles = 2,
+                    token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>
     ```
   }];
   let parameters = (ins
@@ -85,11 +97,14 @@ def Lamport_TacticAttr : AttrDef<Lamport_Dialect, "Tactic"> {
           :$splits,
       Lamport_CountParameter<"consecutive K per warp, a multiple of 16">:$kw,
       Lamport_CountParameter<"accumulators per warp: 1, 2 or 4">:$accs,
+      Lamport_DefaultedCountParameter<"tiles of 16 output features per CTA, "
+                                      "sharing x: 1, 2 or 4", "1">:$tiles,
       ArrayRefParameter<"int64_t", "token_tiles[m - 1]: the token tile, 8 or "
                                    "16, the kernel uses for m tokens">
           :$token_tiles);
   let assemblyFormat = [{
     `<` `splits` `=` $splits `,` `kw` `=` $kw `,` `accs` `=` $accs `,`
+        (`tiles` `=` $tiles^ `,`)?
         `token_tiles` `=` `[` $token_tiles `]` `>`
   }];
 }
