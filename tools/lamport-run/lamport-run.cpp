@@ -275,9 +275,9 @@ int main(int argc, char **argv) {
                 "equal the first run's bytes\n",
                 *report.normErrorVsBoundMax, worst.c_str());
   }
-  std::printf("  setup: %.2f s on the host (simulation %.2f s, inputs %.2f s)\n",
-              report.setupSeconds, report.simulationSeconds,
-              report.inputSeconds);
+  std::printf(
+      "  setup: %.2f s on the host (simulation %.2f s, inputs %.2f s)\n",
+      report.setupSeconds, report.simulationSeconds, report.inputSeconds);
   writeJson(options, bundle, report, "pass", "");
   exitNow(0);
 }
