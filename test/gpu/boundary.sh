@@ -1,0 +1,144 @@
+#!/usr/bin/env bash
+#===- test/gpu/boundary.sh - Decode boundaries on one H200 (issues 6, 7) -===#
+#
+# On the GPU machine, after test/gpu/prepare_boundary.sh here (carry
+# `bundles` and `third_party_cache`). Builds the runtime, lamport-run and
+# libLamportRuntimeC without MLIR (build-gpu/), then:
+#   python    lamport.Runtime with PyTorch tensors (test/gpu/python_runtime.py);
+#   check     every boundary bundle, loopback, every m 1..16, eager then
+#             graph-replayed, CHECK_STEPS steps (default 100000) with fresh
+#             data per batch position, every output compared on the GPU;
+#   same      fused and unfused attention boundaries give the same bytes
+#             (out and stream) for the same inputs (integer-valued partials:
+#             the sum is exact, so the fused sum equals the unfused one);
+#   bench     per-step latency (graph replay, median and p99) of the fused
+#             and the unfused attention boundary, tp 2/4/8/16, m 1/4/16,
+#             both with --publish-barrier: on one GPU every rank's kernels
+#             share the SMs, and consumers that start early (PDL) can spin
+#             on SMs a later rank's GEMM needs (docs/runtime.md); the
+#             barrier makes each consumer wait for every rank's publishes.
+# Prints a short table last; with $OUT set, summary.txt, boundary.md and
+# results.tar.gz go there.
+#
+#   bash test/gpu/boundary.sh
+# Environment: CHECK_STEPS (100000), BENCH_STEPS (4000), TPS ("2 4 8 16").
+#
+#===----------------------------------------------------------------------===#
+set -uo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 \
+  NVSHMEM_DISABLE_NVLS=1
+build=${BUILD_DIR:-$root/build-gpu}
+bundles=$root/bundles/boundary
+out=$build/boundary-results
+rm -rf "$out" && mkdir -p "$out"
+check_steps=${CHECK_STEPS:-100000}
+bench_steps=${BENCH_STEPS:-4000}
+tps=${TPS:-2 4 8 16}
+summary=$out/summary.txt
+: >"$summary"
+failures=0
+note() { printf '%-7s %-30s %-5s %s\n' "$1" "$2" "$3" "$4" >>"$summary"; }
+
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader \
+  2>&1 | tee "$out/device.txt"
+echo "== build (runtime only)"
+if ! { cmake -G Ninja -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release \
+  -DLAMPORT_ENABLE_COMPILER=OFF -DLAMPORT_ENABLE_RUNTIME=ON &&
+  ninja -C "$build" lamport-run LamportRuntimeC LamportRuntimeTests; } \
+  >"$out/build.log" 2>&1; then
+  tail -30 "$out/build.log"
+  echo "boundary.sh: the runtime did not build"
+  exit 2
+fi
+run=$build/bin/lamport-run
+"$build/bin/LamportRuntimeTests" >"$out/unit.log" 2>&1 &&
+  note unit all PASS "runtime unit tests" ||
+  { note unit all FAIL "see unit.log"; failures=$((failures + 1)); }
+
+echo "== python: lamport.Runtime over torch tensors"
+if LAMPORT_RUNTIME_LIBRARY=$build/lib/libLamportRuntimeC.so timeout 300 \
+  python3 "$root/test/gpu/python_runtime.py" "$bundles/py_all_reduce_tp8" \
+  "$bundles/py_publish_poll_tp4" >"$out/python.log" 2>&1; then
+  while read -r line; do note python "" PASS "$line"; done <"$out/python.log"
+else
+  failures=$((failures + 1))
+  note python "" FAIL "$(tail -2 "$out/python.log" | tr '\n' ' ' | cut -c1-200)"
+fi
+
+# runlr WHAT NAME LIMIT ARGS...: lamport-run, PASS/FAIL into the summary.
+runlr() {
+  local what=$1 name=$2 limit=$3
+  shift 3
+  local log=$out/${name}_$what.log start=$SECONDS
+  echo "-- $what $name $*"
+  if timeout "$limit" "$run" "$bundles/$name" "$@" >"$log" 2>&1; then
+    note "$what" "$name" PASS "[$((SECONDS - start)) s] $(grep -E '^  [0-9]' "$log" | tail -1 | sed 's/  */ /g' | cut -c1-120)"
+    return 0
+  fi
+  failures=$((failures + 1))
+  note "$what" "$name" FAIL "[$((SECONDS - start)) s] $(grep -m1 -i 'error' "$log" | cut -c1-200)"
+  tail -5 "$log"
+  return 1
+}
+
+for tp in $tps; do
+  for kind in attention_boundary attention_boundary_unfused unpooler_boundary; do
+    name=${kind}_tp$tp
+    [ -f "$bundles/$name/manifest.json" ] || { note check "$name" FAIL "no bundle"; failures=$((failures + 1)); continue; }
+    runlr check "$name" 500 --tp "$tp" --transport loopback --tokens all \
+      --steps "$check_steps" --graph --check --json "$out/${name}_check.json"
+  done
+  # Fused and unfused: the same inputs (same seed, batch and token counts)
+  # must give the same out and stream bytes.
+  for name in attention_boundary_tp$tp attention_boundary_unfused_tp$tp; do
+    runlr same "$name" 300 --tp "$tp" --transport loopback --tokens all \
+      --steps 32 --batch 16 --seed 11 --check --json "$out/${name}_same.json"
+  done
+  python3 - "$tp" "$out/attention_boundary_tp${tp}_same.json" \
+    "$out/attention_boundary_unfused_tp${tp}_same.json" >>"$summary" <<'PY' ||
+import json, sys
+tp = sys.argv[1]
+try:
+    fused, unfused = (json.load(open(p)) for p in sys.argv[2:4])
+    hf, hu = fused["output_hashes"], unfused["output_hashes"]
+    bad = [k for k in ("out", "stream") if not hf.get(k) or hf.get(k) != hu.get(k)]
+except Exception as error:  # a missing report fails too
+    bad = [f"no reports ({error})"]
+verdict = "FAIL" if bad else "PASS"
+detail = (f"differ: {bad}" if bad else
+          "out and stream bytes identical, 16 batch positions, m 1..16")
+print(f"{'same':<7} {'fused == unfused tp' + tp:<30} {verdict:<5} {detail}")
+sys.exit(1 if bad else 0)
+PY
+    failures=$((failures + 1))
+done
+
+echo "== bench: fused vs unfused attention boundary"
+reports=()
+for tp in $tps; do
+  for m in 1 4 16; do
+    for kind in attention_boundary attention_boundary_unfused; do
+      name=${kind}_tp$tp
+      json=$out/bench_${name}_m$m.json
+      timeout 120 "$run" "$bundles/$name" --tp "$tp" --transport loopback \
+        --tokens "$m" --steps "$bench_steps" --batch 8 --graph --bench \
+        --publish-barrier --json "$json" >"$out/bench_${name}_m$m.log" 2>&1 ||
+        { failures=$((failures + 1)); note bench "$name m$m" FAIL \
+          "$(grep -m1 -i error "$out/bench_${name}_m$m.log" | cut -c1-160)"; }
+      reports+=("$json")
+    done
+  done
+done
+python3 "$root/bench/boundary_table.py" "${reports[@]}" >"$out/boundary.md"
+
+if [ -n "${OUT:-}" ]; then
+  cp "$summary" "$out/boundary.md" "$OUT/" 2>/dev/null
+  tar -czf "$OUT/results.tar.gz" -C "$build" boundary-results 2>/dev/null
+fi
+echo
+cat "$out/boundary.md"
+echo
+cat "$summary"
+echo "failures: $failures"
+[ "$failures" = 0 ]

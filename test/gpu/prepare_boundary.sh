@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+#===- test/gpu/prepare_boundary.sh - Bundles for test/gpu/boundary.sh ----===#
+#
+# Run where MLIR is (no GPU needed), before test/gpu/boundary.sh:
+#   - compiles the decode-boundary examples of docs/examples for tp 2, 4, 8
+#     and 16 (fused attention boundary, the same boundary unfused, unpooler
+#     boundary) and the Python-runtime check's bundles into bundles/boundary/;
+#   - copies nlohmann/json's headers into third_party_cache/.
+# Then carry `bundles` and `third_party_cache` to the GPU machine.
+#
+#   bash test/gpu/prepare_boundary.sh [LAMPORT_COMPILE]
+#
+#===----------------------------------------------------------------------===#
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+compile=${1:-$root/build/bin/lamport-compile}
+if [ ! -x "$compile" ]; then
+  echo "prepare_boundary.sh: no lamport-compile at $compile"
+  exit 2
+fi
+out=$root/bundles/boundary
+rm -rf "$out" && mkdir -p "$out"
+examples=$root/docs/examples
+for tp in 2 4 8 16; do
+  for kind in attention_boundary attention_boundary_unfused unpooler_boundary; do
+    source=$examples/${kind}_tp$tp.mlir
+    [ -f "$source" ] || { echo "missing $source"; exit 2; }
+    "$compile" "$source" -o "$out/${kind}_tp$tp"
+  done
+done
+"$compile" "$examples/all_reduce_tp8.mlir" -o "$out/py_all_reduce_tp8"
+"$compile" "$examples/publish_poll_rows_tp4.mlir" -o "$out/py_publish_poll_tp4"
+rm -rf "$root/third_party_cache/nlohmann"
+mkdir -p "$root/third_party_cache"
+cp -r /usr/include/nlohmann "$root/third_party_cache/"
+du -sh "$out"
+ls "$out"
