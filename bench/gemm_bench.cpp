@@ -11,34 +11,52 @@
 //
 // Each BUNDLE is lamport-compile's output for a program holding one
 // lamport.gemm_publish without a mailbox (weight [N, K], x [M, K] with a
-// static M, y [M, N]). For each, the bench
+// static M, y [M, N]). Bundles named <shape>_m<M>[_...] of the same shape,
+// N, K and M are variants (tactics) of one point: they share the inputs,
+// the reference and the cuBLAS time. The tactic is read off the launch
+// shape: splits (grid y), kw (K / (splits * warps)), tiles (N / (16 * grid
+// x)) and the token tile; text the name has past _s<S>_kw<W>_tiles<R> is
+// shown after it (a variant built another way). For each variant the bench
 //   - checks y against an FP64 host reference on fresh random inputs, with
 //     y poisoned before the run (relative L2 error below 1e-2, no NaN, every
-//     element written), and that a second run gives the same bytes;
-//   - times the kernel and cublasGemmEx (BF16 in and out, FP32 compute) as
-//     nodes of a CUDA graph over max(8, 512 MiB / W) weight copies, so the
-//     weights rotate past the 60 MB L2: median of 20 replays, per GEMM;
-//   - prints ours, cuBLAS, the ratio and the share of the bandwidth floor
-//     (bytes over the device-to-device copy bandwidth measured first).
+//     element written), that a second run gives the same bytes, and that a
+//     variant of several tiles gives the bytes of the point's tiles = 1
+//     variant of the same splits, kw and token tile (prepare_gemm.sh uses
+//     accs = 2 throughout; tiles never change the summation order);
+//   - times the kernel and, once per point, cublasGemmEx (BF16 in and out,
+//     FP32 compute) as nodes of a CUDA graph over max(8, 512 MiB / W) weight
+//     copies, so the weights rotate past the 60 MB L2: median of 20
+//     replays, per GEMM;
+//   - prints shape, M, tactic, ours, cuBLAS, the speedup and the share of
+//     the bandwidth floor (bytes over the device-to-device copy bandwidth
+//     measured first), then the best variant of each point. --json writes
+//     every variant.
 //
 //===----------------------------------------------------------------------===//
 
 #include "lamport/Runtime/Manifest.h"
 #include "lamport/Runtime/Reference.h"
 
+#include <nlohmann/json.hpp>
+
 #include <cublas_v2.h>
 #include <cuda.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <functional>
+#include <map>
+#include <optional>
 #include <random>
+#include <regex>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <vector>
 
 using lamport::runtime::ArgumentKind;
@@ -72,14 +90,32 @@ void check(cublasStatus_t result, const char *call) {
 }
 #define CHECK(call) check((call), #call)
 
-/// One GEMM bundle: its kernel and the shapes of its three buffers.
+/// One GEMM bundle: its kernel, the shapes of its three buffers and the
+/// tactic its launch shape implies.
 struct GemmBundle {
   Bundle bundle;
   const KernelSpec *kernel = nullptr;
+  std::string name, shape;
   int64_t n = 0, k = 0, m = 0;
   /// Argument index of each buffer, and the kernel's parameter order.
   int weightArg = -1, xArg = -1, yArg = -1;
+  int64_t splits = 1, kw = 0, tiles = 1, tokenTile = 0;
+  /// What the name says beyond the point and the launch shape (after
+  /// "_m<M>_s<S>_kw<W>_tiles<R>"), so that variants of one launch shape
+  /// built differently stay apart; usually empty.
+  std::string label;
+
+  /// The tactic in the docs' words: "s1 kw128 tiles2 t16".
+  std::string tactic() const {
+    std::string text = "s" + std::to_string(splits) + " kw" +
+                       std::to_string(kw) + " tiles" + std::to_string(tiles) +
+                       " t" + std::to_string(tokenTile);
+    return label.empty() ? text : text + " " + label;
+  }
 };
+
+/// Output features of one tile of the generated kernel (16 MMA rows).
+constexpr int64_t kFeaturesPerTile = 16;
 
 GemmBundle openGemmBundle(const std::string &directory) {
   GemmBundle gemm;
@@ -115,15 +151,64 @@ GemmBundle openGemmBundle(const std::string &directory) {
   gemm.m = x[0];
   if (x[1] != gemm.k)
     fail(directory + ": x and the weight disagree on K");
+
+  std::string trimmed = directory;
+  while (trimmed.size() > 1 && trimmed.back() == '/')
+    trimmed.pop_back();
+  gemm.name = trimmed.substr(trimmed.find_last_of('/') + 1);
+  std::smatch match;
+  static const std::regex pointName("(.*)_m[0-9]+(_.*)?");
+  bool named = std::regex_match(gemm.name, match, pointName);
+  gemm.shape = named ? match[1].str() : gemm.name;
+  std::string rest = named ? match[2].str() : "";
+  const KernelSpec &spec = *gemm.kernel;
+  int64_t warps = spec.block[0] / 32;
+  gemm.splits = spec.grid[1];
+  if (warps < 1 || gemm.k % (gemm.splits * warps) ||
+      gemm.n % (kFeaturesPerTile * spec.grid[0]))
+    fail(directory + ": the launch shape is not the GEMM kernel's");
+  gemm.kw = gemm.k / (gemm.splits * warps);
+  gemm.tiles = gemm.n / (kFeaturesPerTile * spec.grid[0]);
+  std::string tacticName = "_s" + std::to_string(gemm.splits) + "_kw" +
+                           std::to_string(gemm.kw) + "_tiles" +
+                           std::to_string(gemm.tiles);
+  if (rest.rfind(tacticName, 0) == 0)
+    rest = rest.substr(tacticName.size());
+  if (!rest.empty() && rest.front() == '_')
+    rest = rest.substr(1);
+  gemm.label = rest;
+  if (std::optional<std::string> tile = spec.attribute("token_tile"))
+    gemm.tokenTile = std::stoll(*tile);
   return gemm;
 }
 
+/// One variant's measurement.
 struct Row {
-  std::string name;
-  int64_t n, k, m;
-  double ours, cublas, floor;
-  double error;
-  bool repeatable;
+  std::string name, shape, tactic;
+  int64_t n = 0, k = 0, m = 0, splits = 0, kw = 0, tiles = 0, tokenTile = 0;
+  double ours = NAN, cublas = NAN, floor = NAN, error = INFINITY;
+  bool repeatable = false;
+  /// Whether y has the bytes of the point's tiles = 1 variant of the same
+  /// splits, kw and token tile; empty where the point has none.
+  std::optional<bool> sameBitsAsOneTile;
+  /// Why the variant did not run, or empty.
+  std::string failure;
+
+  bool passed() const {
+    return failure.empty() && error < 1e-2 && repeatable &&
+           sameBitsAsOneTile.value_or(true);
+  }
+  std::string check() const {
+    if (!failure.empty())
+      return "FAIL (" + failure + ")";
+    if (!(error < 1e-2))
+      return "FAIL (error)";
+    if (!repeatable)
+      return "FAIL (not repeatable)";
+    if (!sameBitsAsOneTile.value_or(true))
+      return "FAIL (bits differ from tiles1)";
+    return sameBitsAsOneTile ? "PASS, = tiles1" : "PASS";
+  }
 };
 
 class Bench {
@@ -144,7 +229,8 @@ public:
     measureCopyBandwidth();
   }
 
-  Row run(const std::string &directory);
+  /// Checks and times every variant of one point (same shape, N, K, M).
+  std::vector<Row> runPoint(const std::vector<const GemmBundle *> &variants);
   double bandwidth() const { return copyBytesPerSecond; }
   const std::string &deviceName() const { return device; }
 
@@ -211,17 +297,10 @@ float Bench::timeGraph(int copies, const std::function<void(int)> &enqueue) {
   return perGemm[perGemm.size() / 2];
 }
 
-Row Bench::run(const std::string &directory) {
-  GemmBundle gemm = openGemmBundle(directory);
-  const KernelSpec &spec = *gemm.kernel;
-  const std::string &image =
-      gemm.bundle.cubin[0].empty() ? gemm.bundle.ptx[0] : gemm.bundle.cubin[0];
-  CUmodule module;
-  CHECK(cuModuleLoadData(&module, image.data()));
-  CUfunction function;
-  CHECK(cuModuleGetFunction(&function, module, spec.name.c_str()));
-
-  const int64_t n = gemm.n, k = gemm.k, m = gemm.m;
+std::vector<Row>
+Bench::runPoint(const std::vector<const GemmBundle *> &variants) {
+  const GemmBundle &point = *variants.front();
+  const int64_t n = point.n, k = point.k, m = point.m;
   const size_t weightBytes = size_t(n) * k * 2;
   const int copies =
       int(std::max<size_t>(8, (size_t(512) << 20) / weightBytes));
@@ -251,47 +330,19 @@ Row Bench::run(const std::string &directory) {
   CHECK(cudaMemcpy(x, hostX.data(), hostX.size() * 2, cudaMemcpyHostToDevice));
   int tokens = int(m);
 
-  // Parameters in the kernel's order; buffers by their argument index.
-  auto launch = [&](int c) {
-    std::vector<void *> params;
-    for (const auto &param : spec.params) {
-      if (param.kind == ParamKind::Tokens) {
-        params.push_back(&tokens);
-        continue;
-      }
-      void **slot = param.argument == gemm.weightArg ? &weights[c]
-                    : param.argument == gemm.xArg    ? &x
-                                                     : &ys[c];
-      params.push_back(slot);
+  // The FP64 reference, once for every variant.
+  std::vector<double> reference(size_t(m) * n);
+  double referenceSquared = 0;
+  for (int64_t t = 0; t < m; ++t)
+    for (int64_t j = 0; j < n; ++j) {
+      double sum = 0;
+      for (int64_t i = 0; i < k; ++i)
+        sum += double(bf16ToFloat(hostX[t * k + i])) *
+               bf16ToFloat(hostWeight[j * k + i]);
+      reference[t * n + j] = sum;
+      referenceSquared += sum * sum;
     }
-    CUlaunchConfig config = {};
-    config.gridDimX = spec.grid[0];
-    config.gridDimY = spec.grid[1];
-    config.gridDimZ = spec.grid[2];
-    config.blockDimX = spec.block[0];
-    config.blockDimY = spec.block[1];
-    config.blockDimZ = spec.block[2];
-    config.sharedMemBytes = spec.sharedBytes;
-    config.hStream = stream;
-    CUlaunchAttribute attributes[2];
-    unsigned count = 0;
-    if (spec.clusterSize() > 1) {
-      attributes[count].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-      attributes[count].value.clusterDim.x = spec.cluster[0];
-      attributes[count].value.clusterDim.y = spec.cluster[1];
-      attributes[count].value.clusterDim.z = spec.cluster[2];
-      ++count;
-    }
-    if (spec.pdl) {
-      attributes[count].id =
-          CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
-      attributes[count].value.programmaticStreamSerializationAllowed = 1;
-      ++count;
-    }
-    config.attrs = attributes;
-    config.numAttrs = count;
-    CHECK(cuLaunchKernelEx(&config, function, params.data(), nullptr));
-  };
+
   const float one = 1.f, zero = 0.f;
   auto cublas = [&](int c) {
     // Column-major view: y^T [n, m] = W [k, n]^T . x^T [k, m].
@@ -300,39 +351,122 @@ Row Bench::run(const std::string &directory) {
                        int(k), &zero, blasYs[c], CUDA_R_16BF, int(n),
                        CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
   };
+  const float theirs = timeGraph(copies, cublas);
+  const double floorUs = (weightBytes + double(m) * k * 2 + double(m) * n * 2) /
+                         copyBytesPerSecond * 1e6;
 
-  // Correctness on the last copy, output poisoned with NaN first.
-  const int last = copies - 1;
-  std::vector<uint16_t> first(size_t(m) * n), second(size_t(m) * n);
-  CHECK(cudaMemset(ys[last], 0xff, first.size() * 2));
-  launch(last);
-  CHECK(cudaStreamSynchronize(stream));
-  CHECK(cudaMemcpy(first.data(), ys[last], first.size() * 2,
-                   cudaMemcpyDeviceToHost));
-  CHECK(cudaMemset(ys[last], 0xff, second.size() * 2));
-  launch(last);
-  CHECK(cudaStreamSynchronize(stream));
-  CHECK(cudaMemcpy(second.data(), ys[last], second.size() * 2,
-                   cudaMemcpyDeviceToHost));
-  double errorSquared = 0, referenceSquared = 0;
-  bool finite = true;
-  for (int64_t t = 0; t < m; ++t)
-    for (int64_t j = 0; j < n; ++j) {
-      double sum = 0;
-      for (int64_t i = 0; i < k; ++i)
-        sum += double(bf16ToFloat(hostX[t * k + i])) *
-               bf16ToFloat(hostWeight[j * k + i]);
-      double got = bf16ToFloat(first[t * n + j]);
-      finite &= std::isfinite(got);
-      errorSquared += (got - sum) * (got - sum);
-      referenceSquared += sum * sum;
+  std::vector<Row> rows;
+  // y of each tiles = 1 variant, by (splits, kw, token tile).
+  std::map<std::array<int64_t, 3>, std::vector<uint16_t>> oneTileBits;
+  std::vector<std::vector<uint16_t>> bits(variants.size());
+  for (size_t v = 0; v < variants.size(); ++v) {
+    const GemmBundle &gemm = *variants[v];
+    Row row;
+    row.name = gemm.name;
+    row.shape = gemm.shape;
+    row.tactic = gemm.tactic();
+    row.n = n;
+    row.k = k;
+    row.m = m;
+    row.splits = gemm.splits;
+    row.kw = gemm.kw;
+    row.tiles = gemm.tiles;
+    row.tokenTile = gemm.tokenTile;
+    row.cublas = theirs;
+    row.floor = floorUs;
+    CUmodule module = nullptr;
+    try {
+      const KernelSpec &spec = *gemm.kernel;
+      const std::string &image = gemm.bundle.cubin[0].empty()
+                                     ? gemm.bundle.ptx[0]
+                                     : gemm.bundle.cubin[0];
+      CHECK(cuModuleLoadData(&module, image.data()));
+      CUfunction function;
+      CHECK(cuModuleGetFunction(&function, module, spec.name.c_str()));
+      // Parameters in the kernel's order; buffers by their argument index.
+      auto launch = [&](int c) {
+        std::vector<void *> params;
+        for (const auto &param : spec.params) {
+          if (param.kind == ParamKind::Tokens) {
+            params.push_back(&tokens);
+            continue;
+          }
+          void **slot = param.argument == gemm.weightArg ? &weights[c]
+                        : param.argument == gemm.xArg    ? &x
+                                                         : &ys[c];
+          params.push_back(slot);
+        }
+        CUlaunchConfig config = {};
+        config.gridDimX = spec.grid[0];
+        config.gridDimY = spec.grid[1];
+        config.gridDimZ = spec.grid[2];
+        config.blockDimX = spec.block[0];
+        config.blockDimY = spec.block[1];
+        config.blockDimZ = spec.block[2];
+        config.sharedMemBytes = spec.sharedBytes;
+        config.hStream = stream;
+        CUlaunchAttribute attributes[2];
+        unsigned count = 0;
+        if (spec.clusterSize() > 1) {
+          attributes[count].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+          attributes[count].value.clusterDim.x = spec.cluster[0];
+          attributes[count].value.clusterDim.y = spec.cluster[1];
+          attributes[count].value.clusterDim.z = spec.cluster[2];
+          ++count;
+        }
+        if (spec.pdl) {
+          attributes[count].id =
+              CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+          attributes[count].value.programmaticStreamSerializationAllowed = 1;
+          ++count;
+        }
+        config.attrs = attributes;
+        config.numAttrs = count;
+        CHECK(cuLaunchKernelEx(&config, function, params.data(), nullptr));
+      };
+
+      // Correctness on the last copy, output poisoned with NaN first.
+      const int last = copies - 1;
+      std::vector<uint16_t> first(size_t(m) * n), second(size_t(m) * n);
+      CHECK(cudaMemset(ys[last], 0xff, first.size() * 2));
+      launch(last);
+      CHECK(cudaStreamSynchronize(stream));
+      CHECK(cudaMemcpy(first.data(), ys[last], first.size() * 2,
+                       cudaMemcpyDeviceToHost));
+      CHECK(cudaMemset(ys[last], 0xff, second.size() * 2));
+      launch(last);
+      CHECK(cudaStreamSynchronize(stream));
+      CHECK(cudaMemcpy(second.data(), ys[last], second.size() * 2,
+                       cudaMemcpyDeviceToHost));
+      double errorSquared = 0;
+      bool finite = true;
+      for (size_t i = 0; i < first.size(); ++i) {
+        double got = bf16ToFloat(first[i]);
+        finite &= std::isfinite(got);
+        errorSquared += (got - reference[i]) * (got - reference[i]);
+      }
+      row.error =
+          finite ? std::sqrt(errorSquared / referenceSquared) : INFINITY;
+      row.repeatable = first == second;
+      if (gemm.tiles == 1)
+        oneTileBits[{gemm.splits, gemm.kw, gemm.tokenTile}] = first;
+      bits[v] = std::move(first);
+      row.ours = timeGraph(copies, launch);
+    } catch (const std::exception &error) {
+      row.failure = error.what();
     }
-  double error = finite ? std::sqrt(errorSquared / referenceSquared) : INFINITY;
-
-  float ours = timeGraph(copies, launch);
-  float theirs = timeGraph(copies, cublas);
-  double floorSeconds = (weightBytes + double(m) * k * 2 + double(m) * n * 2) /
-                        copyBytesPerSecond;
+    if (module)
+      cuModuleUnload(module);
+    rows.push_back(row);
+  }
+  // Several tiles must not change a bit: compare with tiles = 1 once every
+  // variant has run, whatever the order of the bundles.
+  for (size_t v = 0; v < variants.size(); ++v) {
+    const GemmBundle &gemm = *variants[v];
+    auto one = oneTileBits.find({gemm.splits, gemm.kw, gemm.tokenTile});
+    if (gemm.tiles != 1 && one != oneTileBits.end() && !bits[v].empty())
+      rows[v].sameBitsAsOneTile = bits[v] == one->second;
+  }
 
   for (int c = 0; c < copies; ++c) {
     CHECK(cudaFree(weights[c]));
@@ -340,16 +474,48 @@ Row Bench::run(const std::string &directory) {
     CHECK(cudaFree(blasYs[c]));
   }
   CHECK(cudaFree(x));
-  CHECK(cuModuleUnload(module));
-  std::string name = directory.substr(directory.find_last_of('/') + 1);
-  return {name,           n, k, m, ours, theirs, floorSeconds * 1e6, error,
-          first == second};
+  return rows;
+}
+
+double geometricMean(const std::vector<double> &values) {
+  double logSum = 0;
+  for (double value : values)
+    logSum += std::log(value);
+  return values.empty() ? NAN : std::exp(logSum / values.size());
+}
+
+nlohmann::json toJson(const Row &row) {
+  nlohmann::json json = {
+      {"bundle", row.name},
+      {"shape", row.shape},
+      {"tactic", row.tactic},
+      {"n", row.n},
+      {"k", row.k},
+      {"m", row.m},
+      {"splits", row.splits},
+      {"kw", row.kw},
+      {"tiles", row.tiles},
+      {"token_tile", row.tokenTile},
+      {"ours_us",
+       std::isfinite(row.ours) ? nlohmann::json(row.ours) : nlohmann::json()},
+      {"cublas_us", row.cublas},
+      {"floor_us", row.floor},
+      {"rel_error",
+       std::isfinite(row.error) ? nlohmann::json(row.error) : nlohmann::json()},
+      {"repeatable", row.repeatable},
+      {"same_bits_as_tiles1", row.sameBitsAsOneTile
+                                  ? nlohmann::json(*row.sameBitsAsOneTile)
+                                  : nlohmann::json()},
+      {"passed", row.passed()}};
+  if (!row.failure.empty())
+    json["failure"] = row.failure;
+  return json;
 }
 
 } // namespace
 
 int main(int argc, char **argv) {
-  std::vector<std::string> bundles;
+  std::vector<std::string> directories;
   std::string jsonPath;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
@@ -360,56 +526,97 @@ int main(int argc, char **argv) {
                    arg.c_str());
       return 2;
     } else
-      bundles.push_back(arg);
+      directories.push_back(arg);
   }
-  if (bundles.empty()) {
+  if (directories.empty()) {
     std::fprintf(stderr, "usage: lamport-gemm-bench [--json FILE] BUNDLE...\n");
     return 2;
   }
+  // Points in the order their shapes first appear, M ascending; variants in
+  // the order given.
+  std::vector<GemmBundle> gemms;
+  try {
+    for (const std::string &directory : directories)
+      gemms.push_back(openGemmBundle(directory));
+  } catch (const std::exception &error) {
+    std::fprintf(stderr, "lamport-gemm-bench: %s\n", error.what());
+    return 2;
+  }
+  std::map<std::string, size_t> shapeOrder;
+  for (const GemmBundle &gemm : gemms)
+    shapeOrder.emplace(gemm.shape, shapeOrder.size());
+  using PointKey = std::tuple<size_t, int64_t, int64_t, int64_t>;
+  std::map<PointKey, std::vector<const GemmBundle *>> points;
+  for (const GemmBundle &gemm : gemms)
+    points[{shapeOrder[gemm.shape], gemm.m, gemm.n, gemm.k}].push_back(&gemm);
+
   try {
     CHECK(cuInit(0));
     Bench bench;
-    std::printf("%s, copy bandwidth %.2f TB/s\n", bench.deviceName().c_str(),
-                bench.bandwidth() / 1e12);
-    std::printf("%-28s %6s %6s %3s %9s %9s %7s %7s %9s %s\n", "bundle", "N",
-                "K", "M", "ours_us", "cublas_us", "speedup", "%floor",
-                "rel_err", "check");
+    std::printf("%s, copy bandwidth %.2f TB/s; %zu variants of %zu points\n",
+                bench.deviceName().c_str(), bench.bandwidth() / 1e12,
+                gemms.size(), points.size());
+    std::printf("check: FP64 reference (rel. L2 < 1e-2), a bitwise repeat, and "
+                "for tiles > 1 the bits of tiles1 (same s, kw, t)\n");
+    std::printf("%-14s %3s %-20s %8s %9s %7s %7s  %s\n", "shape", "M", "tactic",
+                "ours_us", "cublas_us", "speedup", "%floor", "check");
     std::vector<Row> rows;
+    std::vector<std::vector<Row>> pointRows;
     bool passed = true;
-    for (const std::string &directory : bundles) {
-      Row row = bench.run(directory);
-      bool ok = row.error < 1e-2 && row.repeatable;
-      passed &= ok;
-      std::printf(
-          "%-28s %6lld %6lld %3lld %9.3f %9.3f %7.2f %6.1f%% %9.2e "
-          "%s\n",
-          row.name.c_str(), (long long)row.n, (long long)row.k,
-          (long long)row.m, row.ours, row.cublas, row.cublas / row.ours,
-          100 * row.floor / row.ours, row.error,
-          ok ? "PASS"
-             : (row.repeatable ? "FAIL (error)" : "FAIL (not repeatable)"));
-      rows.push_back(row);
-    }
-    double logSum = 0;
-    for (const Row &row : rows)
-      logSum += std::log(row.cublas / row.ours);
-    std::printf("geometric-mean speedup over cuBLAS: %.3f over %zu points\n",
-                std::exp(logSum / rows.size()), rows.size());
-    if (!jsonPath.empty()) {
-      std::ofstream json(jsonPath);
-      json << "[\n";
-      for (size_t i = 0; i < rows.size(); ++i) {
-        const Row &row = rows[i];
-        json << "  {\"bundle\": \"" << row.name << "\", \"n\": " << row.n
-             << ", \"k\": " << row.k << ", \"m\": " << row.m
-             << ", \"ours_us\": " << row.ours
-             << ", \"cublas_us\": " << row.cublas
-             << ", \"floor_us\": " << row.floor
-             << ", \"rel_error\": " << row.error
-             << ", \"repeatable\": " << (row.repeatable ? "true" : "false")
-             << "}" << (i + 1 < rows.size() ? ",\n" : "\n");
+    for (auto &[key, variants] : points) {
+      pointRows.push_back(bench.runPoint(variants));
+      for (const Row &row : pointRows.back()) {
+        passed &= row.passed();
+        std::printf("%-14s %3lld %-20s %8.2f %9.2f %7.2f %6.1f%%  %s\n",
+                    row.shape.c_str(), (long long)row.m, row.tactic.c_str(),
+                    row.ours, row.cublas, row.cublas / row.ours,
+                    100 * row.floor / row.ours, row.check().c_str());
+        rows.push_back(row);
       }
-      json << "]\n";
+      std::fflush(stdout);
+    }
+
+    std::printf("\nbest passing variant per point (tiles1: the best of "
+                "tiles = 1)\n");
+    std::printf("%-14s %3s %-20s %8s %7s %7s  %s\n", "shape", "M", "tactic",
+                "ours_us", "speedup", "%floor", "tiles1 speedup");
+    // Per point: the fastest passing variant, and the fastest of tiles 1.
+    std::vector<double> bestSpeedups, oneTileSpeedups;
+    for (const std::vector<Row> &variants : pointRows) {
+      const Row *fastest = nullptr, *fastestOneTile = nullptr;
+      for (const Row &row : variants) {
+        if (!row.passed())
+          continue;
+        if (!fastest || row.ours < fastest->ours)
+          fastest = &row;
+        if (row.tiles == 1 &&
+            (!fastestOneTile || row.ours < fastestOneTile->ours))
+          fastestOneTile = &row;
+      }
+      if (!fastest)
+        continue;
+      bestSpeedups.push_back(fastest->cublas / fastest->ours);
+      char oneTile[16] = "-";
+      if (fastestOneTile) {
+        oneTileSpeedups.push_back(fastestOneTile->cublas /
+                                  fastestOneTile->ours);
+        std::snprintf(oneTile, sizeof(oneTile), "%.2f", oneTileSpeedups.back());
+      }
+      std::printf("%-14s %3lld %-20s %8.2f %7.2f %6.1f%%  %s\n",
+                  fastest->shape.c_str(), (long long)fastest->m,
+                  fastest->tactic.c_str(), fastest->ours,
+                  fastest->cublas / fastest->ours,
+                  100 * fastest->floor / fastest->ours, oneTile);
+    }
+    std::printf("geometric-mean speedup over cuBLAS: %.3f best variant per "
+                "point (%zu points), %.3f best of tiles = 1 (%zu points)\n",
+                geometricMean(bestSpeedups), bestSpeedups.size(),
+                geometricMean(oneTileSpeedups), oneTileSpeedups.size());
+    if (!jsonPath.empty()) {
+      nlohmann::json json = nlohmann::json::array();
+      for (const Row &row : rows)
+        json.push_back(toJson(row));
+      std::ofstream(jsonPath) << json.dump(2) << "\n";
     }
     return passed ? 0 : 1;
   } catch (const std::exception &error) {
