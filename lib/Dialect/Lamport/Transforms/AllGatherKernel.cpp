@@ -4,17 +4,92 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// PLACEHOLDER until the all-gather kernel family lands: the op is refused.
+// lamport.all_gather as a kernel: each thread takes one fragment (token,
+// global fragment g) of the gathered row [tp * width], waits for it in the
+// slot of its owner rank g / (width / 8) of the ACTIVE stage
+// (lamport.mailbox.poll_owned, which also re-arms it), stores it to
+// out[token][8g, 8g + 8); then one thread of the grid advances NEXT.
 //
 //===----------------------------------------------------------------------===//
 
 #include "KernelGeneration.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 using namespace mlir;
 using namespace mlir::lamport;
 
 LogicalResult
 mlir::lamport::generateAllGatherKernel(AllGatherOp op,
-                                       const KernelGenerationOptions &) {
-  return op.emitOpError() << "has no kernel yet";
+                                       const KernelGenerationOptions &options) {
+  MailboxType mailboxType = op.getMailbox().getType();
+  int64_t capacity = mailboxType.getCapacity();
+  // Fragments of one gathered row: every rank's column block side by side.
+  int64_t rowFragments =
+      int64_t(mailboxType.getTp()) * mailboxType.getFragmentsPerRow();
+  FailureOr<MemRefType> outType =
+      getKernelBufferType(op, "out", op.getOut().getType(), /*tokensDim=*/0,
+                          capacity, /*flat=*/false);
+  if (failed(outType))
+    return failure();
+
+  KernelSignature signature;
+  signature.family = "all_gather";
+  signature.mailbox = op.getMailbox();
+  signature.buffers.push_back({op.getOut(), *outType, "out", "out"});
+  signature.tokensBuffer = op.getOut();
+  signature.tokensDim = 0;
+  signature.workItemsAtCapacity = capacity * rowFragments;
+  signature.pdl = op.getPdl();
+  std::optional<uint64_t> timeoutNs = op.getTimeoutNs();
+
+  return generateKernel(
+      op, signature, options,
+      [&](OpBuilder &b, Location loc, KernelBody &kernel) {
+        Value mailbox = kernel.getMailbox();
+        Value out = kernel.getBuffer(0);
+        if (signature.pdl)
+          NVVM::GriddepcontrolOp::create(b, loc, NVVM::GridDepActionKind::wait);
+        Value stage = StageActiveOp::create(b, loc, b.getI32Type(), mailbox);
+        Value rowFragmentsValue =
+            arith::ConstantIndexOp::create(b, loc, rowFragments);
+        Value items = arith::MulIOp::create(b, loc, kernel.getTokens(b, loc),
+                                            rowFragmentsValue);
+        Value lanes = arith::ConstantIndexOp::create(
+            b, loc, LamportDialect::kFragmentLanes);
+        auto resultType = VectorType::get(
+            {1, int64_t(LamportDialect::kFragmentLanes)}, b.getBF16Type());
+        IntegerAttr timeout = timeoutNs
+                                  ? b.getI64IntegerAttr(int64_t(*timeoutNs))
+                                  : IntegerAttr();
+        kernel.forEachWorkItem(
+            b, loc, items, [&](OpBuilder &b, Location loc, Value item) {
+              // Consecutive items are consecutive fragments of one gathered
+              // row, so a warp reads consecutive fragments of one owner.
+              Value token =
+                  arith::DivUIOp::create(b, loc, item, rowFragmentsValue);
+              Value fragment =
+                  arith::RemUIOp::create(b, loc, item, rowFragmentsValue);
+              // poll_owned finds the owner and re-arms what it read: exactly
+              // this fragment, nothing else of the slot.
+              Value polled = MailboxPollOwnedOp::create(
+                  b, loc, resultType, mailbox, stage, token, fragment, timeout);
+              Value value = vector::ExtractOp::create(b, loc, polled, 0);
+              Value col = arith::MulIOp::create(b, loc, fragment, lanes);
+              vector::StoreOp::create(
+                  b, loc, value, out, ValueRange{token, col},
+                  /*nontemporal=*/false, llvm::MaybeAlign(16));
+            });
+        // The next publisher of this rank writes the generation after the
+        // one just read; one thread of the grid says so.
+        kernel.onLeadThread(b, loc, /*wholeGrid=*/true,
+                            [&](OpBuilder &b, Location loc) {
+                              StageAdvanceOp::create(b, loc, mailbox, stage);
+                            });
+        if (signature.pdl)
+          NVVM::GriddepcontrolOp::create(
+              b, loc, NVVM::GridDepActionKind::launch_dependents);
+      });
 }
