@@ -1,0 +1,37 @@
+// The MoE unpooler boundary at tp = 4 (hidden size H = 8192), as one rank
+// runs it in a decode step of M <= 16 tokens.
+//
+// The unpooler weight [H, K = 4096] is replicated and each rank computes
+// its own column block: rows [rank * 2048, (rank + 1) * 2048) of it, so
+// y = x @ W_block^T is [M, 2048]. Its epilogue publishes y into slot
+// [NEXT, rank] of every rank's copy of a mailbox of width 2048; the column
+// all-gather then assembles the full [M, 8192] row on every rank, each
+// 16-byte fragment read from the one rank that owns it: global fragment f
+// of a row comes from rank f / 256, local fragment f % 256
+// (lamport.mailbox.poll_owned once lowered).
+//
+// Tactic: K = 4096 in one split (no cluster), 128 K per warp, so 32 warps per
+// CTA and N / 16 = 128 CTAs; token tile 8 up to M = 8, 16 above. The GEMM sweep
+// of docs/performance.md chose it for this shape.
+
+!columns = !lamport.mailbox<tp = 4, capacity = 16, width = 2048>
+
+func.func @unpooler_boundary(
+    // The pooled activations and this rank's block of the unpooler weight.
+    %x: memref<?x4096xbf16>, %w_block: memref<2048x4096xbf16>,
+    // This rank's column block, also published into %mailbox.
+    %y: memref<?x2048xbf16>,
+    %mailbox: !columns,
+    // Every rank's column block side by side: the full hidden row.
+    %out: memref<?x8192xbf16>) {
+  lamport.gemm_publish %x, %w_block into %y
+      mailbox %mailbox : !columns
+      tactic(#lamport.tactic<splits = 1, kw = 128, accs = 2,
+          token_tiles = [8, 8, 8, 8, 8, 8, 8, 8,
+                         16, 16, 16, 16, 16, 16, 16, 16]>)
+      {pdl}
+      : memref<?x4096xbf16>, memref<2048x4096xbf16>, memref<?x2048xbf16>
+  lamport.all_gather %mailbox into %out {pdl}
+      : !columns, memref<?x8192xbf16>
+  return
+}
