@@ -20,30 +20,6 @@
 using namespace mlir;
 using namespace mlir::lamport;
 
-/// Sums `partials` (FP32 vectors, in rank order) in `order`: rank_ascending
-/// is ((p0 + p1) + p2) + ...; pairwise adds neighbours level by level,
-/// ((p0 + p1) + (p2 + p3)) + ..., an odd last partial joining the next
-/// level unchanged. Both orders are fixed, so every rank gets the same bits.
-static Value sumPartials(OpBuilder &b, Location loc, ArrayRef<Value> partials,
-                         SumOrder order) {
-  if (order == SumOrder::rank_ascending) {
-    Value sum = partials.front();
-    for (Value partial : partials.drop_front())
-      sum = arith::AddFOp::create(b, loc, sum, partial);
-    return sum;
-  }
-  SmallVector<Value> level(partials);
-  while (level.size() > 1) {
-    SmallVector<Value> next;
-    for (size_t i = 0; i + 1 < level.size(); i += 2)
-      next.push_back(arith::AddFOp::create(b, loc, level[i], level[i + 1]));
-    if (level.size() % 2)
-      next.push_back(level.back());
-    level = std::move(next);
-  }
-  return level.front();
-}
-
 LogicalResult
 mlir::lamport::generateAllReduceKernel(AllReduceOp op,
                                        const KernelGenerationOptions &options) {

@@ -76,6 +76,14 @@ void KernelBody::onLeadThread(OpBuilder &b, Location loc, bool wholeGrid,
     Value firstCta =
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, cta, zero);
     lead = arith::AndIOp::create(b, loc, lead, firstCta);
+    // A grid of one row of CTAs needs no test of y: block ids stay as the
+    // one-dimensional kernels always generated them.
+    if (gridY > 1) {
+      Value ctaY = gpu::BlockIdOp::create(b, loc, gpu::Dimension::y);
+      Value firstRow =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, ctaY, zero);
+      lead = arith::AndIOp::create(b, loc, lead, firstRow);
+    }
   }
   scf::IfOp::create(b, loc, lead, [&](OpBuilder &nested, Location nestedLoc) {
     body(nested, nestedLoc);
@@ -98,6 +106,26 @@ std::pair<Value, Value> mlir::lamport::getRowAndColumn(OpBuilder &b,
   Value fragment = arith::RemUIOp::create(b, loc, item, fragmentsPerRow);
   Value col = arith::MulIOp::create(b, loc, fragment, lanes);
   return {row, col};
+}
+
+Value mlir::lamport::sumPartials(OpBuilder &b, Location loc,
+                                 ArrayRef<Value> partials, SumOrder order) {
+  if (order == SumOrder::rank_ascending) {
+    Value sum = partials.front();
+    for (Value partial : partials.drop_front())
+      sum = arith::AddFOp::create(b, loc, sum, partial);
+    return sum;
+  }
+  SmallVector<Value> level(partials);
+  while (level.size() > 1) {
+    SmallVector<Value> next;
+    for (size_t i = 0; i + 1 < level.size(); i += 2)
+      next.push_back(arith::AddFOp::create(b, loc, level[i], level[i + 1]));
+    if (level.size() % 2)
+      next.push_back(level.back());
+    level = std::move(next);
+  }
+  return level.front();
 }
 
 /// Most fragments one lamport.mailbox.poll waits for.
@@ -273,7 +301,7 @@ mlir::lamport::generateKernel(Operation *op, const KernelSignature &signature,
   }
   func.setArgAttr(inputs.size() - 1, kParamAttr, b.getStringAttr("tokens"));
 
-  KernelBody body(func, gridSize, blockSize, hasMailbox);
+  KernelBody body(func, gridSize, gridY, blockSize, hasMailbox);
   b.setInsertionPointToStart(&func.getBody().front());
   buildBody(b, loc, body);
   gpu::ReturnOp::create(b, loc);

@@ -90,9 +90,9 @@ struct KernelSignature {
 /// the family's body builder.
 class KernelBody {
 public:
-  KernelBody(gpu::GPUFuncOp func, int64_t gridSize, int64_t blockSize,
-             bool hasMailbox)
-      : func(func), gridSize(gridSize), blockSize(blockSize),
+  KernelBody(gpu::GPUFuncOp func, int64_t gridSize, int64_t gridY,
+             int64_t blockSize, bool hasMailbox)
+      : func(func), gridSize(gridSize), gridY(gridY), blockSize(blockSize),
         firstBuffer(hasMailbox ? 1 : 0) {}
 
   gpu::GPUFuncOp getFunc() { return func; }
@@ -112,14 +112,16 @@ public:
   /// consecutive threads of a warp take consecutive items.
   void forEachWorkItem(OpBuilder &b, Location loc, Value count,
                        function_ref<void(OpBuilder &, Location, Value)> body);
-  /// Runs `body` on thread 0 of every CTA (`wholeGrid` false) or of CTA 0
-  /// alone (`wholeGrid` true).
+  /// Runs `body` on thread 0 of every CTA (`wholeGrid` false) or of CTA
+  /// (0, 0) alone (`wholeGrid` true).
   void onLeadThread(OpBuilder &b, Location loc, bool wholeGrid,
                     function_ref<void(OpBuilder &, Location)> body);
 
 private:
   gpu::GPUFuncOp func;
+  /// CTAs along x (what the grid-stride loop strides over) and along y.
   int64_t gridSize;
+  int64_t gridY;
   int64_t blockSize;
   /// Index of the first buffer parameter: 1 after a mailbox, else 0.
   unsigned firstBuffer;
@@ -162,6 +164,14 @@ SmallVector<Value> pollEverySlot(OpBuilder &b, Location loc, Value mailbox,
 /// Stores the sentinel over the fragments pollEverySlot read.
 void rearmEverySlot(OpBuilder &b, Location loc, Value mailbox, Value stage,
                     Value row, Value col);
+
+/// Sums `partials` (FP32 values or vectors, in rank order) in `order`:
+/// rank_ascending is ((p0 + p1) + p2) + ...; pairwise adds neighbours level
+/// by level, ((p0 + p1) + (p2 + p3)) + ..., an odd last partial joining the
+/// next level unchanged. Both orders are fixed, so every rank gets the same
+/// bits.
+Value sumPartials(OpBuilder &b, Location loc, ArrayRef<Value> partials,
+                  SumOrder order);
 
 /// Kernel families: each checks its op and generates its kernel.
 LogicalResult generatePublishRowsKernel(PublishRowsOp op,
