@@ -1,0 +1,63 @@
+// The attention boundary of attention_boundary_tp2.mlir without the fusion,
+// for comparison: the same decode step (tp = 2, H = 8192, M <= 16 tokens,
+// K = 4096: 32 of the 64 heads per rank) in four launches.
+//
+//   1. lamport.gemm_publish without a mailbox: a plain GEMM, partial = attn
+//      @ o_proj^T, [M, H], stored to memory only.
+//   2. lamport.publish_rows: partial read back and published into slot
+//      [NEXT, rank] of every rank's copy of the mailbox.
+//   3. lamport.all_reduce: the 2 partials summed in rank order into
+//      %reduced [M, H], rounded to BF16 (the fused consumer norms the FP32
+//      sum).
+//   4. lamport.dual_norm on %reduced, with the fused boundary's stream,
+//      gates, weights and output:
+//
+//   h      = rmsnorm(reduced) * post_weight          (post_attn_norm)
+//   stream = alpha * stream + beta * h               (gated FP32 residual)
+//   out    = bf16(rmsnorm(stream) * next_weight)     (pre_ffn_norm)
+//
+// Every launch uses PDL. The partial makes a round trip through memory and
+// the reduced rows another one, which the fused boundary avoids.
+//
+// Tactic: K = 4096 in one split (no cluster), 128 K per warp, so 32 warps per
+// CTA and N / 16 = 512 CTAs; token tile 8 up to M = 8, 16 above. Not measured
+// at this shape: the tactic the GEMM sweep of docs/performance.md chose for the
+// other K = 4096 shape (the unpooler at tp = 4).
+
+!boundary = !lamport.mailbox<tp = 2, capacity = 16, width = 8192>
+
+func.func @attention_boundary_unfused(
+    // This rank's attention output and o_proj shard.
+    %attn: memref<?x4096xbf16>, %o_proj: memref<8192x4096xbf16>,
+    // This rank's o_proj partial: the GEMM's output, then the publisher's
+    // input.
+    %partial: memref<?x8192xbf16>,
+    %mailbox: !boundary,
+    // The all-reduced rows, the dual norm's input.
+    %reduced: memref<?x8192xbf16>,
+    // The FP32 residual stream, updated in place.
+    %stream: memref<?x8192xf32>,
+    // The residual gates: scalars here; [8192] per-channel gates also work.
+    %alpha: memref<1xf32>, %beta: memref<1xf32>,
+    %post_weight: memref<8192xbf16>, %next_weight: memref<8192xbf16>,
+    // The next layer's input, normalized.
+    %out: memref<?x8192xbf16>) {
+  lamport.gemm_publish %attn, %o_proj into %partial
+      tactic(#lamport.tactic<splits = 1, kw = 128, accs = 2,
+          token_tiles = [8, 8, 8, 8, 8, 8, 8, 8,
+                         16, 16, 16, 16, 16, 16, 16, 16]>)
+      {pdl}
+      : memref<?x4096xbf16>, memref<8192x4096xbf16>, memref<?x8192xbf16>
+  lamport.publish_rows %partial into %mailbox {pdl}
+      : memref<?x8192xbf16>, !boundary
+  lamport.all_reduce %mailbox into %reduced
+      {sum_order = #lamport.sum_order<rank_ascending>, pdl}
+      : !boundary, memref<?x8192xbf16>
+  lamport.dual_norm %reduced, %stream gates(%alpha, %beta)
+      post_weight %post_weight : memref<8192xbf16>
+      next_weight %next_weight into %out
+      {eps = 1.0e-06 : f32, pdl}
+      : memref<?x8192xbf16>, memref<?x8192xf32>, memref<1xf32>,
+        memref<1xf32>, memref<8192xbf16>, memref<?x8192xbf16>
+  return
+}
