@@ -16,8 +16,9 @@
 // no barrier. Both launches use PDL, so the consumer's prologue overlaps the
 // GEMM's tail.
 //
-// Tactic: K = 1024 in one split (no cluster), 64 K per warp, so 16 warps per
-// CTA and N / 16 = 512 CTAs; token tile 8 up to M = 8, 16 above.
+// Tactic (the fastest of docs/performance.md's sweep at this shape): K = 1024
+// in one split (no cluster), 128 K per warp, so 8 warps per CTA and N / 16 =
+// 512 CTAs; token tile 8 up to M = 8, 16 above.
 
 !boundary = !lamport.mailbox<tp = 8, capacity = 16, width = 8192>
 
@@ -36,7 +37,7 @@ func.func @attention_boundary(
     %out: memref<?x8192xbf16>) {
   lamport.gemm_publish %attn, %o_proj into %partial
       mailbox %mailbox : !boundary
-      tactic(#lamport.tactic<splits = 1, kw = 64, accs = 2,
+      tactic(#lamport.tactic<splits = 1, kw = 128, accs = 2,
           token_tiles = [8, 8, 8, 8, 8, 8, 8, 8,
                          16, 16, 16, 16, 16, 16, 16, 16]>)
       {pdl}

@@ -20,7 +20,7 @@
 // the reduced rows another one, which the fused boundary avoids.
 //
 // Tactic: the one of attention_boundary_tp8.mlir: K = 1024 in one split (no
-// cluster), 64 K per warp, so 16 warps per CTA and 512 CTAs.
+// cluster), 128 K per warp, so 8 warps per CTA and 512 CTAs.
 
 !boundary = !lamport.mailbox<tp = 8, capacity = 16, width = 8192>
 
@@ -41,7 +41,7 @@ func.func @attention_boundary_unfused(
     // The next layer's input, normalized.
     %out: memref<?x8192xbf16>) {
   lamport.gemm_publish %attn, %o_proj into %partial
-      tactic(#lamport.tactic<splits = 1, kw = 64, accs = 2,
+      tactic(#lamport.tactic<splits = 1, kw = 128, accs = 2,
           token_tiles = [8, 8, 8, 8, 8, 8, 8, 8,
                          16, 16, 16, 16, 16, 16, 16, 16]>)
       {pdl}

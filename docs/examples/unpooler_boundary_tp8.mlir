@@ -9,8 +9,9 @@
 // 16-byte fragment read from the one rank that owns it
 // (lamport.mailbox.poll_owned once lowered).
 //
-// Tactic: K = 4096 split over a cluster of 4 CTAs, 64 K per warp, so 16
-// warps per CTA and a grid of (1024 / 16, 4) = (64, 4).
+// Tactic (the fastest of docs/performance.md's sweep at this shape): K = 4096
+// split over a cluster of 2 CTAs, 128 K per warp, so 16 warps per CTA and a
+// grid of (1024 / 16, 2) = (64, 2).
 
 !columns = !lamport.mailbox<tp = 8, capacity = 16, width = 1024>
 
@@ -24,7 +25,7 @@ func.func @unpooler_boundary(
     %out: memref<?x8192xbf16>) {
   lamport.gemm_publish %x, %w_block into %y
       mailbox %mailbox : !columns
-      tactic(#lamport.tactic<splits = 4, kw = 64, accs = 2,
+      tactic(#lamport.tactic<splits = 2, kw = 128, accs = 2,
           token_tiles = [8, 8, 8, 8, 8, 8, 8, 8,
                          16, 16, 16, 16, 16, 16, 16, 16]>)
       {pdl}
