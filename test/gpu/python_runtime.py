@@ -36,7 +36,7 @@ def run_bundle(path, steps_per_m=3, seed=7):
     bundle = lamport.Bundle(path)
     mailbox = bundle.mailboxes[0]
     tp, capacity, width = mailbox["tp"], mailbox["capacity"], mailbox["width"]
-    ops = [bundle.kernel(entry["kernel"]).op for entry in bundle.launches]
+    ops = [bundle.kernel(name).op for name in bundle.launches]
     consumer = ops[-1]
     generator = torch.Generator(device="cuda").manual_seed(seed)
     checked = 0
