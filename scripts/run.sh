@@ -6,8 +6,10 @@
 #   run      with an NVIDIA GPU, lamport-run every rank of it on that GPU
 #            (loopback transport), checked against the host reference and
 #            timed; without one, print the bundle's launch plan and say so.
-# The default program is the tp = 8 all-reduce of 1..16 tokens x 8192 BF16
-# (docs/examples/all_reduce_tp8.mlir).
+# The default program is the tp = 8 attention boundary of a decode step
+# (docs/examples/attention_boundary_tp8.mlir): the o_proj GEMM publishing its
+# partial from its epilogue, then the all-reduce fused with the dual norm
+# (RMSNorm, gated FP32 residual, RMSNorm) over 1..16 tokens x 8192.
 #   bash scripts/run.sh                   # setup + build + all stages
 #   bash scripts/run.sh PROGRAM.mlir      # another program
 #   SKIP_SETUP=1 BUILD_DIR=build-x bash scripts/run.sh
@@ -15,7 +17,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$root/build}
-program=${1:-$root/docs/examples/all_reduce_tp8.mlir}
+program=${1:-$root/docs/examples/attention_boundary_tp8.mlir}
 steps=${STEPS:-10000}
 if [ -z "${SKIP_SETUP:-}" ]; then bash "$root/scripts/setup.sh"; fi
 
