@@ -8,6 +8,8 @@
 #   check     every boundary bundle, loopback, every m 1..16, eager then
 #             graph-replayed, CHECK_STEPS steps (default 100000) with fresh
 #             data per batch position, every output compared on the GPU;
+#   trap      one rank skips the fused boundary's publishing GEMM: the others
+#             trap within the timeout and the diagnostic names the slot;
 #   same      fused and unfused attention boundaries give the same bytes
 #             (out and stream) for the same inputs (integer-valued partials:
 #             the sum is exact, so the fused sum equals the unfused one);
@@ -102,6 +104,10 @@ for tp in $tps; do
     runlr check "$name" 300 --tp "$tp" --transport loopback --tokens all \
       --steps "$steps" --graph --check $barrier --json "$out/${name}_check.json"
   done
+  # A rank that never publishes: every other rank's consumer must trap
+  # within the timeout, and lamport-run must name rank, mailbox, stage, slot.
+  runlr trap "attention_boundary_tp$tp" 60 --tp "$tp" --transport loopback \
+    --tokens 4 --steps 3 --skip-publish $((tp - 1)) --timeout-check
   # Fused and unfused: the same inputs (same seed, batch and token counts)
   # must give the same out and stream bytes.
   for name in attention_boundary_tp$tp attention_boundary_unfused_tp$tp; do
