@@ -272,13 +272,15 @@ mlir::lamport::readLaunchPlan(func::FuncOp program,
     plan.arguments.push_back(std::move(planArgument));
   }
 
-  // Every op without a kernel is reported, not only the first.
+  // Every family replaces its op or fails, so a program-level op left here
+  // means the caller skipped lamport-generate-kernels (lamport-compile never
+  // does). Every such op is reported, not only the first.
   bool missingKernels = false;
   for (Operation &op : program.getBody().front()) {
     if (!isProgramLevelOp(&op))
       continue;
-    op.emitOpError() << "has no kernel yet: lamport-generate-kernels has no "
-                        "kernel family for it, so no bundle can run it";
+    op.emitOpError() << "has no kernel: run lamport-generate-kernels on the "
+                        "program before reading its launch plan";
     missingKernels = true;
   }
   if (missingKernels)

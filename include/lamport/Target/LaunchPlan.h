@@ -99,7 +99,8 @@ SmallVector<func::FuncOp> getPrograms(Operation *module);
 /// Reads the launch plan of `program` after lamport-generate-kernels.
 /// `argumentNames` names the program's arguments (as written in the source;
 /// `arg<i>` where empty or missing). Fails, with a diagnostic at the
-/// offending op, for a program-level op that has no kernel yet, host code
+/// offending op, for a program-level op still in the program (the pass has
+/// not run), host code
 /// other than launches, or an argument a runtime cannot pass.
 FailureOr<LaunchPlan> readLaunchPlan(func::FuncOp program,
                                      ArrayRef<std::string> argumentNames);
