@@ -18,7 +18,9 @@
 //
 // Tactic (the fastest of docs/performance.md's sweep at this shape): K = 1024
 // in one split (no cluster), 128 K per warp, so 8 warps per CTA and N / 16 =
-// 512 CTAs; token tile 8 up to M = 8, 16 above.
+// 512 CTAs; token_tiles asks for tile 8 up to M = 8 and 16 above; with M
+// dynamic the one kernel takes the largest, 16 (per-M dispatch is still to
+// come, docs/design/gemm.md).
 
 !boundary = !lamport.mailbox<tp = 8, capacity = 16, width = 8192>
 

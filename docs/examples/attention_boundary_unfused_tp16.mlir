@@ -23,8 +23,10 @@
 // BF16 = 12 MiB per rank's copy.
 //
 // Tactic: K = 512 in one split (no cluster), 128 K per warp, so 4 warps per CTA
-// and N / 16 = 512 CTAs; token tile 8 up to M = 8, 16 above. The GEMM sweep of
-// docs/performance.md chose it for this shape.
+// and N / 16 = 512 CTAs; token_tiles asks for tile 8 up to M = 8 and 16 above;
+// with M dynamic the one kernel takes the largest, 16 (per-M dispatch is still
+// to come, docs/design/gemm.md). The GEMM sweep of docs/performance.md chose it
+// for this shape.
 
 !boundary = !lamport.mailbox<tp = 16, capacity = 16, width = 8192>
 
