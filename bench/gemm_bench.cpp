@@ -32,8 +32,17 @@
 //     measured first), then the best variant of each point. --json writes
 //     every variant.
 //
+// A bundle whose program also takes a mailbox (name ending in _publish) is
+// the same GEMM with the zero-copy epilogue: the bench gives it tp copies of
+// the mailbox on the one GPU (the loopback transport, rank 0's descriptor),
+// NEXT = 1, and checks that y has the bytes of the variant without the
+// mailbox, that slot [1, 0] of every copy holds y (-0.0 as +0.0) and that
+// ACTIVE became 1. Its time against that variant's is the epilogue's cost,
+// printed last (issue 5 bounds it by 10%).
+//
 //===----------------------------------------------------------------------===//
 
+#include "lamport/Runtime/Descriptor.h"
 #include "lamport/Runtime/Manifest.h"
 #include "lamport/Runtime/Reference.h"
 
@@ -65,6 +74,7 @@ using lamport::runtime::floatToBf16;
 using lamport::runtime::BufferIO;
 using lamport::runtime::Bundle;
 using lamport::runtime::KernelSpec;
+using lamport::runtime::MailboxSpec;
 using lamport::runtime::ParamKind;
 
 namespace {
@@ -99,6 +109,8 @@ struct GemmBundle {
   int64_t n = 0, k = 0, m = 0;
   /// Argument index of each buffer, and the kernel's parameter order.
   int weightArg = -1, xArg = -1, yArg = -1;
+  /// The mailbox y is published into, or null for the plain GEMM.
+  const MailboxSpec *mailbox = nullptr;
   int64_t splits = 1, kw = 0, tiles = 1, tokenTile = 0;
   /// What the name says beyond the point and the launch shape (after
   /// "_m<M>_s<S>_kw<W>_tiles<R>"), so that variants of one launch shape
@@ -125,9 +137,14 @@ GemmBundle openGemmBundle(const std::string &directory) {
     if (kernel.op == "gemm_publish")
       gemm.kernel = &kernel;
   if (!gemm.kernel || manifest.kernels.size() != 1 ||
-      !manifest.mailboxes.empty())
-    fail(directory + ": needs exactly one gemm_publish kernel and no mailbox");
+      manifest.mailboxes.size() > 1)
+    fail(directory +
+         ": needs exactly one gemm_publish kernel and at most one mailbox");
+  if (!manifest.mailboxes.empty())
+    gemm.mailbox = &manifest.mailboxes.front();
   for (const auto &argument : manifest.arguments) {
+    if (argument.kind == ArgumentKind::Mailbox)
+      continue;
     if (argument.kind != ArgumentKind::Buffer || argument.shape.size() != 2)
       fail(directory + ": argument '" + argument.name +
            "' is not a 2-D buffer");
@@ -140,7 +157,8 @@ GemmBundle openGemmBundle(const std::string &directory) {
       gemm.weightArg = argument.index; // the larger of the two inputs
   }
   for (const auto &argument : manifest.arguments)
-    if (argument.io != BufferIO::Out && argument.index != gemm.weightArg)
+    if (argument.kind == ArgumentKind::Buffer &&
+        argument.io != BufferIO::Out && argument.index != gemm.weightArg)
       gemm.xArg = argument.index;
   if (gemm.weightArg < 0 || gemm.xArg < 0 || gemm.yArg < 0)
     fail(directory + ": cannot tell weight, x and y apart");
@@ -151,6 +169,9 @@ GemmBundle openGemmBundle(const std::string &directory) {
   gemm.m = x[0];
   if (x[1] != gemm.k)
     fail(directory + ": x and the weight disagree on K");
+  if (gemm.mailbox && (gemm.mailbox->width != gemm.n ||
+                       gemm.mailbox->capacity < gemm.m))
+    fail(directory + ": the mailbox must be N wide and hold M rows");
 
   std::string trimmed = directory;
   while (trimmed.size() > 1 && trimmed.back() == '/')
@@ -191,12 +212,15 @@ struct Row {
   /// Whether y has the bytes of the point's tiles = 1 variant of the same
   /// splits, kw and token tile; empty where the point has none.
   std::optional<bool> sameBitsAsOneTile;
+  /// Publishing variants: whether every copy's slot and ACTIVE are right.
+  bool publishes = false;
+  std::optional<bool> publishedRight;
   /// Why the variant did not run, or empty.
   std::string failure;
 
   bool passed() const {
     return failure.empty() && error < 1e-2 && repeatable &&
-           sameBitsAsOneTile.value_or(true);
+           sameBitsAsOneTile.value_or(true) && publishedRight.value_or(true);
   }
   std::string check() const {
     if (!failure.empty())
@@ -207,6 +231,10 @@ struct Row {
       return "FAIL (not repeatable)";
     if (!sameBitsAsOneTile.value_or(true))
       return "FAIL (bits differ from tiles1)";
+    if (!publishedRight.value_or(true))
+      return "FAIL (mailbox slot or ACTIVE wrong)";
+    if (publishes)
+      return "PASS, = tiles1, published";
     return sameBitsAsOneTile ? "PASS, = tiles1" : "PASS";
   }
 };
@@ -238,6 +266,15 @@ private:
   static constexpr size_t kWorkspaceBytes = 32 << 20;
   void measureCopyBandwidth();
   float timeGraph(int copies, const std::function<void(int)> &enqueue);
+  /// After a publishing launch: slot [1, 0] of every mailbox copy holds
+  /// \p y with -0.0 as +0.0 (the rest of the copy is still the sentinel)
+  /// and ACTIVE is 1.
+  bool checkPublished(const GemmBundle &gemm, const std::vector<uint16_t> &y);
+
+  /// The current publishing variant's mailbox copies, stage words and
+  /// timeout record, and rank 0's packed descriptor.
+  std::vector<CUdeviceptr> mailboxMemory;
+  std::vector<uint8_t> descriptor;
 
   cudaStream_t stream = nullptr;
   cublasHandle_t blas = nullptr;
@@ -265,6 +302,30 @@ void Bench::measureCopyBandwidth() {
   copyBytesPerSecond = 2.0 * bytes * 10 / (ms * 1e-3);
   CHECK(cudaFree(from));
   CHECK(cudaFree(to));
+}
+
+bool Bench::checkPublished(const GemmBundle &gemm,
+                           const std::vector<uint16_t> &y) {
+  const MailboxSpec &mailbox = *gemm.mailbox;
+  std::vector<uint16_t> copy(mailbox.copyBytes() / 2);
+  const size_t slot = lamport::runtime::mailboxByteOffset(
+                          1, 0, 0, 0, mailbox.tp, mailbox.capacity,
+                          mailbox.width) /
+                      2;
+  for (int r = 0; r < mailbox.tp; ++r) {
+    CHECK(cuMemcpyDtoH(copy.data(), mailboxMemory[r], mailbox.copyBytes()));
+    for (size_t i = 0; i < copy.size(); ++i) {
+      bool inSlot = i >= slot && i < slot + y.size();
+      uint16_t want = inSlot ? lamport::runtime::canonicalizeSentinel(
+                                   y[i - slot])
+                             : lamport::runtime::kSentinel;
+      if (copy[i] != want)
+        return false;
+    }
+  }
+  uint32_t words[2];
+  CHECK(cuMemcpyDtoH(words, mailboxMemory[mailbox.tp], sizeof(words)));
+  return words[0] == 1 && words[1] == 1;
 }
 
 float Bench::timeGraph(int copies, const std::function<void(int)> &enqueue) {
@@ -372,6 +433,7 @@ Bench::runPoint(const std::vector<const GemmBundle *> &variants) {
     row.kw = gemm.kw;
     row.tiles = gemm.tiles;
     row.tokenTile = gemm.tokenTile;
+    row.publishes = gemm.mailbox != nullptr;
     row.cublas = theirs;
     row.floor = floorUs;
     CUmodule module = nullptr;
@@ -383,12 +445,44 @@ Bench::runPoint(const std::vector<const GemmBundle *> &variants) {
       CHECK(cuModuleLoadData(&module, image.data()));
       CUfunction function;
       CHECK(cuModuleGetFunction(&function, module, spec.name.c_str()));
+      // The epilogue's mailbox: tp copies of [3, tp, capacity, N] on this
+      // GPU, every fragment the sentinel, ACTIVE = 0 and NEXT = 1; the
+      // kernel takes rank 0's descriptor by value.
+      if (gemm.mailbox) {
+        const MailboxSpec &mailbox = *gemm.mailbox;
+        for (int r = 0; r < mailbox.tp; ++r) {
+          CUdeviceptr copy;
+          CHECK(cuMemAlloc(&copy, mailbox.copyBytes()));
+          mailboxMemory.push_back(copy);
+          CHECK(cuMemsetD16(copy, lamport::runtime::kSentinel,
+                            mailbox.copyBytes() / 2));
+        }
+        CUdeviceptr stage, record;
+        CHECK(cuMemAlloc(&stage, 2 * sizeof(uint32_t)));
+        CHECK(cuMemAlloc(&record, sizeof(lamport::runtime::TimeoutRecord)));
+        mailboxMemory.push_back(stage);
+        mailboxMemory.push_back(record);
+        const uint32_t words[2] = {0, 1}; // ACTIVE, NEXT
+        CHECK(cuMemcpyHtoD(stage, words, sizeof(words)));
+        CHECK(cuMemsetD8(record, 0, sizeof(lamport::runtime::TimeoutRecord)));
+        lamport::runtime::DescriptorFields fields;
+        fields.local = mailboxMemory[0];
+        fields.stage = stage;
+        fields.diagnostics = record;
+        fields.peers.assign(mailboxMemory.begin(),
+                            mailboxMemory.begin() + mailbox.tp);
+        descriptor = lamport::runtime::packDescriptor(fields);
+      }
       // Parameters in the kernel's order; buffers by their argument index.
       auto launch = [&](int c) {
         std::vector<void *> params;
         for (const auto &param : spec.params) {
           if (param.kind == ParamKind::Tokens) {
             params.push_back(&tokens);
+            continue;
+          }
+          if (param.kind == ParamKind::Mailbox) {
+            params.push_back(descriptor.data());
             continue;
           }
           void **slot = param.argument == gemm.weightArg ? &weights[c]
@@ -448,7 +542,9 @@ Bench::runPoint(const std::vector<const GemmBundle *> &variants) {
       row.error =
           finite ? std::sqrt(errorSquared / referenceSquared) : INFINITY;
       row.repeatable = first == second;
-      if (gemm.tiles == 1)
+      if (gemm.mailbox)
+        row.publishedRight = checkPublished(gemm, first);
+      if (gemm.tiles == 1 && !gemm.mailbox)
         oneTileBits[{gemm.splits, gemm.kw, gemm.tokenTile}] = first;
       bits[v] = std::move(first);
       row.ours = timeGraph(copies, launch);
@@ -457,6 +553,9 @@ Bench::runPoint(const std::vector<const GemmBundle *> &variants) {
     }
     if (module)
       cuModuleUnload(module);
+    for (CUdeviceptr pointer : mailboxMemory)
+      cuMemFree(pointer);
+    mailboxMemory.clear();
     rows.push_back(row);
   }
   // Several tiles must not change a bit: compare with tiles = 1 once every
@@ -464,7 +563,8 @@ Bench::runPoint(const std::vector<const GemmBundle *> &variants) {
   for (size_t v = 0; v < variants.size(); ++v) {
     const GemmBundle &gemm = *variants[v];
     auto one = oneTileBits.find({gemm.splits, gemm.kw, gemm.tokenTile});
-    if (gemm.tiles != 1 && one != oneTileBits.end() && !bits[v].empty())
+    if ((gemm.tiles != 1 || gemm.mailbox) && one != oneTileBits.end() &&
+        !bits[v].empty())
       rows[v].sameBitsAsOneTile = bits[v] == one->second;
   }
 
@@ -506,6 +606,10 @@ nlohmann::json toJson(const Row &row) {
       {"same_bits_as_tiles1", row.sameBitsAsOneTile
                                   ? nlohmann::json(*row.sameBitsAsOneTile)
                                   : nlohmann::json()},
+      {"publishes", row.publishes},
+      {"published_right", row.publishedRight
+                              ? nlohmann::json(*row.publishedRight)
+                              : nlohmann::json()},
       {"passed", row.passed()}};
   if (!row.failure.empty())
     json["failure"] = row.failure;
@@ -612,6 +716,31 @@ int main(int argc, char **argv) {
                 "point (%zu points), %.3f best of tiles = 1 (%zu points)\n",
                 geometricMean(bestSpeedups), bestSpeedups.size(),
                 geometricMean(oneTileSpeedups), oneTileSpeedups.size());
+    // The epilogue's cost: each publishing variant against the variant of
+    // the same point and tactic without the mailbox.
+    bool headed = false;
+    for (const std::vector<Row> &variants : pointRows)
+      for (const Row &publishing : variants) {
+        if (!publishing.publishes || !publishing.passed())
+          continue;
+        for (const Row &plain : variants) {
+          if (plain.publishes || !plain.passed() ||
+              plain.splits != publishing.splits || plain.kw != publishing.kw ||
+              plain.tiles != publishing.tiles ||
+              plain.tokenTile != publishing.tokenTile)
+            continue;
+          if (!headed)
+            std::printf("\npublishing epilogue (loopback mailbox) against "
+                        "the same GEMM without it\n%-14s %3s %-20s %8s %8s "
+                        "%8s\n",
+                        "shape", "M", "tactic", "plain_us", "publ_us", "cost");
+          headed = true;
+          std::printf("%-14s %3lld %-20s %8.2f %8.2f %7.1f%%\n",
+                      plain.shape.c_str(), (long long)plain.m,
+                      plain.tactic.c_str(), plain.ours, publishing.ours,
+                      100 * (publishing.ours / plain.ours - 1));
+        }
+      }
     if (!jsonPath.empty()) {
       nlohmann::json json = nlohmann::json::array();
       for (const Row &row : rows)

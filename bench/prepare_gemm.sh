@@ -7,7 +7,9 @@
 # tactic variant, and compiles each with lamport-compile into
 # bundles/gemm/<shape>_m<M>_s<splits>_kw<kw>_tiles<tiles>. The variants of a
 # shape: its tactic (docs/design/gemm.md) at 1, 2 and 4 tiles of 16 features
-# per CTA, and for o_proj also kw = 64 at 2 tiles. A variant the generator
+# per CTA, and for o_proj also kw = 64 at 2 tiles; and the shape's tactic at
+# 1 tile publishing y into a mailbox (_publish: the epilogue's cost). A
+# variant the generator
 # has no kernel for (the reduction's shared memory grows with the tiles, so
 # some only fit the 8-token tile) is skipped with its reason. One run of
 # bench/run_gemm.sh then times every variant against cuBLAS.
@@ -25,15 +27,24 @@ rm -rf "$out" && mkdir -p "$out"
 token_tiles="8, 8, 8, 8, 8, 8, 8, 8, 16, 16, 16, 16, 16, 16, 16, 16"
 skipped=0
 
-# compile SHAPE N K M SPLITS KW TILES: one bundle, or a skip line where the
-# generator has no kernel for the tactic.
+# compile SHAPE N K M SPLITS KW TILES [TP]: one bundle, or a skip line where
+# the generator has no kernel for the tactic. With TP, the GEMM also
+# publishes y into a mailbox of tp = TP (the zero-copy epilogue; bundle name
+# ending in _publish).
 compile_variant() {
-  local shape=$1 n=$2 k=$3 m=$4 splits=$5 kw=$6 tiles=$7
+  local shape=$1 n=$2 k=$3 m=$4 splits=$5 kw=$6 tiles=$7 tp=${8:-}
   local name=${shape}_m${m}_s${splits}_kw${kw}_tiles${tiles}
+  local mailbox_arg="" mailbox_use=""
+  if [ -n "$tp" ]; then
+    name=${name}_publish
+    local type="!lamport.mailbox<tp = $tp, capacity = 16, width = $n>"
+    mailbox_arg=", %mb: $type"
+    mailbox_use="mailbox %mb : $type"
+  fi
   cat >"$programs/$name.mlir" <<MLIR
 func.func @$shape(%x: memref<${m}x${k}xbf16>, %w: memref<${n}x${k}xbf16>,
-                  %y: memref<${m}x${n}xbf16>) {
-  lamport.gemm_publish %x, %w into %y
+                  %y: memref<${m}x${n}xbf16>$mailbox_arg) {
+  lamport.gemm_publish %x, %w into %y $mailbox_use
       tactic(#lamport.tactic<splits = $splits, kw = $kw, accs = 2,
                              tiles = $tiles, token_tiles = [$token_tiles]>)
       {pdl}
@@ -59,6 +70,8 @@ while read -r shape n k splits kw; do
     for tiles in 1 2 4; do
       compile_variant "$shape" "$n" "$k" "$m" "$splits" "$kw" "$tiles"
     done
+    # The same GEMM publishing y into its TP group's mailbox.
+    compile_variant "$shape" "$n" "$k" "$m" "$splits" "$kw" 1 "${shape##*_tp}"
     # o_proj: more warps of half the K each, with the activations shared by
     # two tiles.
     if [[ $shape == oproj_* && $kw != 64 ]]; then
