@@ -61,13 +61,16 @@ func.func @oproj_tp8(%x: memref<4x1024xbf16>, %w: memref<8192x1024xbf16>,
 // CHECK-SAME: args(%{{.*}} : !lamport.mailbox<tp = 8, capacity = 16, width = 1024>, %{{.*}} : memref<1024x4096xbf16, 1>, %{{.*}} : memref<16x4096xbf16, 1>, %{{.*}} : memref<16x1024xbf16, 1>, %{{.*}} : i32)
 // CHECK: gpu.func @gemm_publish_0(%{{.*}}: !lamport.mailbox<tp = 8, capacity = 16, width = 1024> {lamport.param = "mailbox"}
 // CHECK-SAME: lamport.attributes = {token_tile = 16 : i64, transport = #lamport.transport<multicast>}
+// NEXT is read as soon as the previous kernel is done, not in the epilogue.
+// CHECK: nvvm.griddepcontrol wait
+// CHECK-NEXT: %[[STAGE:.*]] = lamport.stage.next %{{.*}}
 // CHECK-COUNT-8: nvvm.mma.sync
 // CHECK-NOT: nvvm.mma.sync
 // CHECK: nvvm.mapa %{{.*}} : !llvm.ptr<3> -> !llvm.ptr<7>
 // CHECK: nvvm.cluster.arrive
 // CHECK: nvvm.cluster.wait
 // CHECK: nvvm.read.ptx.sreg.cluster.ctarank
-// CHECK: %[[STAGE:.*]] = lamport.stage.next %{{.*}}
+// CHECK-NOT: lamport.stage.next
 // CHECK: arith.truncf %{{.*}} : f32 to bf16
 // CHECK: lamport.mailbox.publish %{{.*}}, %{{.*}}[%[[STAGE]], %{{.*}}, %{{.*}}] {transport = #lamport.transport<multicast>} : vector<8xbf16>
 // CHECK: nvvm.barrier0
