@@ -61,16 +61,26 @@ func.func @oproj_tp8(%x: memref<4x1024xbf16>, %w: memref<8192x1024xbf16>,
 // CHECK-SAME: args(%{{.*}} : !lamport.mailbox<tp = 8, capacity = 16, width = 1024>, %{{.*}} : memref<1024x4096xbf16, 1>, %{{.*}} : memref<16x4096xbf16, 1>, %{{.*}} : memref<16x1024xbf16, 1>, %{{.*}} : i32)
 // CHECK: gpu.func @gemm_publish_0(%{{.*}}: !lamport.mailbox<tp = 8, capacity = 16, width = 1024> {lamport.param = "mailbox"}
 // CHECK-SAME: lamport.attributes = {token_tile = 16 : i64, transport = #lamport.transport<multicast>}
-// NEXT is read as soon as the previous kernel is done, not in the epilogue.
+// NEXT is read by thread 0 as soon as the previous kernel is done, not in
+// the epilogue, and handed to the epilogue through shared memory.
 // CHECK: nvvm.griddepcontrol wait
-// CHECK-NEXT: %[[STAGE:.*]] = lamport.stage.next %{{.*}}
+// CHECK: %[[EARLY:.*]] = scf.if %{{.*}} -> (i32) {
+// CHECK-NEXT: %[[NEXT:.*]] = lamport.stage.next %{{.*}}
+// CHECK-NEXT: scf.yield %[[NEXT]] : i32
 // CHECK-COUNT-8: nvvm.mma.sync
 // CHECK-NOT: nvvm.mma.sync
+// CHECK: nvvm.griddepcontrol launch_dependents
+// CHECK: %[[BITS:.*]] = arith.bitcast %[[EARLY]] : i32 to f32
+// CHECK: %[[SLOT:.*]] = llvm.mlir.addressof @publish_stage : !llvm.ptr<3>
+// CHECK: llvm.store %[[BITS]], %{{.*}} : f32, !llvm.ptr<3>
 // CHECK: nvvm.mapa %{{.*}} : !llvm.ptr<3> -> !llvm.ptr<7>
 // CHECK: nvvm.cluster.arrive
 // CHECK: nvvm.cluster.wait
 // CHECK: nvvm.read.ptx.sreg.cluster.ctarank
 // CHECK-NOT: lamport.stage.next
+// CHECK: llvm.mlir.addressof @publish_stage : !llvm.ptr<3>
+// CHECK: %[[LOADED:.*]] = llvm.load %{{.*}} : !llvm.ptr<3> -> f32
+// CHECK: %[[STAGE:.*]] = arith.bitcast %[[LOADED]] : f32 to i32
 // CHECK: arith.truncf %{{.*}} : f32 to bf16
 // CHECK: lamport.mailbox.publish %{{.*}}, %{{.*}}[%[[STAGE]], %{{.*}}, %{{.*}}] {transport = #lamport.transport<multicast>} : vector<8xbf16>
 // CHECK: nvvm.barrier0
@@ -97,7 +107,9 @@ func.func @unpooler_tp8(%x: memref<?x4096xbf16>, %w: memref<1024x4096xbf16>,
 // CHECK: gpu.func @gemm_publish_0
 // CHECK-SAME: %{{.*}}: memref<1xi32, 1> {lamport.io = "in", lamport.param = "buffer", lamport.role = "ticket"}
 // CHECK: %[[TICKET:.*]] = memref.load %{{.*}}[%{{.*}}] : memref<1xi32, 1>
-// CHECK: %[[STAGE:.*]] = lamport.stage.from_ticket %[[TICKET]]
+// CHECK: lamport.stage.from_ticket %[[TICKET]]
+// CHECK: nvvm.mma.sync
+// CHECK: %[[STAGE:.*]] = arith.bitcast %{{.*}} : f32 to i32
 // CHECK: lamport.mailbox.publish %{{.*}}, %{{.*}}[%[[STAGE]], %{{.*}}, %{{.*}}] {transport = #lamport.transport<unicast>}
 // CHECK-NOT: lamport.stage.set_active
 // CHECK-NOT: lamport.stage.next

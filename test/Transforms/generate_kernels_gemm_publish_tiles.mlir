@@ -76,11 +76,12 @@ func.func @oproj_tp8_two_tiles(%x: memref<4x1024xbf16>,
 // CHECK-SAME: known_grid_size = array<i32: 1, 1, 1>
 // CHECK-SAME: lamport.attributes = {token_tile = 16 : i64, transport = #lamport.transport<unicast>}
 // CHECK-COUNT-16: llvm.load %{{.*}} invariant
-// CHECK: %[[STAGE:.*]] = lamport.stage.next
+// CHECK: lamport.stage.next
 // CHECK-COUNT-4: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xi32>
 // CHECK-COUNT-32: nvvm.mma.sync
 // CHECK-NOT: nvvm.mma.sync
 // CHECK-NOT: lamport.stage.next
+// CHECK: %[[STAGE:.*]] = arith.bitcast %{{.*}} : f32 to i32
 // CHECK-COUNT-4: lamport.mailbox.publish %{{.*}}, %{{.*}}[%[[STAGE]], %{{.*}}, %{{.*}}] {transport = #lamport.transport<unicast>} : vector<8xbf16>
 // CHECK-NOT: lamport.mailbox.publish
 // CHECK: nvvm.barrier0

@@ -31,7 +31,7 @@
 // MANIFEST-NEXT:   {"kind": "tokens", "size": 4, "align": 4}
 //
 // PTX:       .visible .entry gemm_publish_0(
-// PTX:       ld.global.nc.v4.b32
+// PTX:       ld.global.nc.{{v4.b32|v2.b64}}
 // PTX:       griddepcontrol.wait
 // 16-byte activation loads (sm_100a spells them v2.b64).
 // PTX:       ld.global.{{v4.b32|v2.b64}}

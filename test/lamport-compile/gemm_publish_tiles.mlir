@@ -45,7 +45,7 @@
 // PTX2:      .shared .align 16 .b8 warp_partials[32768];
 // PTX4:      .shared .align 16 .b8 split_sums[4096];
 // PTX4:      .shared .align 16 .b8 warp_partials[16384];
-// PTX:       ld.global.nc.v4.b32
+// PTX:       ld.global.nc.{{v4.b32|v2.b64}}
 // PTX:       griddepcontrol.wait
 // PTX:       ld.global.{{v4.b32|v2.b64}}
 // 4 chunks x 2 steps x 2 token blocks x 2 tiles; 2 chunks x 2 steps x
