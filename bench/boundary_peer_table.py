@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+"""Turns lamport-boundary-bench --json reports (one per tp) into the table
+of docs/performance.md's "Across GPUs (issue 8)" section.
+
+  boundary_peer_table.py REPORT.json... > table.md
+
+One row per (tp, M) and timing mode: per-step latency of the whole TP group,
+median and p99 in microseconds, of ours (the fused attention boundary,
+gemm_publish + all_reduce_dual_norm, peer transport), NCCL's all-reduce
+alone, the all-reduce + the same dual norm, and the full baseline (cuBLAS +
+all-reduce + dual norm); then NCCL all-reduce / ours (issue 8's target:
+at least 2, counted over the graph-replay rows whose checks passed) and
+baseline / ours. The GPU count, devices, NCCL version and date come from
+the reports. A row that failed its checks shows what failed; a report that
+did not finish is named below the table.
+"""
+import json
+import sys
+
+
+def fmt(value, suffix=""):
+    return f"{value:.2f}{suffix}" if isinstance(value, (int, float)) else "-"
+
+
+def cell(latency, key):
+    return latency.get(key) if isinstance(latency, dict) else None
+
+
+def main(paths):
+    rows, notes, headers = [], [], []
+    for path in paths:
+        try:
+            with open(path) as f:
+                report = json.load(f)
+        except (OSError, ValueError) as error:
+            notes.append(f"{path}: no report ({error})")
+            continue
+        if report.get("status") == "error":
+            notes.append(f"tp {report.get('tp')}: did not finish: "
+                         f"{report.get('error', '?')}")
+        header = (report.get("devices", "?"), report.get("nccl", "?"),
+                  report.get("nccl_nvls_enable", "?"), report.get("date", "?"))
+        if header not in headers:
+            headers.append(header)
+        for row in report.get("rows", []):
+            rows.append((report.get("gpus", row.get("tp")), row))
+    if not rows:
+        print("(no measurements)")
+        for note in notes:
+            print(f"- {note}")
+        return 1
+    for devices, nccl, nvls, date in headers:
+        print(f"{date}: {devices}, NCCL {nccl}, NCCL_NVLS_ENABLE={nvls}; "
+              f"`bash bench/run_boundary_peer.sh` (lamport-boundary-bench). "
+              f"Microseconds per step of the whole TP group.")
+    print()
+    print("| tp | GPUs | M | mode | ours median | ours p99 | NCCL AR median "
+          "| NCCL AR p99 | AR + norm median | AR + norm p99 | baseline median "
+          "| baseline p99 | NCCL AR / ours | baseline / ours | check |")
+    print("|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+          "---:|---|")
+    met = total = 0
+    for gpus, row in sorted(rows, key=lambda r: (r[1]["mode"] != "graph",
+                                                 r[1]["tp"], r[1]["m"])):
+        ours, ar = row.get("ours_us"), row.get("nccl_all_reduce_us")
+        arn, base = row.get("nccl_all_reduce_norm_us"), row.get("baseline_us")
+        ratio = row.get("ratio_all_reduce_over_ours")
+        if (isinstance(ratio, (int, float)) and row["mode"] == "graph"
+                and row.get("check") == "PASS"):
+            total += 1
+            met += ratio >= 2
+        print(f"| {row['tp']} | {gpus} | {row['m']} | {row['mode']} | "
+              f"{fmt(cell(ours, 'median'))} | {fmt(cell(ours, 'p99'))} | "
+              f"{fmt(cell(ar, 'median'))} | {fmt(cell(ar, 'p99'))} | "
+              f"{fmt(cell(arn, 'median'))} | {fmt(cell(arn, 'p99'))} | "
+              f"{fmt(cell(base, 'median'))} | {fmt(cell(base, 'p99'))} | "
+              f"{fmt(ratio, 'x')} | "
+              f"{fmt(row.get('ratio_baseline_over_ours'), 'x')} | "
+              f"{row.get('check', '?')} |")
+    print()
+    print(f"Target (ours in at most half of NCCL's all-reduce alone): met at "
+          f"{met} of {total} checked graph-replay points.")
+    for note in notes:
+        print(f"- {note}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,236 @@
+#!/usr/bin/env bash
+#===- bench/run_boundary_peer.sh - Issue 8 on 2, 4 or 8 GPUs -------------===#
+#
+# On a machine of several GPUs (nvidia-h200-x2, -x4 or -x8), after
+# bench/prepare_boundary_peer.sh where MLIR is (carry `bundles` and
+# `third_party_cache`):
+#   build  the runtime, lamport-run and lamport-boundary-bench without MLIR
+#          (build-gpu/), and their unit tests;
+#   check  for every tp of 2, 4, 8 the machine has GPUs for, one GPU per
+#          rank (--transport peer): the fused, unfused and unpooler
+#          boundaries, every m 1..16 with fresh inputs per batch position,
+#          eagerly and as replayed graphs, every output checked; fused and
+#          unfused give the same out and stream bytes; the fault case (the
+#          last rank skips its publish: every other rank's poll must trap on
+#          its slot within the timeout, --timeout-check);
+#   bench  lamport-boundary-bench per tp: the fused boundary against NCCL's
+#          all-reduce alone, all-reduce + the same dual norm, and cuBLAS +
+#          both, M 1/4/16, CUDA-graph replays, all checked first. A run
+#          that does not finish (NCCL warns that one thread launching graphs
+#          across GPUs can deadlock) is retried eagerly.
+# With one GPU only the NCCL half runs (tp 1, --baseline-only): a smoke test.
+# Prints the table (bench/boundary_peer_table.py) and a summary last; with
+# $OUT set, summary.txt, boundary_peer.md, boundary_bench.json (the bench's
+# reports) and results.tar.gz (every log and report) go there.
+#
+#   bash bench/run_boundary_peer.sh
+# Environment: PHASE (all, check or bench: one device call each fits the
+# 10-minute limit better), TPS (default: those of 2 4 8 the GPUs allow),
+# EAGER_STEPS (128), CHECK_STEPS (3200, graph-replayed), BENCH_STEPS (4000),
+# MODES (graph), BENCH_LIMIT (240 s per tp), BUILD_DIR (build-gpu),
+# BUNDLES_DIR (bundles/boundary_peer),
+# GPUS (instead of counting nvidia-smi -L), DRY_RUN=1 (print the commands,
+# run nothing).
+#
+#===----------------------------------------------------------------------===#
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+# NVLink multicast stays off: NCCL's NVLS, and whatever else could make one.
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 \
+  NVSHMEM_DISABLE_NVLS=1
+build=${BUILD_DIR:-$root/build-gpu}
+bundles=${BUNDLES_DIR:-$root/bundles/boundary_peer}
+out=$build/boundary-peer-results
+phase=${PHASE:-all}
+eager_steps=${EAGER_STEPS:-128}
+check_steps=${CHECK_STEPS:-3200}
+bench_steps=${BENCH_STEPS:-4000}
+bench_limit=${BENCH_LIMIT:-240}
+modes=${MODES:-graph}
+dry=${DRY_RUN:-}
+run=$build/bin/lamport-run
+bench=$build/bin/lamport-boundary-bench
+failures=0
+
+if [ -n "${GPUS:-}" ]; then
+  gpus=$GPUS
+else
+  gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')
+fi
+if [ "${gpus:-0}" -lt 1 ]; then
+  echo "run_boundary_peer.sh: no GPU (nvidia-smi -L lists none)"
+  exit 2
+fi
+if [ -n "${TPS:-}" ]; then
+  tps=$TPS
+else
+  tps=""
+  for tp in 2 4 8; do [ "$tp" -le "$gpus" ] && tps="$tps $tp"; done
+fi
+tps=$(echo $tps)
+echo "== $gpus GPU(s); tp: ${tps:-none (smoke test: tp 1, NCCL only)}"
+
+mkdir -p "$out"
+summary=$out/summary.txt
+: >"$summary"
+note() { printf '%-6s %-34s %-5s %s\n' "$1" "$2" "$3" "$4" >>"$summary"; }
+
+# step WHAT NAME LIMIT COMMAND...: COMMAND under a time limit, its output in
+# WHAT_NAME.log, PASS or FAIL into the summary; with DRY_RUN only printed.
+step() {
+  local what=$1 name=$2 limit=$3
+  shift 3
+  if [ -n "$dry" ]; then
+    echo "[$what $name] $*"
+    return 0
+  fi
+  local log=$out/${what}_$name.log start=$SECONDS
+  echo "-- $what $name"
+  local rc=0
+  timeout "$limit" "$@" >"$log" 2>&1 || rc=$?
+  if [ "$rc" = 0 ]; then
+    note "$what" "$name" PASS "[$((SECONDS - start)) s] $(grep -E '^  [0-9]|timeout check|PASS' "$log" | tail -1 | sed 's/  */ /g' | cut -c1-120)"
+    return 0
+  fi
+  failures=$((failures + 1))
+  note "$what" "$name" FAIL "[$((SECONDS - start)) s] exit $rc: $(grep -m1 -i 'error' "$log" | cut -c1-200)"
+  tail -5 "$log"
+  return 1
+}
+
+if [ -z "$dry" ]; then
+  nvidia-smi --query-gpu=index,name,driver_version,memory.total \
+    --format=csv,noheader >"$out/devices.txt" 2>&1
+  nvidia-smi topo -m >"$out/topology.txt" 2>&1
+  cat "$out/devices.txt"
+  echo "== build (runtime and lamport-boundary-bench, no MLIR)"
+  if ! { cmake -G Ninja -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release \
+    -DLAMPORT_ENABLE_COMPILER=OFF -DLAMPORT_ENABLE_RUNTIME=ON &&
+    ninja -C "$build" lamport-run LamportRuntimeTests; } \
+    >"$out/build.log" 2>&1; then
+    tail -30 "$out/build.log"
+    echo "run_boundary_peer.sh: the runtime did not build"
+    exit 2
+  fi
+  if ! ninja -C "$build" lamport-boundary-bench LamportBoundaryBenchTests \
+    >>"$out/build.log" 2>&1; then
+    grep -m1 'lamport-boundary-bench not built' "$out/build.log"
+    note build lamport-boundary-bench FAIL \
+      "not built (no NCCL or cuBLAS in this toolkit? see build.log)"
+    failures=$((failures + 1))
+  fi
+fi
+step unit runtime 120 "$build/bin/LamportRuntimeTests"
+[ -n "$dry" ] || [ -x "$build/bin/LamportBoundaryBenchTests" ] &&
+  step unit boundary-bench 60 "$build/bin/LamportBoundaryBenchTests"
+
+if [ "$phase" != bench ]; then
+  for tp in $tps; do
+    for kind in attention_boundary attention_boundary_unfused unpooler_boundary; do
+      name=${kind}_tp$tp
+      if [ -z "$dry" ] && [ ! -f "$bundles/$name/manifest.json" ]; then
+        note check "$name" FAIL "no bundle (bench/prepare_boundary_peer.sh)"
+        failures=$((failures + 1))
+        continue
+      fi
+      step eager "$name" 300 "$run" "$bundles/$name" --tp "$tp" \
+        --transport peer --tokens all --steps "$eager_steps" --check \
+        --json "$out/eager_$name.json"
+      step graph "$name" 300 "$run" "$bundles/$name" --tp "$tp" \
+        --transport peer --tokens all --steps "$check_steps" --graph --check \
+        --json "$out/graph_$name.json"
+    done
+    # Fused and unfused: the same inputs must give the same out and stream.
+    for name in attention_boundary_tp$tp attention_boundary_unfused_tp$tp; do
+      step same "$name" 300 "$run" "$bundles/$name" --tp "$tp" \
+        --transport peer --tokens all --steps 32 --batch 16 --seed 11 \
+        --check --json "$out/same_$name.json"
+    done
+    if [ -z "$dry" ]; then
+      python3 - "$tp" "$out/same_attention_boundary_tp$tp.json" \
+        "$out/same_attention_boundary_unfused_tp$tp.json" >>"$summary" <<'PY' ||
+import json, sys
+tp = sys.argv[1]
+try:
+    fused, unfused = (json.load(open(p)) for p in sys.argv[2:4])
+    hf, hu = fused["output_hashes"], unfused["output_hashes"]
+    bad = [k for k in ("out", "stream") if not hf.get(k) or hf.get(k) != hu.get(k)]
+except Exception as error:  # a missing report fails too
+    bad = [f"no reports ({error})"]
+print(f"{'same':<6} {'fused == unfused tp' + tp:<34} {'FAIL' if bad else 'PASS':<5} "
+      f"{f'differ: {bad}' if bad else 'out and stream bytes identical, m 1..16'}")
+sys.exit(1 if bad else 0)
+PY
+        failures=$((failures + 1))
+    fi
+    # The last rank never publishes: every other rank's poll must trap on
+    # its slot, after the timeout and soon enough.
+    step trap "attention_boundary_tp$tp" 120 "$run" \
+      "$bundles/attention_boundary_tp$tp" --tp "$tp" --transport peer \
+      --tokens 4 --steps 3 --skip-publish $((tp - 1)) --timeout-check
+  done
+fi
+
+if [ "$phase" != check ]; then
+  reports=()
+  bench_tps=$tps
+  [ -n "$bench_tps" ] || bench_tps=1
+  for tp in $bench_tps; do
+    json=$out/boundary_bench_tp$tp.json
+    fused=$bundles/attention_boundary_tp$tp
+    extra=()
+    if [ "$tp" = 1 ]; then
+      # One GPU: NCCL's all-reduce of one rank, the dual norm and cuBLAS,
+      # over the tp 2 boundary's shapes; ours needs two GPUs.
+      fused=$bundles/attention_boundary_tp2
+      extra=(--baseline-only)
+    fi
+    if ! step bench "tp$tp" "$bench_limit" "$bench" "$fused" \
+      "$bundles/dual_norm_h8192" --tp "$tp" --tokens 1,4,16 \
+      --steps "$bench_steps" --modes "$modes" "${extra[@]}" --json "$json"; then
+      # A run that did not reach its table (a graph that hung or did not
+      # capture, a watchdog) is retried without graphs; one whose checks
+      # failed is not.
+      if [ "$modes" != eager ] &&
+        ! grep -q 'target: NCCL AR / ours >= 2' "$out/bench_tp$tp.log"; then
+        json=$out/boundary_bench_tp${tp}_eager.json
+        step bench "tp${tp}_eager" "$bench_limit" "$bench" "$fused" \
+          "$bundles/dual_norm_h8192" --tp "$tp" --tokens 1,4,16 \
+          --steps "$bench_steps" --modes eager "${extra[@]}" --json "$json" &&
+          note "" "" "" "... eager (no graphs) passes"
+      fi
+    fi
+    reports+=("$json")
+  done
+  if [ -z "$dry" ]; then
+    python3 "$root/bench/boundary_peer_table.py" "${reports[@]}" \
+      >"$out/boundary_peer.md"
+  else
+    echo "[table] python3 $root/bench/boundary_peer_table.py ${reports[*]}"
+  fi
+fi
+
+[ -n "$dry" ] && exit 0
+touch "$out/boundary_peer.md"
+if [ -n "${OUT:-}" ]; then
+  mkdir -p "$OUT"
+  cp "$summary" "$out/boundary_peer.md" "$OUT/" 2>/dev/null
+  # The bench's reports in one file (the device tool brings back few).
+  python3 - "$OUT/boundary_bench.json" "$out"/boundary_bench_tp*.json <<'PY'
+import json, sys
+reports = []
+for path in sys.argv[2:]:
+    try:
+        reports.append(json.load(open(path)))
+    except (OSError, ValueError):
+        pass
+json.dump(reports, open(sys.argv[1], "w"), indent=1)
+PY
+  tar -czf "$OUT/results.tar.gz" -C "$build" boundary-peer-results 2>/dev/null
+fi
+echo
+cat "$out/boundary_peer.md"
+echo
+cat "$summary"
+echo "failures: $failures"
+[ "$failures" = 0 ]
