@@ -239,10 +239,10 @@ static Value castToKernelView(OpBuilder &b, Location loc, Value value,
   return value;
 }
 
-LogicalResult
-mlir::lamport::generateKernel(Operation *op, const KernelSignature &signature,
-                              const KernelGenerationOptions &options,
-                              const KernelBodyBuilder &buildBody) {
+gpu::GPUFuncOp
+mlir::lamport::createKernel(Operation *op, const KernelSignature &signature,
+                            const KernelGenerationOptions &options,
+                            const KernelBodyBuilder &buildBody) {
   MLIRContext *ctx = op->getContext();
   Location loc = op->getLoc();
   auto module = op->getParentOfType<ModuleOp>();
@@ -250,12 +250,11 @@ mlir::lamport::generateKernel(Operation *op, const KernelSignature &signature,
   // Launch shape: the family's own, or enough threads for every work item at
   // M = capacity, in whole warps, capped so that each rank's kernels leave
   // room on the GPU.
-  int64_t gridSize, gridY = 1, blockSize, clusterY = 1;
+  int64_t gridSize, gridY = 1, blockSize;
   if (signature.launch) {
     gridSize = signature.launch->gridX;
     gridY = signature.launch->gridY;
     blockSize = signature.launch->blockSize;
-    clusterY = signature.launch->clusterY;
   } else {
     int64_t items = std::max<int64_t>(signature.workItemsAtCapacity, 1);
     blockSize =
@@ -305,9 +304,20 @@ mlir::lamport::generateKernel(Operation *op, const KernelSignature &signature,
   b.setInsertionPointToStart(&func.getBody().front());
   buildBody(b, loc, body);
   gpu::ReturnOp::create(b, loc);
+  module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                  b.getUnitAttr());
+  return func;
+}
 
-  // The launch, in the program, where the op was.
-  b.setInsertionPoint(op);
+void mlir::lamport::createLaunch(OpBuilder &b, Location loc,
+                                 const KernelSignature &signature,
+                                 gpu::GPUFuncOp func) {
+  int64_t gridSize = (*func.getKnownGridSize())[0];
+  int64_t gridY = (*func.getKnownGridSize())[1];
+  int64_t blockSize = (*func.getKnownBlockSize())[0];
+  int64_t clusterY = signature.launch ? signature.launch->clusterY : 1;
+  bool hasMailbox = bool(signature.mailbox);
+  // The launch shape createKernel fixed, read back from the kernel.
   SmallVector<Value> operands;
   if (hasMailbox)
     operands.push_back(signature.mailbox);
@@ -342,8 +352,16 @@ mlir::lamport::generateKernel(Operation *op, const KernelSignature &signature,
                             /*dynamicSharedMemorySize=*/Value(), operands,
                             /*asyncTokenType=*/Type(),
                             /*asyncDependencies=*/ValueRange(), cluster);
-  module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
-                  b.getUnitAttr());
+}
+
+LogicalResult
+mlir::lamport::generateKernel(Operation *op, const KernelSignature &signature,
+                              const KernelGenerationOptions &options,
+                              const KernelBodyBuilder &buildBody) {
+  gpu::GPUFuncOp func = createKernel(op, signature, options, buildBody);
+  // The launch, in the program, where the op was.
+  OpBuilder b(op);
+  createLaunch(b, op->getLoc(), signature, func);
   op->erase();
   return success();
 }

@@ -132,6 +132,19 @@ private:
 using KernelBodyBuilder =
     std::function<void(OpBuilder &, Location, KernelBody &)>;
 
+/// Creates the gpu.module and gpu.func of `signature` for `op` (named
+/// `<family>_<n>`, the first n not yet used in the module) and returns the
+/// gpu.func; the program is left as it is.
+gpu::GPUFuncOp createKernel(Operation *op, const KernelSignature &signature,
+                            const KernelGenerationOptions &options,
+                            const KernelBodyBuilder &buildBody);
+
+/// Creates, at `b`'s insertion point, the gpu.launch_func of `func` (made by
+/// createKernel from `signature`) with the views, token count and launch
+/// shape its parameters take.
+void createLaunch(OpBuilder &b, Location loc, const KernelSignature &signature,
+                  gpu::GPUFuncOp func);
+
 /// Creates the gpu.module and gpu.func of `signature` for `op` and replaces
 /// `op` by its gpu.launch_func. Fails, with a diagnostic on `op`, where a
 /// buffer cannot be passed as the kernel expects.
