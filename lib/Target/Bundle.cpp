@@ -118,8 +118,13 @@ llvm::json::Value mlir::lamport::buildManifest(const LaunchPlan &plan,
         {"params", std::move(params)}});
   }
   llvm::json::Array launches;
-  for (const std::string &kernel : plan.launches)
-    launches.push_back(llvm::json::Object{{"kernel", kernel}});
+  for (const PlanLaunch &launch : plan.launches) {
+    llvm::json::Object entry{{"kernel", launch.kernel}};
+    if (launch.tokens)
+      entry["tokens"] =
+          llvm::json::Array{launch.tokens->first, launch.tokens->second};
+    launches.push_back(std::move(entry));
+  }
   return llvm::json::Object{{"format", "lamport-bundle"},
                             {"version", kBundleVersion},
                             {"chip", target.chip},
@@ -181,13 +186,13 @@ llvm::Error mlir::lamport::assemblePtx(StringRef ptxas, StringRef ptxPath,
 /// Keys in the order docs/bundle.md lists them; llvm::json::Object keeps no
 /// order, and a person reads the manifest.
 static constexpr StringLiteral kKeyOrder[] = {
-    "format",     "version",   "chip",    "transport",    "program",
-    "mailboxes",  "arguments", "kernels", "launches",     "id",
-    "index",      "name",      "kind",    "kernel",       "op",
-    "mailbox",    "argument",  "dtype",   "shape",        "io",
-    "tp",         "capacity",  "width",   "ptx",          "cubin",
-    "grid",       "block",     "cluster", "shared_bytes", "pdl",
-    "attributes", "params",    "size",    "align"};
+    "format",    "version",    "chip",     "transport", "program",
+    "mailboxes", "arguments",  "kernels",  "launches",  "id",
+    "index",     "name",       "kind",     "kernel",    "tokens",
+    "op",        "mailbox",    "argument", "dtype",     "shape",
+    "io",        "tp",         "capacity", "width",     "ptx",
+    "cubin",     "grid",       "block",    "cluster",   "shared_bytes",
+    "pdl",       "attributes", "params",   "size",      "align"};
 
 /// The entries of `object` in manifest order (unknown keys last, sorted).
 static SmallVector<const llvm::json::Object::value_type *>

@@ -19,6 +19,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -234,6 +235,118 @@ readKernel(gpu::LaunchFuncOp launch, func::FuncOp program,
   return plan;
 }
 
+/// Records the kernel of `launch` in `plan`, with the token range it runs
+/// for (none: every M).
+static LogicalResult
+addLaunch(gpu::LaunchFuncOp launch, func::FuncOp program, LaunchPlan &plan,
+          std::optional<std::pair<int64_t, int64_t>> tokens) {
+  FailureOr<PlanKernel> kernel = readKernel(launch, program, plan.arguments);
+  if (failed(kernel))
+    return failure();
+  plan.launches.push_back({kernel->name, tokens});
+  // A kernel launched again is listed once: its manifest entry binds its
+  // parameters, so every launch must bind them alike.
+  auto listed = llvm::find_if(plan.kernels, [&](const PlanKernel &k) {
+    return k.name == kernel->name;
+  });
+  if (listed == plan.kernels.end()) {
+    plan.kernels.push_back(std::move(*kernel));
+    return success();
+  }
+  bool same = listed->grid == kernel->grid && listed->block == kernel->block &&
+              llvm::equal(listed->params, kernel->params,
+                          [](const PlanParam &a, const PlanParam &b) {
+                            return a.kind == b.kind && a.argument == b.argument;
+                          });
+  if (!same)
+    return launch.emitOpError()
+           << "launches '" << kernel->name
+           << "' again with other arguments or another launch shape: a "
+              "bundle kernel has one binding";
+  return success();
+}
+
+/// Whether `value` is the token count M: memref.dim of a program argument
+/// along a dynamic dimension.
+static bool isTokenCount(Value value, func::FuncOp program) {
+  auto dim = value.getDefiningOp<memref::DimOp>();
+  if (!dim)
+    return false;
+  std::optional<int64_t> index = dim.getConstantIndex();
+  BlockArgument argument = getProgramArgument(dim.getSource(), program);
+  return index && argument &&
+         cast<MemRefType>(argument.getType()).isDynamicDim(*index);
+}
+
+/// Reads the launches of `block` into `plan`, in stream order. At the top
+/// of the program (`tokens` none) a block is a sequence of launches and the
+/// ops that bind their parameters. An scf.if on `M <= c` (arith.cmpi ule or
+/// ult of the token count against a constant) chooses between alternatives
+/// of one op: each branch holds exactly one launch or, in the else branch,
+/// another such scf.if; each launch records the range of M, within
+/// `tokens` (1..maxTokens at the top), for which it runs.
+static LogicalResult
+readLaunches(Block &block, func::FuncOp program, LaunchPlan &plan,
+             std::optional<std::pair<int64_t, int64_t>> tokens,
+             int64_t maxTokens) {
+  unsigned alternatives = 0;
+  for (Operation &op : block) {
+    if (auto launch = dyn_cast<gpu::LaunchFuncOp>(op)) {
+      ++alternatives;
+      if (failed(addLaunch(launch, program, plan, tokens)))
+        return failure();
+      continue;
+    }
+    if (auto dispatch = dyn_cast<scf::IfOp>(op)) {
+      ++alternatives;
+      auto compare = dispatch.getCondition().getDefiningOp<arith::CmpIOp>();
+      std::optional<int64_t> bound =
+          compare ? getConstantIntValue(compare.getRhs()) : std::nullopt;
+      bool inclusive =
+          compare && compare.getPredicate() == arith::CmpIPredicate::ule;
+      if (!compare || !bound || !isTokenCount(compare.getLhs(), program) ||
+          (!inclusive && compare.getPredicate() != arith::CmpIPredicate::ult) ||
+          dispatch.getNumResults() || dispatch.getElseRegion().empty())
+        return dispatch.emitOpError()
+               << "is host code in program '" << plan.program
+               << "': a bundle chooses a launch only by an scf.if, with an "
+                  "else branch and no results, on the token count compared "
+                  "(arith.cmpi ule or ult) against a constant";
+      std::pair<int64_t, int64_t> range =
+          tokens.value_or(std::pair<int64_t, int64_t>(1, maxTokens));
+      int64_t lastThen = inclusive ? *bound : *bound - 1;
+      std::pair<int64_t, int64_t> thenRange = {range.first, lastThen};
+      std::pair<int64_t, int64_t> elseRange = {lastThen + 1, range.second};
+      if (thenRange.first > thenRange.second ||
+          elseRange.first > elseRange.second)
+        return dispatch.emitOpError()
+               << "chooses a launch by M against " << *bound
+               << ", which leaves one branch no M in " << range.first << ".."
+               << range.second << ": each alternative must run for some M";
+      if (failed(readLaunches(dispatch.getThenRegion().front(), program, plan,
+                              thenRange, maxTokens)) ||
+          failed(readLaunches(dispatch.getElseRegion().front(), program, plan,
+                              elseRange, maxTokens)))
+        return failure();
+      continue;
+    }
+    // What binds the kernels' parameters; nothing else runs on the host.
+    if (isa<func::ReturnOp, scf::YieldOp, arith::ConstantOp, arith::CmpIOp,
+            arith::IndexCastOp, arith::IndexCastUIOp, memref::DimOp,
+            memref::CastOp, memref::ReinterpretCastOp,
+            memref::MemorySpaceCastOp>(op))
+      continue;
+    return op.emitOpError() << "is host code in program '" << plan.program
+                            << "': a bundle runs only kernel launches";
+  }
+  if (tokens && alternatives != 1)
+    return block.getParentOp()->emitOpError()
+           << "has a branch with " << alternatives
+           << " launches: each branch of a choice by M runs exactly one "
+              "launch (or, in the else branch, another choice)";
+  return success();
+}
+
 FailureOr<LaunchPlan>
 mlir::lamport::readLaunchPlan(func::FuncOp program,
                               ArrayRef<std::string> argumentNames) {
@@ -286,43 +399,15 @@ mlir::lamport::readLaunchPlan(func::FuncOp program,
   if (missingKernels)
     return failure();
 
-  for (Operation &op : program.getBody().front()) {
-    if (auto launch = dyn_cast<gpu::LaunchFuncOp>(op)) {
-      FailureOr<PlanKernel> kernel =
-          readKernel(launch, program, plan.arguments);
-      if (failed(kernel))
-        return failure();
-      plan.launches.push_back(kernel->name);
-      // A kernel launched again is listed once: its manifest entry binds
-      // its parameters, so every launch must bind them alike.
-      auto listed = llvm::find_if(plan.kernels, [&](const PlanKernel &k) {
-        return k.name == kernel->name;
-      });
-      if (listed == plan.kernels.end()) {
-        plan.kernels.push_back(std::move(*kernel));
-        continue;
-      }
-      bool same =
-          listed->grid == kernel->grid && listed->block == kernel->block &&
-          llvm::equal(listed->params, kernel->params,
-                      [](const PlanParam &a, const PlanParam &b) {
-                        return a.kind == b.kind && a.argument == b.argument;
-                      });
-      if (!same)
-        return launch.emitOpError()
-               << "launches '" << kernel->name
-               << "' again with other arguments or another launch shape: a "
-                  "bundle kernel has one binding";
-      continue;
-    }
-    // What binds the kernels' parameters; nothing else runs on the host.
-    if (isa<func::ReturnOp, arith::ConstantOp, arith::IndexCastOp,
-            arith::IndexCastUIOp, memref::DimOp, memref::CastOp,
-            memref::ReinterpretCastOp, memref::MemorySpaceCastOp>(op))
-      continue;
-    return op.emitOpError() << "is host code in program '" << plan.program
-                            << "': a bundle runs only kernel launches";
-  }
+  // The most tokens a step can carry: what a dispatch's last range ends at.
+  int64_t maxTokens = 0;
+  for (const PlanMailbox &mailbox : plan.mailboxes)
+    maxTokens = std::max<int64_t>(maxTokens, mailbox.capacity);
+  if (maxTokens == 0)
+    maxTokens = LamportDialect::kMaxTokens;
+  if (failed(readLaunches(program.getBody().front(), program, plan,
+                          std::nullopt, maxTokens)))
+    return failure();
   if (plan.launches.empty())
     return program.emitOpError() << "launches no kernel";
 

@@ -81,14 +81,23 @@ struct PlanKernel {
   std::vector<PlanParam> params;
 };
 
+/// One launch of a step: manifest.json `launches[i]`.
+struct PlanLaunch {
+  std::string kernel;
+  /// The inclusive range [lo, hi] of token counts M for which the launch
+  /// runs, where the program chooses between alternatives of one op by M
+  /// (docs/bundle.md); none: every M.
+  std::optional<std::pair<int64_t, int64_t>> tokens;
+};
+
 /// One decode step of one program.
 struct LaunchPlan {
   std::string program;
   SmallVector<PlanMailbox> mailboxes;
   SmallVector<PlanArgument> arguments;
   std::vector<PlanKernel> kernels;
-  /// Kernel names, in stream order.
-  SmallVector<std::string> launches;
+  /// The launches, in stream order.
+  SmallVector<PlanLaunch> launches;
 };
 
 /// The program functions of `module`: functions with a body made of
@@ -100,8 +109,9 @@ SmallVector<func::FuncOp> getPrograms(Operation *module);
 /// `argumentNames` names the program's arguments (as written in the source;
 /// `arg<i>` where empty or missing). Fails, with a diagnostic at the
 /// offending op, for a program-level op still in the program (the pass has
-/// not run), host code
-/// other than launches, or an argument a runtime cannot pass.
+/// not run), host code other than launches and the scf.if chains that
+/// choose one launch by the token count, or an argument a runtime cannot
+/// pass.
 FailureOr<LaunchPlan> readLaunchPlan(func::FuncOp program,
                                      ArrayRef<std::string> argumentNames);
 
