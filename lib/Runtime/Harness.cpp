@@ -360,8 +360,13 @@ void Harness::enqueueStep(int j, bool checks) {
   // All ranks' first launch, then all ranks' second: publishers reach the
   // GPU before the pollers that wait for them. With --publish-barrier, the
   // first launch that is not a publish waits for every rank's publishes.
+  // A launch whose `tokens` range leaves out this step's M does not run: of
+  // an op's alternatives, only the one for this M does.
   bool barrierPending = options.publishBarrier;
-  for (int k : m.launches) {
+  for (std::size_t i = 0; i < m.launches.size(); ++i) {
+    if (!m.launchRuns(i, tokens[j]))
+      continue;
+    int k = m.launches[i];
     if (barrierPending && !m.kernels[k].publishes()) {
       for (int r = 0; r < options.tp; ++r)
         session->markPublished(r);
@@ -768,12 +773,14 @@ RunReport Harness::run() {
   if (report.stepMicros.empty())
     report.stepMicros = verifyTiming.stepMicros;
 
-  double meanTokens = 0;
-  for (int t : tokens)
-    meanTokens += t;
-  meanTokens /= tokens.size();
-  for (int k : m.launches) {
-    const KernelSpec &kernel = m.kernels[k];
+  for (std::size_t i = 0; i < m.launches.size(); ++i) {
+    // The mean M of the steps this launch runs in, over all steps: an op's
+    // alternatives share its bytes by the steps each runs.
+    double meanTokens = 0;
+    for (int t : tokens)
+      meanTokens += m.launchRuns(i, t) ? t : 0;
+    meanTokens /= tokens.size();
+    const KernelSpec &kernel = m.kernels[m.launches[i]];
     const ParamSpec *mailboxParam = firstParam(kernel, ParamKind::Mailbox);
     if (!kernel.publishes() || !mailboxParam)
       continue;

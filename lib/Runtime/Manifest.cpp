@@ -104,6 +104,9 @@ const std::vector<std::string> &knownOps() {
 
 namespace {
 
+/// The upper bound of a `tokens` range in a manifest with no mailbox.
+constexpr int kMaxTokensWithoutMailbox = 16;
+
 /// Reads typed fields of one JSON object, naming the file and the path of
 /// the object in every error.
 class Reader {
@@ -192,6 +195,56 @@ public:
   std::string path;
   const json &object;
 };
+
+/// The rule for `tokens` that every error about a choice by M states.
+constexpr const char *kChoiceRule =
+    "the launches with 'tokens' are alternatives of one op, consecutive and "
+    "in ascending M: their ranges start at 1, each begins right after the "
+    "one before ends, and the last ends at the largest mailbox capacity, so "
+    "exactly one of them runs at every M";
+
+/// Checks that the launches with `tokens` form choices by M that run
+/// exactly one alternative at every M in 1..bound (kChoiceRule).
+void checkChoices(const std::string &origin, const Manifest &m, int bound) {
+  auto fail = [&](std::size_t i, const std::string &message) {
+    throw Error(concat(origin, ": launches[", i, "].tokens: ", message, " (",
+                       kChoiceRule, ")"));
+  };
+  // The next M the open choice must cover; 0 when no choice is open.
+  int next = 0;
+  std::size_t first = 0;
+  for (std::size_t i = 0; i < m.launches.size(); ++i) {
+    const std::optional<TokenRange> &range = m.launchTokens[i];
+    if (!range) {
+      if (next)
+        throw Error(concat(origin, ": launches[", i,
+                           "]: has no 'tokens' but the choice by M that "
+                           "launches[",
+                           first, "] starts covers only 1..", next - 1, " (",
+                           kChoiceRule, ")"));
+      continue;
+    }
+    const std::string &op = m.kernels[m.launches[i]].op;
+    if (!next) {
+      first = i;
+      next = 1;
+    } else if (op != m.kernels[m.launches[first]].op) {
+      fail(i, concat("launches op '", op, "' in the choice by M that launches[",
+                     first, "] starts with op '",
+                     m.kernels[m.launches[first]].op, "'"));
+    }
+    if (range->lo != next)
+      fail(i, concat("starts at ", range->lo, " where ", next,
+                     range->lo < next ? " is expected: the ranges overlap"
+                                      : " is expected: M in between runs no "
+                                        "alternative"));
+    next = range->hi == bound ? 0 : range->hi + 1;
+  }
+  if (next)
+    throw Error(concat(origin, ": launches[", first,
+                       "]: the choice by M it starts covers only 1..", next - 1,
+                       ", not 1..", bound, " (", kChoiceRule, ")"));
+}
 
 MailboxSpec parseMailbox(const Reader &r, std::size_t position) {
   MailboxSpec mailbox;
@@ -429,6 +482,9 @@ Manifest parseManifest(const std::string &text, const std::string &origin) {
                              "' is used twice"));
   }
 
+  // Without a mailbox no step runs, but a `tokens` range still needs an
+  // upper bound: the 16 tokens of a decode step.
+  int bound = m.maxTokens() > 0 ? m.maxTokens() : kMaxTokensWithoutMailbox;
   const json &launches = r.array("launches");
   if (launches.empty())
     r.fail("launches", "must hold at least one launch");
@@ -441,7 +497,22 @@ Manifest parseManifest(const std::string &text, const std::string &origin) {
       lr.fail("kernel", concat("names kernel '", name,
                                "', which the manifest does not list"));
     m.launches.push_back(int(it - m.kernels.begin()));
+    if (!lr.has("tokens")) {
+      m.launchTokens.push_back(std::nullopt);
+      continue;
+    }
+    const json &range = lr.array("tokens");
+    if (range.size() != 2 || !range[0].is_number_integer() ||
+        !range[1].is_number_integer() || range[0].get<int64_t>() < 1 ||
+        range[0].get<int64_t>() > range[1].get<int64_t>() ||
+        range[1].get<int64_t>() > bound)
+      lr.fail("tokens",
+              concat("must be [lo, hi] with 1 <= lo <= hi <= ", bound,
+                     " (the largest mailbox capacity), got ", range.dump()));
+    m.launchTokens.push_back(
+        TokenRange{int(range[0].get<int64_t>()), int(range[1].get<int64_t>())});
   }
+  checkChoices(origin, m, bound);
   return m;
 }
 
@@ -476,10 +547,13 @@ std::string describePlan(const Manifest &m) {
   os << "one step, per rank, in stream order:\n";
   for (std::size_t i = 0; i < m.launches.size(); ++i) {
     const KernelSpec &k = m.kernels[m.launches[i]];
-    os << "  " << i + 1 << ". " << k.name << " (" << k.op << "): grid "
-       << dims(k.grid) << ", block " << dims(k.block) << ", cluster "
-       << dims(k.cluster) << ", shared " << k.sharedBytes << " B"
-       << (k.pdl ? ", pdl" : "") << "\n     params:";
+    os << "  " << i + 1 << ". " << k.name << " (" << k.op << ")";
+    if (m.launchTokens[i])
+      os << " for M in " << m.launchTokens[i]->lo << ".."
+         << m.launchTokens[i]->hi;
+    os << ": grid " << dims(k.grid) << ", block " << dims(k.block)
+       << ", cluster " << dims(k.cluster) << ", shared " << k.sharedBytes
+       << " B" << (k.pdl ? ", pdl" : "") << "\n     params:";
     for (const ParamSpec &p : k.params) {
       if (p.kind == ParamKind::Tokens)
         os << " tokens";

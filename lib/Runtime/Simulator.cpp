@@ -359,7 +359,11 @@ ProgramPlan::ProgramPlan(const Manifest &m, int tp, bool strict) {
     complete = false;
   };
 
-  for (int k : m.launches) {
+  // The planned index of the first alternative of the open choice by M,
+  // or -1 (docs/bundle.md `tokens`).
+  int choiceFirst = -1;
+  for (std::size_t i = 0; i < m.launches.size(); ++i) {
+    int k = m.launches[i];
     const KernelSpec &kernel = m.kernels[k];
     for (std::size_t i = 0; i < kernel.params.size(); ++i)
       if (kernel.params[i].kind == ParamKind::Buffer &&
@@ -378,6 +382,26 @@ ProgramPlan::ProgramPlan(const Manifest &m, int tp, bool strict) {
       refuse(e.what());
       continue;
     }
+    launch.tokens = m.launchTokens[i];
+    // The alternatives of one op chosen by M are one op to the step: only
+    // one runs, so the first one alone plans what the step reads and
+    // writes, and the others must bind their roles alike (a second
+    // publisher of the mailbox is no conflict).
+    if (launch.tokens && launch.tokens->lo > 1) {
+      if (choiceFirst < 0)
+        continue; // The first alternative did not bind (not strict).
+      const PlannedLaunch &first = launches[choiceFirst];
+      if (launch.roles != first.roles || launch.mailbox != first.mailbox) {
+        refuse(concat(launch.who, ": runs for M in ", launch.tokens->lo, "..",
+                      launch.tokens->hi, " instead of ", first.who,
+                      " but binds other arguments or another mailbox; the "
+                      "alternatives of one op must bind theirs alike"));
+        continue;
+      }
+      launches.push_back(std::move(launch));
+      continue;
+    }
+    choiceFirst = launch.tokens ? int(launches.size()) : -1;
     const OpSignature &sig = *opSignature(launch.op);
     bool publishes = publishesOp(launch.op);
     if (launch.mailbox >= 0 && !publishes) {
@@ -572,6 +596,9 @@ public:
 
   StepExpectation run() {
     for (const PlannedLaunch &launch : plan.launches) {
+      // Of an op's alternatives, only the one for this step's M runs.
+      if (launch.tokens && !launch.tokens->contains(tokens))
+        continue;
       const std::string &op = launch.op;
       if (op == "publish_rows")
         publishRows(launch);

@@ -116,6 +116,12 @@ struct KernelSpec {
   bool publishes() const;
 };
 
+/// The inclusive range of token counts M for which a launch runs.
+struct TokenRange {
+  int lo = 1, hi = 1;
+  bool contains(int tokens) const { return lo <= tokens && tokens <= hi; }
+};
+
 /// The parsed, validated manifest.json.
 struct Manifest {
   int version = 0;
@@ -127,11 +133,20 @@ struct Manifest {
   std::vector<KernelSpec> kernels;
   /// One decode step, per rank, in stream order: indices into kernels.
   std::vector<int> launches;
+  /// Per launch, parallel to `launches`: the range of M it runs for, where
+  /// the program chooses one of several alternatives of an op by M
+  /// (`tokens` in docs/bundle.md); nullopt: every M.
+  std::vector<std::optional<TokenRange>> launchTokens;
 
   /// The kernel named \p name, or null.
   const KernelSpec *findKernel(const std::string &name) const;
   /// The largest capacity of any mailbox: the most tokens a step can carry.
   int maxTokens() const;
+  /// Whether launch \p i (an index into `launches`) runs at a step of
+  /// \p tokens tokens.
+  bool launchRuns(std::size_t i, int tokens) const {
+    return !launchTokens[i] || launchTokens[i]->contains(tokens);
+  }
 };
 
 /// Parses and validates the text of a manifest. \p origin names the file in

@@ -43,6 +43,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -89,6 +90,9 @@ struct PlannedLaunch {
   int kernel = -1;
   std::string op;
   std::string who;  ///< "kernel 'name' (op)", for messages.
+  /// The range of M the launch runs for, where it is one of an op's
+  /// alternatives chosen by M; nullopt: every M.
+  std::optional<TokenRange> tokens;
   int mailbox = -1; ///< Index into the manifest's mailboxes; -1 for none.
   /// Role -> argument index.
   std::map<std::string, int> roles;

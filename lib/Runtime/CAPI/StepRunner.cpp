@@ -122,10 +122,15 @@ void StepRunner::step(int stepTokens, double watchdogSeconds) {
   try {
     session->fork();
     // All ranks' first launch, then all ranks' second: publishers reach the
-    // GPU before the pollers that wait for them.
-    for (int k : m.launches)
+    // GPU before the pollers that wait for them. Of an op's alternatives
+    // chosen by M, only the one for this step's M runs.
+    for (std::size_t i = 0; i < m.launches.size(); ++i) {
+      if (!m.launchRuns(i, stepTokens))
+        continue;
+      int k = m.launches[i];
       for (int r = 0; r < tp(); ++r)
         session->launch(r, k, params[r * kernels + k].data());
+    }
     session->join();
     session->record(done, concat("after step ", stepsRun));
     session->wait(done, watchdogSeconds,

@@ -261,6 +261,118 @@ TEST(Manifest, LaunchesNameKernels) {
                         "'publish_rows_0' is used twice");
 }
 
+/// validManifest() whose publish is chosen by M: publish_rows_0 for M in
+/// 1..8, publish_rows_1 (the same kernel under another name) for 9..16.
+json choiceManifest() {
+  json m = validManifest();
+  json alternative = m["kernels"][0];
+  alternative["name"] = "publish_rows_1";
+  alternative["ptx"] = "publish_rows_1.ptx";
+  alternative["cubin"] = "publish_rows_1.cubin";
+  m["kernels"].push_back(alternative);
+  m["launches"] = json::parse(R"([
+    {"kernel": "publish_rows_0", "tokens": [1, 8]},
+    {"kernel": "publish_rows_1", "tokens": [9, 16]},
+    {"kernel": "poll_rows_0"}])");
+  return m;
+}
+
+TEST(Manifest, ParsesTokenRanges) {
+  Manifest m = parseManifest(choiceManifest().dump());
+  ASSERT_EQ(m.launchTokens.size(), 3u);
+  ASSERT_TRUE(m.launchTokens[0].has_value());
+  EXPECT_EQ(m.launchTokens[0]->lo, 1);
+  EXPECT_EQ(m.launchTokens[0]->hi, 8);
+  EXPECT_EQ(m.launchTokens[1]->lo, 9);
+  EXPECT_EQ(m.launchTokens[1]->hi, 16);
+  EXPECT_FALSE(m.launchTokens[2].has_value());
+  for (int tokens = 1; tokens <= 16; ++tokens) {
+    EXPECT_EQ(m.launchRuns(0, tokens), tokens <= 8);
+    EXPECT_EQ(m.launchRuns(1, tokens), tokens > 8);
+    EXPECT_TRUE(m.launchRuns(2, tokens));
+  }
+  // One range for every M is a choice of one alternative.
+  json one = validManifest();
+  one["launches"][0]["tokens"] = {1, 16};
+  EXPECT_EQ(errorOf(one), "");
+  // Without `tokens` every launch runs at every M.
+  Manifest plain = parseManifest(validManifest().dump());
+  EXPECT_FALSE(plain.launchTokens[0].has_value());
+  EXPECT_TRUE(plain.launchRuns(0, 16));
+  std::string plan = describePlan(m);
+  EXPECT_NE(plan.find("1. publish_rows_0 (publish_rows) for M in 1..8: grid"),
+            std::string::npos)
+      << plan;
+  EXPECT_NE(plan.find("2. publish_rows_1 (publish_rows) for M in 9..16: grid"),
+            std::string::npos)
+      << plan;
+}
+
+TEST(Manifest, TokenRangeRules) {
+  std::string range = "must be [lo, hi] with 1 <= lo <= hi <= 16 (the "
+                      "largest mailbox capacity), got ";
+  for (const char *bad : {"[0, 8]", "[9, 8]", "[1, 17]", "[1]", "[1, 8, 9]",
+                          "\"1..8\"", "[1.5, 8]"}) {
+    json m = choiceManifest();
+    m["launches"][0]["tokens"] = json::parse(bad);
+    std::string got = errorOf(m);
+    if (std::string(bad) == "\"1..8\"") {
+      EXPECT_EQ(got, "m.json: launches[0].tokens: must be an array, got "
+                     "\"1..8\"");
+      continue;
+    }
+    EXPECT_EQ(got,
+              "m.json: launches[0].tokens: " + range + json::parse(bad).dump())
+        << bad;
+  }
+}
+
+TEST(Manifest, TokenRangesCoverEveryMOnce) {
+  std::string rule =
+      " (the launches with 'tokens' are alternatives of one op, consecutive "
+      "and in ascending M: their ranges start at 1, each begins right after "
+      "the one before ends, and the last ends at the largest mailbox "
+      "capacity, so exactly one of them runs at every M)";
+  json m = choiceManifest();
+  m["launches"][1]["tokens"] = {8, 16};
+  EXPECT_EQ(errorOf(m), "m.json: launches[1].tokens: starts at 8 where 9 is "
+                        "expected: the ranges overlap" +
+                            rule);
+  m = choiceManifest();
+  m["launches"][1]["tokens"] = {10, 16};
+  EXPECT_EQ(errorOf(m), "m.json: launches[1].tokens: starts at 10 where 9 is "
+                        "expected: M in between runs no alternative" +
+                            rule);
+  m = choiceManifest();
+  m["launches"][0]["tokens"] = {2, 8};
+  EXPECT_EQ(errorOf(m), "m.json: launches[0].tokens: starts at 2 where 1 is "
+                        "expected: M in between runs no alternative" +
+                            rule);
+  m = choiceManifest();
+  m["launches"][1]["tokens"] = {9, 12};
+  EXPECT_EQ(errorOf(m), "m.json: launches[2]: has no 'tokens' but the choice "
+                        "by M that launches[0] starts covers only 1..12" +
+                            rule);
+  m = choiceManifest();
+  m["launches"].erase(2);
+  m["launches"][1]["tokens"] = {9, 12};
+  EXPECT_EQ(errorOf(m), "m.json: launches[0]: the choice by M it starts "
+                        "covers only 1..12, not 1..16" +
+                            rule);
+  m = choiceManifest();
+  m["launches"][1]["kernel"] = "poll_rows_0";
+  EXPECT_EQ(errorOf(m), "m.json: launches[1].tokens: launches op "
+                        "'poll_rows' in the choice by M that launches[0] "
+                        "starts with op 'publish_rows'" +
+                            rule);
+  // Two choices one after the other are two ops.
+  m = choiceManifest();
+  m["launches"][2] = {{"kernel", "publish_rows_0"}, {"tokens", {1, 4}}};
+  m["launches"].push_back({{"kernel", "publish_rows_1"}, {"tokens", {5, 16}}});
+  m["launches"].push_back({{"kernel", "poll_rows_0"}});
+  EXPECT_EQ(errorOf(m), "");
+}
+
 TEST(Manifest, BufferShapes) {
   json m = validManifest();
   m["arguments"][0]["shape"] = {0, 1024};
