@@ -26,6 +26,9 @@
 // capacity=C width=W" in its PTX. Without more, the kernel takes (mailbox,
 // buffer, tokens); with "params=mailbox,weight,x,y,tokens" (kinds and
 // buffer roles in order) it takes those, and "n=N k=K" (gemm_publish),
+// "tile=T" (gemm_publish's token tile: a launch for more tokens computes and
+// publishes only the first T rows, as a GPU kernel of that tile would, so a
+// runtime that runs the wrong alternative of a choice by M is caught),
 // "gate=G" (elements of alpha and beta), "eps=E" and "order=pairwise" say
 // the rest. FAKE_CUDA_DEVICES sets the device count.
 // FAKE_CUDA_FAULT plants a kernel bug, to show the checks catch it:
@@ -45,6 +48,7 @@
 
 #include <cuda.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -101,6 +105,8 @@ struct Module {
   /// tokens.
   std::vector<std::string> params;
   int n = 0, k = 0, gate = 1;
+  /// gemm_publish's token tile; 0: every M.
+  int tile = 0;
   float eps = 1e-6f;
   bool pairwise = false;
 };
@@ -344,6 +350,8 @@ void runBound(const std::string &name, const Module &m, const Bound &b) {
     d = readDescriptor(b.descriptor.data());
   int tokens = b.tokens;
   if (name.rfind("gemm_publish", 0) == 0) {
+    if (m.tile > 0)
+      tokens = std::min(tokens, m.tile);
     uint16_t *y = at<uint16_t>(buffer("y"));
     gemm(m, at<uint16_t>(buffer("weight")), at<uint16_t>(buffer("x")), y,
          tokens);
@@ -559,6 +567,8 @@ CUresult cuModuleLoadData(CUmodule *module, const void *image) {
       m->n = std::atoi(n);
     if (const char *k = value("k"))
       m->k = std::atoi(k);
+    if (const char *tile = value("tile"))
+      m->tile = std::atoi(tile);
     if (const char *gate = value("gate"))
       m->gate = std::atoi(gate);
     if (const char *eps = value("eps"))

@@ -14,6 +14,9 @@
 #   attention_channel_tp4   the fused boundary with per-channel gates, no
 #                           post-norm weight, pairwise sums and eps 1e-5
 #   unpooler_tp4            gemm_publish of a column block, all_gather
+#   attention_dispatch_tp2  the fused boundary with the GEMM chosen by M:
+#                           gemm_publish_0 (8-token tile) for M in 1..8,
+#                           gemm_publish_1 (16) for 9..16
 # Run it from this directory after changing it; the outputs are committed.
 #
 # ===----------------------------------------------------------------------===#
@@ -52,13 +55,22 @@ def kernel(name, op, params, attributes, tp, grid=16, block=128):
             "params": entries}
 
 
+def launch(name, tokens):
+    entry = {"kernel": name}
+    if tokens:
+        entry["tokens"] = tokens
+    return entry
+
+
 def fake_params(params):
     return ",".join(kind if kind != "buffer" else role
                     for kind, _, role in params)
 
 
 def write(directory, program, tp, capacity, width, arguments, kernels,
-          fakes):
+          fakes, tokens=None):
+    """tokens: per kernel, the [lo, hi] range of M its launch runs for, or
+    None (every M); one launch per kernel, in order."""
     path = os.path.join(HERE, directory)
     os.makedirs(path, exist_ok=True)
     for i, arg in enumerate(arguments):
@@ -71,7 +83,8 @@ def write(directory, program, tp, capacity, width, arguments, kernels,
         "mailboxes": [{"id": 0, "name": "mb", "tp": tp,
                        "capacity": capacity, "width": width}],
         "arguments": arguments, "kernels": kernels,
-        "launches": [{"kernel": k["name"]} for k in kernels]}
+        "launches": [launch(k["name"], r)
+                     for k, r in zip(kernels, tokens or [None] * len(kernels))]}
     with open(os.path.join(path, "manifest.json"), "w") as f:
         json.dump(manifest, f, indent=2)
         f.write("\n")
@@ -86,7 +99,7 @@ def write(directory, program, tp, capacity, width, arguments, kernels,
                     f".visible .entry {k['name']}()\n{{\n  ret;\n}}\n")
 
 
-def attention(directory, tp, h, k, gates, post, order, eps):
+def attention(directory, tp, h, k, gates, post, order, eps, dispatch=False):
     args = [buffer("attn", "bf16", [-1, k], "in"),
             buffer("o_proj", "bf16", [h, k], "in"),
             buffer("partial", "bf16", [-1, h], "out"),
@@ -111,16 +124,34 @@ def attention(directory, tp, h, k, gates, post, order, eps):
         norm.append(("buffer", index["post_weight"], "post_weight"))
     norm += [("buffer", index["next_weight"], "next_weight"),
              ("buffer", index["out"], "out"), ("tokens", None, None)]
+    norm_kernel = kernel("all_reduce_dual_norm_0", "all_reduce_dual_norm",
+                         norm, {"eps": eps, "sum_order": order,
+                                "timeout_ns": 1000000000}, tp)
+    norm_fake = (h, f"params={fake_params(norm)} gate={gates} eps={eps} "
+                    f"order={order}")
+    if not dispatch:
+        kernels = [
+            kernel("gemm_publish_0", "gemm_publish", gemm,
+                   {"transport": "unicast", "token_tile": 16}, tp, h // 16,
+                   128),
+            norm_kernel]
+        fakes = [(h, f"params={fake_params(gemm)} n={h} k={k}"), norm_fake]
+        write(directory, "attention_boundary", tp, 16, h, args, kernels,
+              fakes)
+        return
+    # One GEMM kernel per token tile, chosen by M; the fake computes only
+    # a kernel's tile of rows, so running the wrong one fails the check.
     kernels = [
         kernel("gemm_publish_0", "gemm_publish", gemm,
+               {"transport": "unicast", "token_tile": 8}, tp, h // 16, 128),
+        kernel("gemm_publish_1", "gemm_publish", gemm,
                {"transport": "unicast", "token_tile": 16}, tp, h // 16, 128),
-        kernel("all_reduce_dual_norm_0", "all_reduce_dual_norm", norm,
-               {"eps": eps, "sum_order": order,
-                "timeout_ns": 1000000000}, tp)]
-    fakes = [(h, f"params={fake_params(gemm)} n={h} k={k}"),
-             (h, f"params={fake_params(norm)} gate={gates} eps={eps} "
-                 f"order={order}")]
-    write(directory, "attention_boundary", tp, 16, h, args, kernels, fakes)
+        norm_kernel]
+    fakes = [(h, f"params={fake_params(gemm)} n={h} k={k} tile=8"),
+             (h, f"params={fake_params(gemm)} n={h} k={k} tile=16"),
+             norm_fake]
+    write(directory, "attention_boundary", tp, 16, h, args, kernels, fakes,
+          tokens=[[1, 8], [9, 16], None])
 
 
 def attention_unfused(directory, tp, h, k, eps):
@@ -192,3 +223,5 @@ if __name__ == "__main__":
     attention("attention_channel_tp4", 4, 256, 64, 256, False, "pairwise",
               1e-05)
     unpooler("unpooler_tp4", 4, 64, 64)
+    attention("attention_dispatch_tp2", 2, 256, 64, 1, True, "rank_ascending",
+              1e-06, dispatch=True)
