@@ -47,8 +47,10 @@ func.func @oproj_tp8(%x: memref<4x1024xbf16>, %w: memref<8192x1024xbf16>,
 // The unpooler's column block at tp = 8, publishing into the next boundary's
 // mailbox: a cluster of 4 CTAs along y sums its split-K partials on rank 0
 // through distributed shared memory; rank 0 publishes each fragment of y at
-// slot [NEXT, rank] and sets ACTIVE. Dynamic M up to the capacity of 16
-// takes the 16-token tile (two MMA token blocks).
+// slot [NEXT, rank] and sets ACTIVE. Dynamic M up to the capacity of 16 is
+// chosen at launch: M <= 8 runs the 8-token kernel gemm_publish_0
+// (generate_kernels_gemm_publish_dispatch.mlir), M > 8 the 16-token kernel
+// gemm_publish_1 (two MMA token blocks) checked here; both launch alike.
 
 !mb = !lamport.mailbox<tp = 8, capacity = 16, width = 1024>
 
@@ -59,7 +61,10 @@ func.func @oproj_tp8(%x: memref<4x1024xbf16>, %w: memref<8192x1024xbf16>,
 // CHECK-SAME: clusters in (%[[ONE]], %[[FOUR]], %[[ONE]])
 // CHECK-SAME: blocks in (%{{.*}}, %[[FOUR]], %[[ONE]])
 // CHECK-SAME: args(%{{.*}} : !lamport.mailbox<tp = 8, capacity = 16, width = 1024>, %{{.*}} : memref<1024x4096xbf16, 1>, %{{.*}} : memref<16x4096xbf16, 1>, %{{.*}} : memref<16x1024xbf16, 1>, %{{.*}} : i32)
-// CHECK: gpu.func @gemm_publish_0(%{{.*}}: !lamport.mailbox<tp = 8, capacity = 16, width = 1024> {lamport.param = "mailbox"}
+// CHECK: gpu.launch_func @gemm_publish_1::@gemm_publish_1
+// CHECK-SAME: clusters in (%[[ONE]], %[[FOUR]], %[[ONE]])
+// CHECK-SAME: blocks in (%{{.*}}, %[[FOUR]], %[[ONE]])
+// CHECK: gpu.func @gemm_publish_1(%{{.*}}: !lamport.mailbox<tp = 8, capacity = 16, width = 1024> {lamport.param = "mailbox"}
 // CHECK-SAME: lamport.attributes = {token_tile = 16 : i64, transport = #lamport.transport<multicast>}
 // NEXT is read by thread 0 as soon as the previous kernel is done, not in
 // the epilogue, and handed to the epilogue through shared memory.

@@ -7,36 +7,68 @@
 // and the epilogue's publish: one 16-byte store per peer in the unicast
 // form, never a multimem store; multimem.st in the multicast form.
 //
+// With M dynamic and token_tiles asking for tile 8 up to M = 8 and 16
+// above, the op is two kernels chosen by M: gemm_publish_0 (8-token tile)
+// runs for M in 1..8 and gemm_publish_1 (16) for 9..16, each launch entry
+// of the manifest carrying its range; ptxas accepts both for both chips.
+//
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: lamport-compile %s -o %t/sm90
 // RUN: FileCheck %s --check-prefix=MANIFEST < %t/sm90/manifest.json
-// RUN: FileCheck %s --check-prefixes=PTX,UNICAST < %t/sm90/gemm_publish_0.ptx
+// RUN: FileCheck %s --check-prefixes=PTX,T8,UNICAST -DKERNEL=gemm_publish_0 < %t/sm90/gemm_publish_0.ptx
+// RUN: FileCheck %s --check-prefixes=PTX,T16,UNICAST -DKERNEL=gemm_publish_1 < %t/sm90/gemm_publish_1.ptx
 // RUN: test -s %t/sm90/gemm_publish_0.cubin
+// RUN: test -s %t/sm90/gemm_publish_1.cubin
 // RUN: lamport-compile %s -o %t/sm100a --chip sm_100a --transport multicast
 // RUN: test -s %t/sm100a/gemm_publish_0.cubin
-// RUN: FileCheck %s --check-prefixes=PTX,MULTICAST < %t/sm100a/gemm_publish_0.ptx
+// RUN: test -s %t/sm100a/gemm_publish_1.cubin
+// RUN: FileCheck %s --check-prefix=MANIFEST < %t/sm100a/manifest.json
+// RUN: FileCheck %s --check-prefixes=PTX,T8,MULTICAST -DKERNEL=gemm_publish_0 < %t/sm100a/gemm_publish_0.ptx
+// RUN: FileCheck %s --check-prefixes=PTX,T16,MULTICAST -DKERNEL=gemm_publish_1 < %t/sm100a/gemm_publish_1.ptx
 //
+// The two kernels differ only in the tile: the same launch and parameters.
 // MANIFEST:      "name": "gemm_publish_0",
 // MANIFEST-NEXT: "op": "gemm_publish",
 // MANIFEST:      "grid": [512, 2, 1],
 // MANIFEST-NEXT: "block": [256, 1, 1],
 // MANIFEST-NEXT: "cluster": [1, 2, 1],
 // MANIFEST:      "pdl": true,
-// MANIFEST-NEXT: "attributes": {"transport": "unicast", "token_tile": 16},
+// MANIFEST-NEXT: "attributes": {"transport": "{{unicast|multicast}}", "token_tile": 8},
 // MANIFEST-NEXT: "params": [
 // MANIFEST-NEXT:   {"kind": "mailbox", "argument": 3, "size": 104, "align": 8},
 // MANIFEST-NEXT:   {"kind": "buffer", "argument": 1, "io": "in", "size": 8, "align": 8, "role": "weight"},
 // MANIFEST-NEXT:   {"kind": "buffer", "argument": 0, "io": "in", "size": 8, "align": 8, "role": "x"},
 // MANIFEST-NEXT:   {"kind": "buffer", "argument": 2, "io": "out", "size": 8, "align": 8, "role": "y"},
 // MANIFEST-NEXT:   {"kind": "tokens", "size": 4, "align": 4}
+// MANIFEST:      "name": "gemm_publish_1",
+// MANIFEST-NEXT: "op": "gemm_publish",
+// MANIFEST:      "grid": [512, 2, 1],
+// MANIFEST-NEXT: "block": [256, 1, 1],
+// MANIFEST-NEXT: "cluster": [1, 2, 1],
+// MANIFEST:      "pdl": true,
+// MANIFEST-NEXT: "attributes": {"transport": "{{unicast|multicast}}", "token_tile": 16},
+// MANIFEST-NEXT: "params": [
+// MANIFEST-NEXT:   {"kind": "mailbox", "argument": 3, "size": 104, "align": 8},
+// MANIFEST-NEXT:   {"kind": "buffer", "argument": 1, "io": "in", "size": 8, "align": 8, "role": "weight"},
+// MANIFEST-NEXT:   {"kind": "buffer", "argument": 0, "io": "in", "size": 8, "align": 8, "role": "x"},
+// MANIFEST-NEXT:   {"kind": "buffer", "argument": 2, "io": "out", "size": 8, "align": 8, "role": "y"},
+// MANIFEST-NEXT:   {"kind": "tokens", "size": 4, "align": 4}
+// MANIFEST:      "launches": [
+// MANIFEST-NEXT:   {"kernel": "gemm_publish_0", "tokens": [1, 8]},
+// MANIFEST-NEXT:   {"kernel": "gemm_publish_1", "tokens": [9, 16]}
+// MANIFEST-NEXT: ]
 //
-// PTX:       .visible .entry gemm_publish_0(
+// PTX:       .visible .entry [[KERNEL]](
+// The reduction's shared memory: (8 warps + 2 splits) x tile x 16 x 4.
+// T8:        .shared .align 16 .b8 warp_partials[4096];
+// T16:       .shared .align 16 .b8 warp_partials[8192];
 // PTX:       ld.global.nc.{{v4.b32|v2.b64}}
 // PTX:       griddepcontrol.wait
 // 16-byte activation loads (sm_100a spells them v2.b64).
 // PTX:       ld.global.{{v4.b32|v2.b64}}
-// 2 chunks x 2 steps x 2 token blocks (the 16-token tile).
-// PTX-COUNT-8: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+// 2 chunks x 2 steps x 1 or 2 token blocks (the 8- or 16-token tile).
+// T8-COUNT-4: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+// T16-COUNT-8: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 // PTX-NOT:   mma.sync
 // PTX:       griddepcontrol.launch_dependents
 // PTX:       mapa.shared::cluster

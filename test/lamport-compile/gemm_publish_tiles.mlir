@@ -4,41 +4,58 @@
 // with 2 tiles and the 16-token tile, and o_proj at tp = 8 with 4 tiles, 2
 // splits (a cluster summing through distributed shared memory) and the
 // 8-token tile, each publishing into the attention boundary's mailbox.
-// Kernels are numbered across the file: the second program's is
-// gemm_publish_1.
+// With M dynamic the first op is two kernels chosen by M: gemm_publish_0
+// (8-token tile) for M <= 8 and gemm_publish_1, the 16-token kernel this
+// test looks at, above. Kernels are numbered across the file: the second
+// program's is gemm_publish_2.
 //
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: lamport-compile %s --program oproj_tp4_tiles2 -o %t/tiles2_sm90
 // RUN: FileCheck %s --check-prefix=MANIFEST2 < %t/tiles2_sm90/manifest.json
-// RUN: FileCheck %s --check-prefixes=PTX,PTX2,UNICAST2 < %t/tiles2_sm90/gemm_publish_0.ptx
+// RUN: FileCheck %s --check-prefixes=PTX,PTX2,UNICAST2 < %t/tiles2_sm90/gemm_publish_1.ptx
 // RUN: test -s %t/tiles2_sm90/gemm_publish_0.cubin
+// RUN: test -s %t/tiles2_sm90/gemm_publish_1.cubin
 // RUN: lamport-compile %s --program oproj_tp4_tiles2 -o %t/tiles2_sm100a --chip sm_100a --transport multicast
-// RUN: FileCheck %s --check-prefixes=PTX,PTX2,MULTICAST < %t/tiles2_sm100a/gemm_publish_0.ptx
+// RUN: FileCheck %s --check-prefixes=PTX,PTX2,MULTICAST < %t/tiles2_sm100a/gemm_publish_1.ptx
 // RUN: test -s %t/tiles2_sm100a/gemm_publish_0.cubin
+// RUN: test -s %t/tiles2_sm100a/gemm_publish_1.cubin
 //
 // RUN: lamport-compile %s --program oproj_tp8_tiles4 -o %t/tiles4_sm90
 // RUN: FileCheck %s --check-prefix=MANIFEST4 < %t/tiles4_sm90/manifest.json
-// RUN: FileCheck %s --check-prefixes=PTX,PTX4,CLUSTER,UNICAST4 < %t/tiles4_sm90/gemm_publish_1.ptx
-// RUN: test -s %t/tiles4_sm90/gemm_publish_1.cubin
+// RUN: FileCheck %s --check-prefixes=PTX,PTX4,CLUSTER,UNICAST4 < %t/tiles4_sm90/gemm_publish_2.ptx
+// RUN: test -s %t/tiles4_sm90/gemm_publish_2.cubin
 // RUN: lamport-compile %s --program oproj_tp8_tiles4 -o %t/tiles4_sm100a --chip sm_100a --transport multicast
-// RUN: FileCheck %s --check-prefixes=PTX,PTX4,CLUSTER,MULTICAST < %t/tiles4_sm100a/gemm_publish_1.ptx
-// RUN: test -s %t/tiles4_sm100a/gemm_publish_1.cubin
+// RUN: FileCheck %s --check-prefixes=PTX,PTX4,CLUSTER,MULTICAST < %t/tiles4_sm100a/gemm_publish_2.ptx
+// RUN: test -s %t/tiles4_sm100a/gemm_publish_2.cubin
 //
 // 8192 / 32 CTAs of 2048 / 128 = 16 warps.
 // MANIFEST2:      "name": "gemm_publish_0",
 // MANIFEST2:      "grid": [256, 1, 1],
 // MANIFEST2-NEXT: "block": [512, 1, 1],
 // MANIFEST2-NEXT: "cluster": [1, 1, 1],
+// MANIFEST2:      "attributes": {"transport": "unicast", "token_tile": 8},
+// MANIFEST2:      "name": "gemm_publish_1",
+// MANIFEST2:      "grid": [256, 1, 1],
+// MANIFEST2-NEXT: "block": [512, 1, 1],
+// MANIFEST2-NEXT: "cluster": [1, 1, 1],
 // MANIFEST2:      "attributes": {"transport": "unicast", "token_tile": 16},
+// MANIFEST2:      "launches": [
+// MANIFEST2-NEXT:   {"kernel": "gemm_publish_0", "tokens": [1, 8]},
+// MANIFEST2-NEXT:   {"kernel": "gemm_publish_1", "tokens": [9, 16]}
+// MANIFEST2-NEXT: ]
 //
 // 8192 / 64 CTAs along x, 2 splits along y, 1024 / (2 * 64) = 8 warps.
-// MANIFEST4:      "name": "gemm_publish_1",
+// The capacity of 8 asks for one tile: one kernel, on every M.
+// MANIFEST4:      "name": "gemm_publish_2",
 // MANIFEST4:      "grid": [128, 2, 1],
 // MANIFEST4-NEXT: "block": [256, 1, 1],
 // MANIFEST4-NEXT: "cluster": [1, 2, 1],
 // MANIFEST4:      "attributes": {"transport": "unicast", "token_tile": 8},
+// MANIFEST4:      "launches": [
+// MANIFEST4-NEXT:   {"kernel": "gemm_publish_2"}
+// MANIFEST4-NEXT: ]
 //
-// PTX:       .visible .entry gemm_publish_{{[01]}}(
+// PTX:       .visible .entry gemm_publish_{{[12]}}(
 // The reduction's shared memory: (16 + 1) x 16 x 32 x 4 = 34816 bytes and
 // (8 + 2) x 8 x 64 x 4 = 20480 bytes.
 // PTX2:      .shared .align 16 .b8 split_sums[2048];

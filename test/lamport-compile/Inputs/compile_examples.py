@@ -4,7 +4,8 @@ non-empty .ptx and .cubin per kernel). Anything else fails: every
 program-level op has a kernel family.
 
 usage: compile_examples.py LAMPORT_COMPILE EXAMPLES_DIR OUT_DIR [ARGS...]
-Prints one line per example, for FileCheck.
+Prints one line per example, for FileCheck: its launches in order, a launch
+chosen by M as KERNEL[LO..HI] (its "tokens" range).
 """
 
 import json
@@ -63,7 +64,10 @@ def main():
                 print(f"{name}: BROKEN BUNDLE: " + "; ".join(problems))
                 status = 1
                 continue
-            launches = ", ".join(l["kernel"] for l in manifest["launches"])
+            launches = ", ".join(
+                l["kernel"] + ("[{}..{}]".format(*l["tokens"])
+                               if "tokens" in l else "")
+                for l in manifest["launches"])
             print(f"{name}: bundle for {manifest['chip']}: {launches}")
             continue
         print(f"{name}: FAILED\n{result.stderr}")

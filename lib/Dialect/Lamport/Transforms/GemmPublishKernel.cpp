@@ -37,6 +37,12 @@
 // and stage word lamport.publish_rows would write; with a ticket the stage
 // is the ticket's and no stage word is written.
 //
+// With M dynamic the op becomes one kernel per distinct token tile its
+// tactic asks for over 1..max M, and the program chooses by M at launch: an
+// scf.if on M <= the last M of each run of equal tiles (docs/bundle.md), so
+// small M does not pay for the 16-token tile. Each kernel is the one its
+// tile alone would give.
+//
 //===----------------------------------------------------------------------===//
 
 #include "GemmPublishKernel.h"
@@ -568,6 +574,14 @@ void mlir::lamport::buildGemmPublishBody(ImplicitLocOpBuilder &b,
 /// ticket): no dimension is replaced by the token capacity.
 static constexpr unsigned kNoTokensDim = ~0u;
 
+namespace {
+/// Consecutive M, up to `last`, that one token tile serves.
+struct TileRun {
+  int64_t tile;
+  int64_t last;
+};
+} // namespace
+
 LogicalResult mlir::lamport::generateGemmPublishKernel(
     GemmPublishOp op, const KernelGenerationOptions &options) {
   MemRefType weightType = op.getWeight().getType();
@@ -585,14 +599,35 @@ LogicalResult mlir::lamport::generateGemmPublishKernel(
   shape.accs = tactic.getAccs();
   shape.tiles = tactic.getTiles();
   shape.warps = shape.k / (shape.splits * shape.kw);
-  // One kernel serves every M up to the op's largest: the largest tile any M
-  // asks for. Dispatching a smaller tile for small M is a launch-plan change
-  // (a kernel per tile, chosen by M) still to come.
+  // Which token tile serves which M. x's static M runs one kernel with the
+  // largest tile any M up to it asks for. A dynamic M runs one kernel per
+  // distinct tile the tactic asks for over 1..maxTokens, chosen by M at
+  // launch: each run of consecutive M with one tile is one alternative.
   ArrayRef<int64_t> tiles = tactic.getTokenTiles();
-  shape.tokenTile = *std::max_element(tiles.begin(), tiles.begin() + maxTokens);
-  std::string reason = shape.unsupported();
-  if (!reason.empty())
-    return op.emitOpError() << "has no kernel: " << reason;
+  SmallVector<TileRun> runs;
+  if (!xType.isDynamicDim(0)) {
+    runs.push_back({*std::max_element(tiles.begin(), tiles.begin() + maxTokens),
+                    maxTokens});
+  } else {
+    for (int64_t m = 1; m <= maxTokens; ++m) {
+      if (runs.empty() || runs.back().tile != tiles[m - 1])
+        runs.push_back({tiles[m - 1], m});
+      else
+        runs.back().last = m;
+    }
+  }
+  // The distinct tiles, in the order of the first M that takes each: the
+  // order their kernels are numbered in.
+  SmallVector<int64_t> distinctTiles;
+  for (const TileRun &run : runs)
+    if (!llvm::is_contained(distinctTiles, run.tile))
+      distinctTiles.push_back(run.tile);
+  for (int64_t tile : distinctTiles) {
+    shape.tokenTile = tile;
+    std::string reason = shape.unsupported();
+    if (!reason.empty())
+      return op.emitOpError() << "has no kernel: " << reason;
+  }
 
   KernelSignature signature;
   signature.family = "gemm_publish";
@@ -626,30 +661,79 @@ LogicalResult mlir::lamport::generateGemmPublishKernel(
     signature.attributes.push_back(
         NamedAttribute(StringAttr::get(ctx, "transport"), transport));
   }
-  signature.attributes.push_back(NamedAttribute(
-      StringAttr::get(ctx, "token_tile"),
-      IntegerAttr::get(IntegerType::get(ctx, 64), shape.tokenTile)));
+  // One kernel per distinct tile; they differ only in the tile.
+  auto buildBody = [&](const GemmLaunchShape &tileShape) {
+    return [&, tileShape](OpBuilder &builder, Location loc,
+                          KernelBody &kernel) {
+      ImplicitLocOpBuilder b(loc, builder);
+      GemmKernelValues values;
+      values.mailbox = kernel.getMailbox();
+      values.weight = kernel.getBuffer(0);
+      values.x = kernel.getBuffer(1);
+      values.y = kernel.getBuffer(2);
+      if (op.getTicket())
+        values.ticket = kernel.getBuffer(3);
+      // M past the largest the buffers were sized for is clamped, as the
+      // other kernels clamp it to the mailbox capacity.
+      values.tokens = arith::MinUIOp::create(
+          b, kernel.getFunc().getArguments().back(),
+          arith::ConstantIntOp::create(b, b.getI32Type(), maxTokens));
+      values.transport = transport;
+      values.pdl = signature.pdl;
+      auto module = kernel.getFunc()->getParentOfType<gpu::GPUModuleOp>();
+      buildGemmPublishBody(b, module, tileShape, values);
+      builder.setInsertionPoint(b.getInsertionBlock(), b.getInsertionPoint());
+    };
+  };
+  SmallVector<KernelSignature> signatures;
+  SmallVector<gpu::GPUFuncOp> kernels;
+  for (int64_t tile : distinctTiles) {
+    KernelSignature tileSignature = signature;
+    tileSignature.attributes.push_back(
+        NamedAttribute(StringAttr::get(ctx, "token_tile"),
+                       IntegerAttr::get(IntegerType::get(ctx, 64), tile)));
+    shape.tokenTile = tile;
+    kernels.push_back(
+        createKernel(op, tileSignature, options, buildBody(shape)));
+    signatures.push_back(std::move(tileSignature));
+  }
 
-  return generateKernel(
-      op, signature, options,
-      [&](OpBuilder &builder, Location loc, KernelBody &kernel) {
-        ImplicitLocOpBuilder b(loc, builder);
-        GemmKernelValues values;
-        values.mailbox = kernel.getMailbox();
-        values.weight = kernel.getBuffer(0);
-        values.x = kernel.getBuffer(1);
-        values.y = kernel.getBuffer(2);
-        if (op.getTicket())
-          values.ticket = kernel.getBuffer(3);
-        // M past the largest the buffers were sized for is clamped, as the
-        // other kernels clamp it to the mailbox capacity.
-        values.tokens = arith::MinUIOp::create(
-            b, kernel.getFunc().getArguments().back(),
-            arith::ConstantIntOp::create(b, b.getI32Type(), maxTokens));
-        values.transport = transport;
-        values.pdl = signature.pdl;
-        auto module = kernel.getFunc()->getParentOfType<gpu::GPUModuleOp>();
-        buildGemmPublishBody(b, module, shape, values);
-        builder.setInsertionPoint(b.getInsertionBlock(), b.getInsertionPoint());
-      });
+  // The launches, where the op was: one, or a chain of scf.if on
+  // M <= last M of a run, each branch launching that run's kernel (the
+  // form lamport-compile's launch plan reads, docs/bundle.md `tokens`).
+  Location loc = op.getLoc();
+  OpBuilder b(op);
+  auto launchRun = [&](OpBuilder &builder, Location loc, const TileRun &run) {
+    unsigned k = llvm::find(distinctTiles, run.tile) - distinctTiles.begin();
+    createLaunch(builder, loc, signatures[k], kernels[k]);
+  };
+  if (runs.size() == 1) {
+    launchRun(b, loc, runs.front());
+  } else {
+    Value m = memref::DimOp::create(b, loc, op.getX(), 0);
+    std::function<void(OpBuilder &, Location, ArrayRef<TileRun>)> dispatch =
+        [&](OpBuilder &builder, Location loc, ArrayRef<TileRun> rest) {
+          if (rest.size() == 1) {
+            launchRun(builder, loc, rest.front());
+            return;
+          }
+          Value last =
+              arith::ConstantIndexOp::create(builder, loc, rest.front().last);
+          Value takesFirst = arith::CmpIOp::create(
+              builder, loc, arith::CmpIPredicate::ule, m, last);
+          scf::IfOp::create(
+              builder, loc, takesFirst,
+              [&](OpBuilder &nested, Location nestedLoc) {
+                launchRun(nested, nestedLoc, rest.front());
+                scf::YieldOp::create(nested, nestedLoc);
+              },
+              [&](OpBuilder &nested, Location nestedLoc) {
+                dispatch(nested, nestedLoc, rest.drop_front());
+                scf::YieldOp::create(nested, nestedLoc);
+              });
+        };
+    dispatch(b, loc, runs);
+  }
+  op.erase();
+  return success();
 }
