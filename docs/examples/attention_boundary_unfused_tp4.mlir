@@ -21,9 +21,10 @@
 //
 // Tactic: K = 2048 in one split (no cluster), 128 K per warp, so 16 warps per
 // CTA and N / 16 = 512 CTAs; token_tiles asks for tile 8 up to M = 8 and 16
-// above; with M dynamic the one kernel takes the largest, 16 (per-M dispatch is
-// still to come, docs/design/gemm.md). The GEMM sweep of docs/performance.md
-// chose it for this shape.
+// above; with M dynamic the program launches one kernel per tile, chosen by M
+// (gemm_publish_0 with tile 8 for M <= 8, gemm_publish_1 with 16 above;
+// docs/design/gemm.md). The GEMM sweep of docs/performance.md chose it for this
+// shape.
 
 !boundary = !lamport.mailbox<tp = 4, capacity = 16, width = 8192>
 
