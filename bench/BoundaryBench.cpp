@@ -97,11 +97,13 @@ std::string bytesText(double bytes) {
   return text;
 }
 
-/// The ops of a step's launches, in order.
+/// The ops of a step's launches, in order; the alternatives of one op
+/// chosen by M (docs/bundle.md `tokens`) count once.
 std::vector<std::string> stepOps(const Manifest &m) {
   std::vector<std::string> ops;
-  for (int k : m.launches)
-    ops.push_back(m.kernels[k].op);
+  for (std::size_t i = 0; i < m.launches.size(); ++i)
+    if (!m.launchTokens[i] || m.launchTokens[i]->lo == 1)
+      ops.push_back(m.kernels[m.launches[i]].op);
   return ops;
 }
 
@@ -277,8 +279,15 @@ BoundaryPair pairBundles(const Manifest &fused, const Manifest &norm, int tp,
   int planTp = tp ? tp : mailbox.tp;
   ProgramPlan fusedPlan = planOf(fused, planTp, "the fused bundle");
   ProgramPlan normPlan = planOf(norm, planTp, "the dual_norm bundle");
-  const PlannedLaunch &gemm = fusedPlan.launches.at(0);
-  const PlannedLaunch &consumer = fusedPlan.launches.at(1);
+  if (norm.launches.size() != 1 || norm.launchTokens[0])
+    throw Error(concat("the dual_norm bundle (program '", programName(norm),
+                       "') chooses among ", norm.launches.size(),
+                       " kernels by M; the baseline launches one dual-norm "
+                       "kernel for every M"));
+  // The plans hold every alternative of the fused GEMM (bound alike), then
+  // the consumer.
+  const PlannedLaunch &gemm = fusedPlan.launches.front();
+  const PlannedLaunch &consumer = fusedPlan.launches.back();
   const PlannedLaunch &dualNorm = normPlan.launches.at(0);
   if (gemm.mailbox < 0 || gemm.mailbox != consumer.mailbox)
     throw Error(concat("the fused bundle (program '", programName(fused),
@@ -286,7 +295,9 @@ BoundaryPair pairBundles(const Manifest &fused, const Manifest &norm, int tp,
                        " does not publish into the mailbox its consumer "
                        "reads; the fused boundary publishes from the GEMM's "
                        "epilogue"));
-  pair.gemmKernel = gemm.kernel;
+  for (const PlannedLaunch &launch : fusedPlan.launches)
+    if (launch.op == "gemm_publish")
+      pair.gemmKernels.push_back(launch.kernel);
   pair.consumerKernel = consumer.kernel;
   pair.normKernel = dualNorm.kernel;
   pair.fusedRoles = gemm.roles;
@@ -349,19 +360,25 @@ std::string describeBenchPlan(const Manifest &fused, const Manifest &norm,
      << "), H " << pair.h << ", K " << pair.k << ", tokens " << tokens
      << ", batch " << options.batch << ", steps " << options.steps << ", seed "
      << options.seed << ", modes " << modes << "\n";
-  auto kernelLine = [&](const KernelSpec &k) {
-    return concat(k.name, " (", k.op, "): grid ", dims(k.grid), ", block ",
-                  dims(k.block), ", cluster ", dims(k.cluster), ", shared ",
-                  k.sharedBytes, " B", k.pdl && !options.noPdl ? ", pdl" : "");
+  auto kernelLine = [&](const KernelSpec &k,
+                        const std::optional<runtime::TokenRange> &tokens) {
+    return concat(k.name, " (", k.op, ")",
+                  tokens ? concat(" for M in ", tokens->lo, "..", tokens->hi)
+                         : "",
+                  ": grid ", dims(k.grid), ", block ", dims(k.block),
+                  ", cluster ", dims(k.cluster), ", shared ", k.sharedBytes,
+                  " B", k.pdl && !options.noPdl ? ", pdl" : "");
   };
   if (options.baselineOnly) {
     os << "(1) ours: skipped (--baseline-only)\n";
   } else {
     os << "(1) ours: program '" << programName(fused)
        << "' over the peer transport, checked as lamport-run --check, then "
-          "timed as --bench\n"
-       << "      " << kernelLine(fused.kernels[pair.gemmKernel]) << "\n"
-       << "      " << kernelLine(fused.kernels[pair.consumerKernel]) << "\n";
+          "timed as --bench\n";
+    for (std::size_t i = 0; i < fused.launches.size(); ++i)
+      os << "      "
+         << kernelLine(fused.kernels[fused.launches[i]], fused.launchTokens[i])
+         << "\n";
   }
   const KernelSpec &normKernel = norm.kernels[pair.normKernel];
   os << "baseline, per rank and step (NCCL_NVLS_ENABLE=0, one communicator "
@@ -369,7 +386,7 @@ std::string describeBenchPlan(const Manifest &fused, const Manifest &norm,
      << "(2) ncclAllReduce partial -> reduced, [M, " << pair.h
      << "] bf16, sum\n"
      << "(3) (2), then program '" << programName(norm)
-     << "': " << kernelLine(normKernel) << "\n"
+     << "': " << kernelLine(normKernel, std::nullopt) << "\n"
      << "(4) cublasGemmEx partial [M, " << pair.h << "] = x [M, " << pair.k
      << "] @ weight [" << pair.h << ", " << pair.k
      << "]^T (BF16 in and out, FP32 compute), then (3)\n";

@@ -88,12 +88,16 @@ BenchOptions parseBenchOptions(const std::vector<std::string> &args);
 /// runtime::UsageError.
 std::vector<int> parseTokenList(const std::string &text);
 
-/// The two bundles bound to their roles.
+/// The two bundles bound to their roles. The alternatives of one op that a
+/// program chooses by M count as that op; lamport-run's Harness runs the
+/// one for each step's M.
 struct BoundaryPair {
-  /// The fused bundle: its GEMM and consumer kernels, and role -> argument
-  /// (x, weight, y of the GEMM; stream, alpha, beta, post_weight,
-  /// next_weight, out of the consumer).
-  int gemmKernel = -1, consumerKernel = -1;
+  /// The fused bundle: its GEMM kernels (one, or the alternatives the
+  /// program chooses by M: docs/bundle.md `tokens`), its consumer kernel,
+  /// and role -> argument (x, weight, y of the GEMM; stream, alpha, beta,
+  /// post_weight, next_weight, out of the consumer).
+  std::vector<int> gemmKernels;
+  int consumerKernel = -1;
   std::map<std::string, int> fusedRoles;
   /// The dual_norm bundle: its kernel and role -> argument (reduced, stream,
   /// alpha, beta, post_weight, next_weight, out).
@@ -114,7 +118,8 @@ struct BoundaryPair {
 
 /// Binds and checks the bundles for a TP group of \p tp. Throws
 /// runtime::Error naming the bundle, kernel, role and rule when the first is
-/// not a fused attention boundary, the second not a standalone dual norm,
+/// not a fused attention boundary, the second not a standalone dual norm of
+/// one kernel for every M,
 /// they disagree on H, a role's dtype or shape, post_weight or eps, or (for
 /// ours, without \p baselineOnly) \p tp is not the mailbox's.
 BoundaryPair pairBundles(const runtime::Manifest &fused,

@@ -85,7 +85,8 @@ std::string kernel(const std::string &name, const std::string &op,
 /// o_proj [H, K], partial [-1, H], the mailbox, stream, scalar gates,
 /// post_weight (optional), next_weight, out.
 Manifest fusedManifest(int tp, int h, int k, bool postWeight = true,
-                       const std::string &eps = "9.9999999747524271e-07") {
+                       const std::string &eps = "9.9999999747524271e-07",
+                       bool byM = false) {
   std::string H = std::to_string(h), K = std::to_string(k);
   std::vector<std::string> args = {
       buffer(0, "attn", "bf16", "[-1, " + K + "]", "in"),
@@ -111,23 +112,35 @@ Manifest fusedManifest(int tp, int h, int k, bool postWeight = true,
   std::string argList;
   for (const std::string &a : args)
     argList += concat(argList.empty() ? "" : ", ", a);
+  std::vector<std::string> gemmParams = {mailbox, param(1, "in", "weight"),
+                                         param(0, "in", "x"),
+                                         param(2, "out", "y"), kTokens};
+  // With byM, the GEMM is two alternatives chosen by M (token tiles 8 and
+  // 16), as lamport-compile writes the examples.
+  std::string gemms =
+      byM ? concat(kernel("gemm_publish_0", "gemm_publish", "[512, 1, 1]",
+                          "[1, 1, 1]", R"({"token_tile": 8})", gemmParams),
+                   ", ",
+                   kernel("gemm_publish_1", "gemm_publish", "[512, 1, 1]",
+                          "[1, 1, 1]", R"({"token_tile": 16})", gemmParams))
+          : kernel("gemm_publish_0", "gemm_publish", "[512, 1, 1]", "[1, 1, 1]",
+                   R"({"transport": "unicast"})", gemmParams);
+  std::string launches =
+      byM ? R"({"kernel": "gemm_publish_0", "tokens": [1, 8]},
+               {"kernel": "gemm_publish_1", "tokens": [9, 16]})"
+          : R"({"kernel": "gemm_publish_0"})";
   std::string text = concat(
       R"({"format": "lamport-bundle", "version": 1, "chip": "sm_90",
           "transport": "unicast", "program": "attention_boundary",
           "mailboxes": [{"id": 0, "name": "mailbox", "tp": )",
       tp, R"(, "capacity": 16, "width": )", h, R"(}], "arguments": [)", argList,
-      R"(], "kernels": [)",
-      kernel("gemm_publish_0", "gemm_publish", "[512, 1, 1]", "[1, 1, 1]",
-             R"({"transport": "unicast"})",
-             {mailbox, param(1, "in", "weight"), param(0, "in", "x"),
-              param(2, "out", "y"), kTokens}),
-      ", ",
+      R"(], "kernels": [)", gemms, ", ",
       kernel("all_reduce_dual_norm_0", "all_reduce_dual_norm", "[16, 4, 1]",
              "[1, 4, 1]",
              concat(R"({"eps": )", eps, R"(, "sum_order": "rank_ascending"})"),
              consumer),
-      R"(], "launches": [{"kernel": "gemm_publish_0"},
-                         {"kernel": "all_reduce_dual_norm_0"}]})");
+      R"(], "launches": [)", launches,
+      R"(, {"kernel": "all_reduce_dual_norm_0"}]})");
   return parseManifest(text, "fused.json");
 }
 
@@ -268,7 +281,7 @@ TEST(BoundaryBenchPair, BindsRolesAndShapes) {
   EXPECT_EQ(pair.mailboxTp, 8);
   EXPECT_EQ(pair.capacity, 16);
   EXPECT_TRUE(pair.postWeight);
-  EXPECT_EQ(pair.gemmKernel, 0);
+  EXPECT_EQ(pair.gemmKernels, std::vector<int>{0});
   EXPECT_EQ(pair.consumerKernel, 1);
   EXPECT_EQ(pair.normKernel, 0);
   EXPECT_EQ(pair.fused("x"), 0);
@@ -317,6 +330,62 @@ TEST(BoundaryBenchPair, Refusals) {
   EXPECT_NE(pairError(fused, normManifest(8192, true, "[1]", "1e-05"), 8)
                 .find("eps differs"),
             std::string::npos);
+}
+
+TEST(BoundaryBenchPair, GemmChosenByM) {
+  // The alternatives of the GEMM are one op to the step; the plan lists
+  // each with its range of M.
+  Manifest fused = fusedManifest(8, 8192, 1024, true, "9.9999999747524271e-07",
+                                 /*byM=*/true);
+  Manifest norm = normManifest(8192);
+  BoundaryPair pair = pairBundles(fused, norm, 8, false);
+  EXPECT_EQ(pair.gemmKernels, (std::vector<int>{0, 1}));
+  EXPECT_EQ(pair.consumerKernel, 2);
+  EXPECT_EQ(pair.k, 1024);
+  EXPECT_EQ(pair.fused("x"), 0);
+  EXPECT_EQ(pair.fused("out"), 9);
+  std::string plan = describeBenchPlan(fused, norm, pair,
+                                       parseBenchOptions({"f", "n", "--plan"}));
+  EXPECT_NE(plan.find("      gemm_publish_0 (gemm_publish) for M in 1..8: "
+                      "grid 512x1x1"),
+            std::string::npos)
+      << plan;
+  EXPECT_NE(plan.find("      gemm_publish_1 (gemm_publish) for M in 9..16: "
+                      "grid 512x1x1"),
+            std::string::npos);
+  EXPECT_NE(plan.find("      all_reduce_dual_norm_0 (all_reduce_dual_norm): "
+                      "grid 16x4x1"),
+            std::string::npos);
+  // A dual norm chosen by M is refused: the baseline launches one kernel.
+  std::string text = R"({"format": "lamport-bundle", "version": 1,
+      "chip": "sm_90", "transport": "unicast", "program": "dual_norm",
+      "mailboxes": [], "arguments": [)";
+  text += concat(buffer(0, "reduced", "bf16", "[-1, 8192]", "in"), ", ",
+                 buffer(1, "stream", "f32", "[-1, 8192]", "inout"), ", ",
+                 buffer(2, "alpha", "f32", "[1]", "in"), ", ",
+                 buffer(3, "beta", "f32", "[1]", "in"), ", ",
+                 buffer(4, "next_weight", "bf16", "[8192]", "in"), ", ",
+                 buffer(5, "out", "bf16", "[-1, 8192]", "out"));
+  std::vector<std::string> params = {param(0, "in", "reduced"),
+                                     param(1, "inout", "stream"),
+                                     param(2, "in", "alpha"),
+                                     param(3, "in", "beta"),
+                                     param(4, "in", "next_weight"),
+                                     param(5, "out", "out"),
+                                     kTokens};
+  text += concat(R"(], "kernels": [)",
+                 kernel("dual_norm_0", "dual_norm", "[16, 4, 1]", "[1, 4, 1]",
+                        "{}", params),
+                 ", ",
+                 kernel("dual_norm_1", "dual_norm", "[16, 4, 1]", "[1, 4, 1]",
+                        "{}", params),
+                 R"(], "launches": [{"kernel": "dual_norm_0", "tokens": [1, 4]},
+                         {"kernel": "dual_norm_1", "tokens": [5, 16]}]})");
+  EXPECT_EQ(pairError(fusedManifest(8, 8192, 1024, false),
+                      parseManifest(text, "norm.json"), 8),
+            "the dual_norm bundle (program 'dual_norm') chooses among 2 "
+            "kernels by M; the baseline launches one dual-norm kernel for "
+            "every M");
 }
 
 TEST(BoundaryBenchPair, BaselineOnlyAtAnyTp) {
