@@ -115,8 +115,7 @@ func.func @unpooler_tp8(%x: memref<?x4096xbf16>, %w: memref<1024x4096xbf16>,
 // CHECK: lamport.stage.from_ticket %[[TICKET]]
 // CHECK: nvvm.mma.sync
 // CHECK: %[[STAGE:.*]] = arith.bitcast %{{.*}} : f32 to i32
-// Unicast: each (fragment, peer) item routes its fragment to one peer.
-// CHECK: lamport.mailbox.publish %{{.*}}, %{{.*}}[%[[STAGE]], %{{.*}}, %{{.*}}] to %{{.*}} : vector<8xbf16>
+// CHECK: lamport.mailbox.publish %{{.*}}, %{{.*}}[%[[STAGE]], %{{.*}}, %{{.*}}] {transport = #lamport.transport<unicast>}
 // CHECK-NOT: lamport.stage.set_active
 // CHECK-NOT: lamport.stage.next
 // CHECK: gpu.return

@@ -61,10 +61,9 @@ func.func @oproj_tp8_two_tiles(%x: memref<4x1024xbf16>,
 // -----
 
 // Four tiles and a single warp: 16 tokens x 8 fragments = 128 (token,
-// fragment) slots, times 4 peers for the unicast publish = 512 items for 32
-// threads, so the epilogue takes 16 passes, each routing one fragment per
-// thread to one peer (and storing y in the passes of peer 0). 2 chunks x 2
-// steps x 2 token blocks x 4 tiles = 32 MMAs.
+// fragment) slots for 32 threads, so the epilogue takes 4 passes, each
+// storing and publishing one fragment per thread. 2 chunks x 2 steps x
+// 2 token blocks x 4 tiles = 32 MMAs.
 
 !mb = !lamport.mailbox<tp = 4, capacity = 16, width = 64>
 
@@ -83,7 +82,7 @@ func.func @oproj_tp8_two_tiles(%x: memref<4x1024xbf16>,
 // CHECK-NOT: nvvm.mma.sync
 // CHECK-NOT: lamport.stage.next
 // CHECK: %[[STAGE:.*]] = arith.bitcast %{{.*}} : f32 to i32
-// CHECK-COUNT-16: lamport.mailbox.publish %{{.*}}, %{{.*}}[%[[STAGE]], %{{.*}}, %{{.*}}] to %{{.*}} : vector<8xbf16>
+// CHECK-COUNT-4: lamport.mailbox.publish %{{.*}}, %{{.*}}[%[[STAGE]], %{{.*}}, %{{.*}}] {transport = #lamport.transport<unicast>} : vector<8xbf16>
 // CHECK-NOT: lamport.mailbox.publish
 // CHECK: nvvm.barrier0
 // CHECK: lamport.stage.set_active %{{.*}}, %[[STAGE]]

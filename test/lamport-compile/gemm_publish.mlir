@@ -75,11 +75,8 @@
 // PTX:       barrier.cluster.arrive
 // PTX:       barrier.cluster.wait
 // PTX:       cvt.rn.bf16{{(x2)?}}.f32
-// Unicast: the 32 (token, fragment) slots x 8 peers are spread over the 256
-// threads, one pass: each item one 16-byte store into its peer's copy, and
-// the items of peer 0 also store y's fragment.
-// UNICAST-COUNT-2: st.global.v4.b32
-// UNICAST-NOT: st.global.v4.b32
+// Every rank's copy, one 16-byte store each, then y's own fragment.
+// UNICAST-COUNT-9: st.global.v4.b32
 // UNICAST-NOT: multimem
 // MULTICAST:   multimem.st.relaxed.sys.global.v4.f32
 

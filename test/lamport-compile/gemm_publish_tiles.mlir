@@ -75,13 +75,10 @@
 // CLUSTER:   barrier.cluster.arrive
 // CLUSTER:   barrier.cluster.wait
 // PTX:       cvt.rn.bf16{{(x2)?}}.f32
-// Unicast: the 64 slots x tp peers spread over the threads, each item one
-// 16-byte store into its peer's copy, the items of peer 0 also storing y.
-// tiles 2, tp 4: 256 items, 512 threads, one pass (y + peer store); tiles
-// 4, tp 8: 512 items, 256 threads, two passes, the second all peers >= 4
-// (no y store left in it).
-// UNICAST2-COUNT-2: st.global.v4.b32
-// UNICAST4-COUNT-3: st.global.v4.b32
+// One pass of the epilogue (64 slots, 512 or 256 threads): every rank's
+// copy, one 16-byte store each, then y's own fragment.
+// UNICAST2-COUNT-5: st.global.v4.b32
+// UNICAST4-COUNT-9: st.global.v4.b32
 // UNICAST2-NOT: st.global.v4.b32
 // UNICAST4-NOT: st.global.v4.b32
 // MULTICAST:   multimem.st.relaxed.sys.global.v4.f32

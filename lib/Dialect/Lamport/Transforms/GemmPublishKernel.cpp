@@ -139,10 +139,7 @@ private:
   }
   /// One epilogue thread's work: slot `slot` of `slots` (token, fragment)
   /// pairs; slots past the last or tokens past M do nothing.
-  /// Work item `item` of the epilogue: slot item % slots (a token and an
-  /// 8-feature fragment), published to peer item / slots when `peers` > 1
-  /// (the unicast publish spread over threads), to every rank otherwise.
-  void storeFragment(Value item, int64_t slots, int64_t peers, Value stage);
+  void storeFragment(Value slot, int64_t slots, Value stage);
 
   Value constant(int64_t value) {
     return arith::ConstantIntOp::create(b, i32, value);
@@ -465,18 +462,8 @@ void GemmBodyBuilder::emitEpilogue(Value isRankZero) {
         LLVM::LoadOp::create(b, b.getF32Type(),
                              sharedElement(stageSlot, constant(0))));
   int64_t slots = shape.tokenTile * (features / kFragmentFeatures);
-  // A unicast publish is one store per peer: spread the (fragment, peer)
-  // pairs over the CTA's threads instead of looping over the peers in the
-  // few threads that own a fragment (tp stores on the tail of each). Each
-  // thread recomputes its fragment from shared memory, in the same order,
-  // so every peer gets the same bytes.
-  int64_t peers = 1;
-  if (values.mailbox && values.transport &&
-      values.transport.getValue() == Transport::unicast)
-    peers = cast<MailboxType>(values.mailbox.getType()).getTp();
-  int64_t items = slots * peers;
-  for (int64_t first = 0; first < items; first += shape.threads())
-    storeFragment(first ? add(thread, first) : thread, slots, peers, stage);
+  for (int64_t first = 0; first < slots; first += shape.threads())
+    storeFragment(first ? add(thread, first) : thread, slots, stage);
   if (values.mailbox && !values.ticket) {
     // One CTA writes ACTIVE: the consumer reads it only after this whole
     // grid has completed (stream order, or griddepcontrol.wait, which waits
@@ -499,24 +486,16 @@ void GemmBodyBuilder::emitEpilogue(Value isRankZero) {
   }
 }
 
-void GemmBodyBuilder::storeFragment(Value item, int64_t slots, int64_t peers,
-                                    Value stage) {
+void GemmBodyBuilder::storeFragment(Value slot, int64_t slots, Value stage) {
   // Slot (token, fragment) sums the fragment's 8 features over the splits in
-  // split order, rounds to BF16, stores y and publishes the fragment. Slots
-  // are a power of two (token tile x 2 x tiles).
-  Value slot =
-      peers > 1 ? arith::AndIOp::create(b, item, constant(slots - 1)) : item;
-  Value peer = peers > 1 ? arith::ShRUIOp::create(
-                               b, item, constant(llvm::Log2_64(slots)))
-                         : Value();
+  // split order, rounds to BF16, stores y and publishes the fragment.
   int64_t fragmentsPerToken = features / kFragmentFeatures;
   Value token = arith::ShRUIOp::create(
       b, slot, constant(llvm::Log2_64(fragmentsPerToken)));
   Value fragmentIndex =
       arith::AndIOp::create(b, slot, constant(fragmentsPerToken - 1));
-  Value active =
-      arith::AndIOp::create(b, lessThan(item, constant(slots * peers)),
-                            lessThan(token, values.tokens));
+  Value active = arith::AndIOp::create(b, lessThan(slot, constant(slots)),
+                                       lessThan(token, values.tokens));
   auto store = scf::IfOp::create(b, active, /*withElseRegion=*/false);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(&store.getThenRegion().front());
@@ -537,28 +516,13 @@ void GemmBodyBuilder::storeFragment(Value item, int64_t slots, int64_t peers,
   Value fragment = vector::FromElementsOp::create(b, fragmentType, lanes);
   Value column = add(firstFeature, firstInCta);
   Value yIndex = add(mul(token, shape.n), column);
-  auto storeY = [&] {
-    LLVM::StoreOp::create(
-        b, fragment, elementAddress(y, yIndex, b.getBF16Type(), globalPtr), 16);
-  };
-  if (!peer) {
-    storeY();
-  } else {
-    // The items of peer 0 store y.
-    auto first = scf::IfOp::create(
-        b, arith::CmpIOp::create(b, arith::CmpIPredicate::eq, peer, constant(0)),
-        /*withElseRegion=*/false);
-    OpBuilder::InsertionGuard firstGuard(b);
-    b.setInsertionPointToStart(&first.getThenRegion().front());
-    storeY();
-  }
+  LLVM::StoreOp::create(
+      b, fragment, elementAddress(y, yIndex, b.getBF16Type(), globalPtr), 16);
   if (values.mailbox) {
     Value row = arith::IndexCastUIOp::create(b, b.getIndexType(), token);
     Value col = arith::IndexCastUIOp::create(b, b.getIndexType(), column);
-    // A routed publish ('to') takes no transport: it is one peer store.
     MailboxPublishOp::create(b, fragment, values.mailbox, stage, row, col,
-                             /*target=*/peer,
-                             peer ? TransportAttr() : values.transport,
+                             /*target=*/Value(), values.transport,
                              /*release_before=*/false);
   }
 }
