@@ -95,6 +95,20 @@ class Bundle:
         return [launch["kernel"] for launch in self.manifest["launches"]]
 
     @property
+    def launch_tokens(self):
+        """(kernel name, (lo, hi)) per launch, in stream order: the launch
+        runs in a step of M tokens when lo <= M <= hi; (lo, hi) is None for
+        a launch that runs at every M (docs/bundle.md, `tokens`)."""
+        return [(launch["kernel"],
+                 tuple(launch["tokens"]) if "tokens" in launch else None)
+                for launch in self.manifest["launches"]]
+
+    def launches_for(self, tokens):
+        """The kernel names a step of `tokens` tokens launches, in order."""
+        return [name for name, span in self.launch_tokens
+                if span is None or span[0] <= tokens <= span[1]]
+
+    @property
     def kernels(self):
         """Every kernel, in the manifest's order."""
         return [self.kernel(name) for name in self._entries]

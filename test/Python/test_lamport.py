@@ -191,3 +191,20 @@ def test_python_md_example(tmp_path, monkeypatch, capsys):
     assert "publish_rows_0 (32, 1, 1) (128, 1, 1) False" in out
     assert ".visible .entry all_reduce_0(" in out
     assert (tmp_path / "bundle" / "manifest.json").exists()
+
+
+@requires_ptxas
+def test_launches_chosen_by_m(context, tmp_path):
+    # The attention boundary's GEMM has one kernel per token tile, chosen by
+    # M at launch (docs/bundle.md, `tokens`).
+    source = open(os.path.join(EXAMPLES, "attention_boundary_tp8.mlir")).read()
+    bundle = context.compile(source, tmp_path / "bundle",
+                             name="attention_boundary_tp8.mlir")
+    assert bundle.launch_tokens == [("gemm_publish_0", (1, 8)),
+                                    ("gemm_publish_1", (9, 16)),
+                                    ("all_reduce_dual_norm_0", None)]
+    assert bundle.launches_for(1) == ["gemm_publish_0", "all_reduce_dual_norm_0"]
+    assert bundle.launches_for(8) == ["gemm_publish_0", "all_reduce_dual_norm_0"]
+    assert bundle.launches_for(9) == ["gemm_publish_1", "all_reduce_dual_norm_0"]
+    assert bundle.kernel("gemm_publish_0").attributes["token_tile"] == 8
+    assert bundle.kernel("gemm_publish_1").attributes["token_tile"] == 16
