@@ -8,6 +8,7 @@
 
 #include "lamport/Runtime/Error.h"
 #include "lamport/Runtime/Inputs.h"
+#include "lamport/Runtime/Options.h"
 #include "lamport/Runtime/Reference.h"
 
 #include <algorithm>
@@ -48,20 +49,6 @@ std::string benchUsage() {
 
 namespace {
 
-/// An integer option value in [lo, hi] (lamport-run's messages).
-int64_t parseInteger(const std::string &option, const std::string &text,
-                     int64_t lo, int64_t hi) {
-  errno = 0;
-  char *end = nullptr;
-  long long value = std::strtoll(text.c_str(), &end, 10);
-  if (text.empty() || *end || errno == ERANGE)
-    throw UsageError(concat(option, " expects an integer, got '", text, "'"));
-  if (value < lo || value > hi)
-    throw UsageError(
-        concat(option, " must be in [", lo, ", ", hi, "], got ", value));
-  return value;
-}
-
 std::vector<std::string> splitCommas(const std::string &text) {
   std::vector<std::string> parts;
   std::size_t start = 0;
@@ -83,18 +70,6 @@ std::string joined(const std::vector<std::string> &parts) {
 
 std::string dims(const std::array<unsigned, 3> &d) {
   return concat(d[0], "x", d[1], "x", d[2]);
-}
-
-std::string bytesText(double bytes) {
-  const char *units[] = {"B", "KiB", "MiB", "GiB"};
-  int unit = 0;
-  while (bytes >= 1024 && unit < 3) {
-    bytes /= 1024;
-    ++unit;
-  }
-  char text[32];
-  std::snprintf(text, sizeof(text), "%.1f %s", bytes, units[unit]);
-  return text;
 }
 
 /// The ops of a step's launches, in order; the alternatives of one op
@@ -133,7 +108,7 @@ std::vector<int> parseTokenList(const std::string &text) {
       throw UsageError(concat("--tokens expects a comma-separated list of "
                               "token counts, got '",
                               text, "'"));
-    int m = int(parseInteger("--tokens", part, 1, 16));
+    int m = int(runtime::parseIntegerOption("--tokens", part, 1, 16));
     if (std::find(tokens.begin(), tokens.end(), m) != tokens.end())
       throw UsageError(concat("--tokens lists ", m, " twice"));
     tokens.push_back(m);
@@ -152,18 +127,20 @@ BenchOptions parseBenchOptions(const std::vector<std::string> &args) {
       return args[++i];
     };
     if (arg == "--tp") {
-      o.tp = int(parseInteger(arg, value(), 1, 64));
+      o.tp = int(runtime::parseIntegerOption(arg, value(), 1, 64));
       haveTp = true;
     } else if (arg == "--tokens") {
       o.tokens = parseTokenList(value());
     } else if (arg == "--steps") {
-      o.steps = uint64_t(parseInteger(arg, value(), 1, int64_t(1) << 40));
+      o.steps = uint64_t(
+          runtime::parseIntegerOption(arg, value(), 1, int64_t(1) << 40));
     } else if (arg == "--batch") {
       // At least 4: a stale row (3 steps back) must be another input set,
       // as lamport-run requires.
-      o.batch = int(parseInteger(arg, value(), 4, 1024));
+      o.batch = int(runtime::parseIntegerOption(arg, value(), 4, 1024));
     } else if (arg == "--seed") {
-      o.seed = uint64_t(parseInteger(arg, value(), 0, INT64_MAX));
+      o.seed =
+          uint64_t(runtime::parseIntegerOption(arg, value(), 0, INT64_MAX));
     } else if (arg == "--modes") {
       const std::string &text = value();
       o.modes.clear();
@@ -189,7 +166,8 @@ BenchOptions parseBenchOptions(const std::vector<std::string> &args) {
     } else if (arg == "--no-pdl") {
       o.noPdl = true;
     } else if (arg == "--watchdog") {
-      o.watchdogSeconds = double(parseInteger(arg, value(), 1, 3600));
+      o.watchdogSeconds =
+          double(runtime::parseIntegerOption(arg, value(), 1, 3600));
     } else if (arg == "--plan") {
       o.plan = true;
     } else if (arg == "-h" || arg == "--help") {
@@ -412,10 +390,11 @@ std::string describeBenchPlan(const Manifest &fused, const Manifest &norm,
      << (options.baselineOnly ? "" : ", and equal to ours (output_hashes)")
      << "\n";
   double weight = double(pair.h) * pair.k * 2;
-  os << "per rank and step: weight " << bytesText(weight) << "; all-reduce of";
+  os << "per rank and step: weight " << runtime::formatBytes(weight)
+     << "; all-reduce of";
   for (std::size_t i = 0; i < options.tokens.size(); ++i)
     os << (i ? "," : "") << " "
-       << bytesText(double(options.tokens[i]) * pair.h * 2)
+       << runtime::formatBytes(double(options.tokens[i]) * pair.h * 2)
        << " at M = " << options.tokens[i];
   os << "\n";
   std::vector<std::size_t> bytes = allocationBytes(fused);
@@ -426,8 +405,8 @@ std::string describeBenchPlan(const Manifest &fused, const Manifest &norm,
   perPosition +=
       double(bytes[pair.fused("y")]) + double(bytes[pair.fused("stream")]);
   os << "device memory per rank: baseline "
-     << bytesText(perPosition * options.batch) << " (" << options.batch
-     << " batch positions)";
+     << runtime::formatBytes(perPosition * options.batch) << " ("
+     << options.batch << " batch positions)";
   if (!options.baselineOnly) {
     // Harness: every buffer, one expected copy per output, one pristine
     // copy per restored input, per batch position; and the mailbox.
@@ -438,22 +417,12 @@ std::string describeBenchPlan(const Manifest &fused, const Manifest &norm,
                                   (p.restore ? 1 : 0));
     }
     os << ", ours "
-       << bytesText(ours * options.batch +
-                    double(fused.mailboxes.front().copyBytes()))
+       << runtime::formatBytes(ours * options.batch +
+                               double(fused.mailboxes.front().copyBytes()))
        << " (with its checks)";
   }
   os << "\n";
   return os.str();
-}
-
-uint64_t fnv1a(const void *bytes, std::size_t count) {
-  const uint8_t *p = static_cast<const uint8_t *>(bytes);
-  uint64_t hash = 0xCBF29CE484222325ull;
-  for (std::size_t i = 0; i < count; ++i) {
-    hash ^= p[i];
-    hash *= 0x100000001B3ull;
-  }
-  return hash;
 }
 
 Mismatch compareBf16(const uint16_t *got, const uint16_t *want,
@@ -515,26 +484,6 @@ NormCheck checkNorm(const void *got, DType dtype,
     }
   }
   return result;
-}
-
-Latency summarize(std::vector<double> samples) {
-  Latency latency;
-  latency.samples = samples.size();
-  if (samples.empty())
-    return latency;
-  std::sort(samples.begin(), samples.end());
-  auto at = [&](double q) {
-    std::size_t i = std::size_t(std::ceil(q * samples.size())) - 1;
-    return samples[std::min(i, samples.size() - 1)];
-  };
-  latency.median = at(0.5);
-  latency.p99 = at(0.99);
-  latency.min = samples.front();
-  double sum = 0;
-  for (double v : samples)
-    sum += v;
-  latency.mean = sum / samples.size();
-  return latency;
 }
 
 std::optional<double> medianRatio(const std::optional<Latency> &numerator,

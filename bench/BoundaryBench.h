@@ -28,13 +28,16 @@
 #define LAMPORT_BENCH_BOUNDARYBENCH_H
 
 #include "lamport/Runtime/Manifest.h"
+#include "lamport/Runtime/Reference.h"
 #include "lamport/Runtime/Simulator.h"
+#include "lamport/Runtime/Statistics.h"
 
 #include <cstddef>
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace lamport {
@@ -139,8 +142,8 @@ std::string describeBenchPlan(const runtime::Manifest &fused,
                               const BoundaryPair &pair,
                               const BenchOptions &options);
 
-/// FNV-1a, 64 bits: lamport-run's output_hashes.
-uint64_t fnv1a(const void *bytes, std::size_t count);
+/// FNV-1a, 64 bits: lamport-run's output_hashes (the runtime's own).
+using runtime::fnv1a;
 
 /// Where two arrays of BF16 differ.
 struct Mismatch {
@@ -172,12 +175,12 @@ struct NormCheck {
 NormCheck checkNorm(const void *got, runtime::DType dtype,
                     const runtime::NormExpectation &expected);
 
-/// Median, p99 (lamport-run's rule: sorted[ceil(q n) - 1]), min and mean.
-struct Latency {
-  double median = 0, p99 = 0, min = 0, mean = 0;
-  std::size_t samples = 0;
-};
-Latency summarize(std::vector<double> samples);
+/// Median, p99 (lamport-run's rule: sorted[ceil(q n) - 1]), min and mean:
+/// the runtime's summary, so both tools' tables mean the same.
+using Latency = runtime::LatencyStats;
+inline Latency summarize(std::vector<double> samples) {
+  return runtime::summarizeSamples(std::move(samples));
+}
 
 /// One (tp, M, mode) of the table; a measurement that did not run is empty.
 struct TableRow {

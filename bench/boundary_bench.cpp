@@ -362,30 +362,8 @@ void Baseline::openRanks() {
     DRIVER_CALL(cuDevicePrimaryCtxRetain(&rank.context, rank.handle),
                 concat(rank.who, ": retaining its primary context"));
     DRIVER_CALL(cuCtxSetCurrent(rank.context), rank.who);
-    DeviceProperties &p = rank.properties;
-    p.ordinal = r;
-    char name[256] = {0};
-    DRIVER_CALL(cuDeviceGetName(name, sizeof(name) - 1, rank.handle), rank.who);
-    p.name = name;
-    auto attribute = [&](CUdevice_attribute which, const char *what) {
-      int value = 0;
-      DRIVER_CALL(cuDeviceGetAttribute(&value, which, rank.handle),
-                  concat(rank.who, ": reading ", what));
-      return value;
-    };
-    p.ccMajor = attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
-                          "compute capability");
-    p.ccMinor = attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
-                          "compute capability");
-    p.maxThreadsPerBlock =
-        attribute(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, "threads/block");
-    p.maxSharedPerBlockOptin = attribute(
-        CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, "shared memory");
-    p.clusterLaunch =
-        attribute(CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH, "cluster support") != 0;
-    p.multiprocessors =
-        attribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, "SM count");
-    checkKernelsFit(normBundle.manifest, p);
+    rank.properties = queryDevice(r, rank.handle);
+    checkKernelsFit(normBundle.manifest, rank.properties);
     CUDA_CALL(cudaStreamCreateWithFlags(&rank.stream, cudaStreamNonBlocking),
               concat(rank.who, ": creating its stream"));
     CUDA_CALL(cudaEventCreateWithFlags(&rank.joinEvent, cudaEventDisableTiming),

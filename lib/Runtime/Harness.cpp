@@ -6,6 +6,7 @@
 
 #include "lamport/Runtime/Harness.h"
 #include "lamport/Runtime/Driver.h"
+#include "lamport/Runtime/Statistics.h"
 
 #include <algorithm>
 #include <cmath>
@@ -29,15 +30,6 @@ std::string hex32(uint32_t bits) {
   std::ostringstream os;
   os << "0x" << std::hex << std::setw(8) << std::setfill('0') << bits;
   return os.str();
-}
-
-uint64_t fnv1a(const uint8_t *bytes, std::size_t count) {
-  uint64_t hash = 0xCBF29CE484222325ull;
-  for (std::size_t i = 0; i < count; ++i) {
-    hash ^= bytes[i];
-    hash *= 0x100000001B3ull;
-  }
-  return hash;
 }
 
 /// The first parameter of \p kind of \p kernel, or null.
@@ -72,21 +64,13 @@ double elementValue(DType dtype, const uint8_t *bytes, std::size_t i) {
 bool hasReference(const std::string &op) { return hasSimulation(op); }
 
 void summarizeLatency(RunReport &report) {
-  std::vector<double> sorted = report.stepMicros;
-  if (sorted.empty())
+  if (report.stepMicros.empty())
     return;
-  std::sort(sorted.begin(), sorted.end());
-  auto at = [&](double q) {
-    std::size_t i = std::size_t(std::ceil(q * sorted.size())) - 1;
-    return sorted[std::min(i, sorted.size() - 1)];
-  };
-  report.medianMicros = at(0.5);
-  report.p99Micros = at(0.99);
-  report.minMicros = sorted.front();
-  double sum = 0;
-  for (double v : sorted)
-    sum += v;
-  report.meanMicros = sum / sorted.size();
+  LatencyStats stats = summarizeSamples(report.stepMicros);
+  report.medianMicros = stats.median;
+  report.p99Micros = stats.p99;
+  report.minMicros = stats.min;
+  report.meanMicros = stats.mean;
 }
 
 Harness::Harness(const Bundle &bundle, const RunOptions &options)
@@ -318,24 +302,14 @@ void Harness::prepareParams() {
   params.assign(std::size_t(batch) * options.tp * kernels, {});
   for (int j = 0; j < batch; ++j)
     for (int r = 0; r < options.tp; ++r)
-      for (std::size_t k = 0; k < kernels; ++k) {
-        std::vector<void *> &list =
-            params[(std::size_t(j) * options.tp + r) * kernels + k];
-        for (const ParamSpec &param : m.kernels[k].params) {
-          switch (param.kind) {
-          case ParamKind::Mailbox:
-            list.push_back(
-                session->descriptor(m.arguments[param.argument].mailbox, r));
-            break;
-          case ParamKind::Buffer:
-            list.push_back(&buffers[bufferIndex(param.argument, j, r)]);
-            break;
-          case ParamKind::Tokens:
-            list.push_back(&tokens[j]);
-            break;
-          }
-        }
-      }
+      for (std::size_t k = 0; k < kernels; ++k)
+        params[(std::size_t(j) * options.tp + r) * kernels + k] =
+            session->kernelParams(
+                r, int(k),
+                [&](int argument) {
+                  return &buffers[bufferIndex(argument, j, r)];
+                },
+                &tokens[j]);
 }
 
 void Harness::enqueueStep(int j, bool checks) {

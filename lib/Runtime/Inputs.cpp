@@ -18,22 +18,6 @@ namespace runtime {
 
 namespace {
 
-uint64_t splitmix64(uint64_t x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
-
-uint64_t fnv1a(const std::string &text) {
-  uint64_t hash = 0xCBF29CE484222325ull;
-  for (unsigned char c : text) {
-    hash ^= c;
-    hash *= 0x100000001B3ull;
-  }
-  return hash;
-}
-
 /// BF16 of -2, -1, 1, 2: the nonzero values of x.
 constexpr uint16_t kSmall[4] = {0xC000, 0xBF80, 0x3F80, 0x4000};
 constexpr float kSmallValue[4] = {-2.0f, -1.0f, 1.0f, 2.0f};
@@ -114,7 +98,8 @@ uint64_t inputKey(const InputSpec &spec, uint64_t seed, uint32_t set,
                   int rank) {
   uint64_t rankBits = spec.replicated() ? 0xFFFFFFFFull : uint32_t(rank);
   uint64_t where = splitmix64((uint64_t(set) << 32) ^ rankBits);
-  return splitmix64(seed ^ splitmix64(fnv1a(spec.role) ^ where));
+  return splitmix64(
+      seed ^ splitmix64(fnv1a(spec.role.data(), spec.role.size()) ^ where));
 }
 
 uint16_t gemmWeightBits(uint64_t key, uint64_t index) {

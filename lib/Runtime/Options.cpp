@@ -5,9 +5,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "lamport/Runtime/Options.h"
+
 #include "lamport/Runtime/Error.h"
 
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 
 namespace lamport {
@@ -49,11 +51,8 @@ std::string usage() {
          "                   [--transport multicast --allow-multicast]";
 }
 
-namespace {
-
-/// An integer option value in [lo, hi].
-int64_t parseInteger(const std::string &option, const std::string &text,
-                     int64_t lo, int64_t hi) {
+int64_t parseIntegerOption(const std::string &option, const std::string &text,
+                           int64_t lo, int64_t hi) {
   errno = 0;
   char *end = nullptr;
   long long value = std::strtoll(text.c_str(), &end, 10);
@@ -65,7 +64,17 @@ int64_t parseInteger(const std::string &option, const std::string &text,
   return value;
 }
 
-} // namespace
+std::string formatBytes(double bytes) {
+  const char *units[] = {"B", "KiB", "MiB", "GiB"};
+  int unit = 0;
+  while (bytes >= 1024 && unit < 3) {
+    bytes /= 1024;
+    ++unit;
+  }
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.1f %s", bytes, units[unit]);
+  return text;
+}
 
 RunOptions parseRunOptions(const std::vector<std::string> &args) {
   RunOptions o;
@@ -78,7 +87,7 @@ RunOptions parseRunOptions(const std::vector<std::string> &args) {
       return args[++i];
     };
     if (arg == "--tp") {
-      o.tp = int(parseInteger(arg, value(), 1, 64));
+      o.tp = int(parseIntegerOption(arg, value(), 1, 64));
       haveTp = true;
     } else if (arg == "--transport") {
       const std::string &name = value();
@@ -94,10 +103,11 @@ RunOptions parseRunOptions(const std::vector<std::string> &args) {
       haveTransport = true;
     } else if (arg == "--tokens") {
       const std::string &text = value();
-      o.tokens = text == "all" ? 0 : int(parseInteger(arg, text, 1, 1 << 16));
+      o.tokens =
+          text == "all" ? 0 : int(parseIntegerOption(arg, text, 1, 1 << 16));
       haveTokens = true;
     } else if (arg == "--steps") {
-      o.steps = uint64_t(parseInteger(arg, value(), 1, int64_t(1) << 40));
+      o.steps = uint64_t(parseIntegerOption(arg, value(), 1, int64_t(1) << 40));
     } else if (arg == "--check") {
       o.check = true;
     } else if (arg == "--bench") {
@@ -109,20 +119,20 @@ RunOptions parseRunOptions(const std::vector<std::string> &args) {
       if (o.jsonPath.empty())
         throw UsageError("--json expects a file name");
     } else if (arg == "--seed") {
-      o.seed = uint64_t(parseInteger(arg, value(), 0, INT64_MAX));
+      o.seed = uint64_t(parseIntegerOption(arg, value(), 0, INT64_MAX));
     } else if (arg == "--skip-publish") {
-      o.skipPublishRank = int(parseInteger(arg, value(), 0, 63));
+      o.skipPublishRank = int(parseIntegerOption(arg, value(), 0, 63));
     } else if (arg == "--timeout-check") {
       o.timeoutCheck = true;
     } else if (arg == "--batch") {
-      o.batch = int(parseInteger(arg, value(), 1, 4096));
+      o.batch = int(parseIntegerOption(arg, value(), 1, 4096));
     } else if (arg == "--steps-per-check") {
       o.stepsPerCheck =
-          uint64_t(parseInteger(arg, value(), 1, int64_t(1) << 40));
+          uint64_t(parseIntegerOption(arg, value(), 1, int64_t(1) << 40));
     } else if (arg == "--watchdog") {
-      o.watchdogSeconds = double(parseInteger(arg, value(), 1, 3600));
+      o.watchdogSeconds = double(parseIntegerOption(arg, value(), 1, 3600));
     } else if (arg == "--device") {
-      o.device = int(parseInteger(arg, value(), 0, 1023));
+      o.device = int(parseIntegerOption(arg, value(), 0, 1023));
     } else if (arg == "--plan") {
       o.plan = true;
     } else if (arg == "--publish-barrier") {

@@ -134,14 +134,24 @@ void referenceDualNormRow(const DualNormRowInputs &in, double *streamRef,
   }
 }
 
-namespace {
-
 uint64_t splitmix64(uint64_t x) {
   x += 0x9E3779B97F4A7C15ull;
   x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
   x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
   return x ^ (x >> 31);
 }
+
+uint64_t fnv1a(const void *bytes, std::size_t count) {
+  const uint8_t *p = static_cast<const uint8_t *>(bytes);
+  uint64_t hash = 0xCBF29CE484222325ull;
+  for (std::size_t i = 0; i < count; ++i) {
+    hash ^= p[i];
+    hash *= 0x100000001B3ull;
+  }
+  return hash;
+}
+
+namespace {
 
 /// Bit patterns a transport must carry unchanged (or, for -0.0, as +0.0).
 constexpr uint16_t kSpecials[] = {

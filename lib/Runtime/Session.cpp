@@ -141,8 +141,6 @@ void Session::makeCurrent(int rank) const {
 
 CUstream Session::stream(int rank) const { return ranks[rank]->stream; }
 
-namespace {
-
 DeviceProperties queryDevice(int ordinal, CUdevice device) {
   DeviceProperties p;
   p.ordinal = ordinal;
@@ -175,8 +173,6 @@ DeviceProperties queryDevice(int ordinal, CUdevice device) {
                                      "timeout records live in"));
   return p;
 }
-
-} // namespace
 
 void Session::openDevices() {
   int count = 0;
@@ -525,6 +521,27 @@ CUevent Session::createEvent(bool timing) {
 
 void *Session::descriptor(int mailbox, int rank) {
   return mailboxes[mailbox]->packed[rank].data();
+}
+
+std::vector<void *>
+Session::kernelParams(int rank, int kernel,
+                      const std::function<void *(int argument)> &bufferSlot,
+                      int32_t *tokens) {
+  const Manifest &m = bundle.manifest;
+  std::vector<void *> list;
+  for (const ParamSpec &param : m.kernels[kernel].params)
+    switch (param.kind) {
+    case ParamKind::Mailbox:
+      list.push_back(descriptor(m.arguments[param.argument].mailbox, rank));
+      break;
+    case ParamKind::Buffer:
+      list.push_back(bufferSlot(param.argument));
+      break;
+    case ParamKind::Tokens:
+      list.push_back(tokens);
+      break;
+    }
+  return list;
 }
 
 void Session::launch(int rank, int kernel, void **params) {

@@ -45,18 +45,6 @@ constexpr int kExitNoDevice = 3;
   std::_Exit(code);
 }
 
-std::string bytesText(double bytes) {
-  const char *units[] = {"B", "KiB", "MiB", "GiB"};
-  int unit = 0;
-  while (bytes >= 1024 && unit < 3) {
-    bytes /= 1024;
-    ++unit;
-  }
-  char text[32];
-  std::snprintf(text, sizeof(text), "%.1f %s", bytes, units[unit]);
-  return text;
-}
-
 void writeJson(const RunOptions &options, const Bundle &bundle,
                const RunReport &report, const std::string &status,
                const std::string &error) {
@@ -262,7 +250,7 @@ int main(int argc, char **argv) {
   std::printf("  %-10llu %-6s %-6s %-6d %12s %12s %12s  %s\n",
               static_cast<unsigned long long>(report.steps), tokensText.c_str(),
               report.mode.c_str(), report.batch, median, p99,
-              bytesText(report.mailboxBytesPerStep).c_str(), check.c_str());
+              formatBytes(report.mailboxBytesPerStep).c_str(), check.c_str());
   if (report.normErrorVsBoundMax) {
     std::string worst;
     for (const auto &[name, ratio] : report.normErrorVsBound) {

@@ -81,6 +81,14 @@ std::string usage();
 /// UsageError naming the bad option. Does not read the bundle.
 RunOptions parseRunOptions(const std::vector<std::string> &args);
 
+/// An integer option value in [lo, hi]; throws UsageError naming \p option
+/// (shared by lamport-run and the benchmarks, so their messages agree).
+int64_t parseIntegerOption(const std::string &option, const std::string &text,
+                           int64_t lo, int64_t hi);
+
+/// \p bytes with one decimal in B, KiB, MiB or GiB ("8.5 MiB").
+std::string formatBytes(double bytes);
+
 } // namespace runtime
 } // namespace lamport
 

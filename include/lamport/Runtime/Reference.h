@@ -16,6 +16,7 @@
 #ifndef LAMPORT_RUNTIME_REFERENCE_H
 #define LAMPORT_RUNTIME_REFERENCE_H
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -127,6 +128,14 @@ enum class PatternKind {
 /// The value the runtime writes into outputs before a step so an element no
 /// kernel wrote is caught: a signalling NaN that patterns never produce.
 inline constexpr uint16_t kPoison = 0x7FBD;
+
+/// The splitmix64 finalizer: the mix every input pattern hashes with.
+uint64_t splitmix64(uint64_t x);
+
+/// 64-bit FNV-1a of \p count bytes: how reports name an output's bytes
+/// (lamport-run --json, lamport-boundary-bench) and how inputs are salted
+/// by role.
+uint64_t fnv1a(const void *bytes, std::size_t count);
 
 /// Element \p index of the input of \p rank in input set \p set, for
 /// \p seed: a hash, so every set, rank and element differs.

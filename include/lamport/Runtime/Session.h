@@ -64,6 +64,12 @@ struct SessionConfig {
   bool pdl = true;
 };
 
+/// What lamport-run needs to know of device \p ordinal (\p device its
+/// handle): name, compute capability, limits, cluster support. Throws Error
+/// for a device without unified addressing or host-mappable memory (the
+/// timeout records live in mapped host memory).
+DeviceProperties queryDevice(int ordinal, CUdevice device);
+
 /// Device-side result of the word-compare kernel.
 struct CheckResult {
   uint32_t mismatches;
@@ -105,6 +111,16 @@ public:
   /// The packed descriptor of \p mailbox for \p rank (stable storage: a
   /// kernel parameter may point at it).
   void *descriptor(int mailbox, int rank);
+
+  /// The parameter pointers of kernel \p kernel for \p rank, in the
+  /// manifest's order, as launch() takes them: the rank's descriptor of
+  /// each mailbox, `bufferSlot(argument)` (where the buffer's device pointer
+  /// lives) for each buffer, \p tokens for the token count. The pointees
+  /// must outlive every launch with them.
+  std::vector<void *>
+  kernelParams(int rank, int kernel,
+               const std::function<void *(int argument)> &bufferSlot,
+               int32_t *tokens);
 
   /// Launches kernel \p kernel for \p rank on its stream. \p params points at
   /// each parameter's bytes, as cuLaunchKernelEx takes them.

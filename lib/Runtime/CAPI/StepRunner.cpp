@@ -15,33 +15,18 @@ StepRunner::StepRunner(const std::string &directory,
   if (bundle.manifest.mailboxes.empty())
     throw Error(concat("bundle '", directory,
                        "' has no mailbox: there is no TP group to run"));
-  for (const MailboxSpec &mailbox : bundle.manifest.mailboxes)
-    if (mailbox.tp != config.tp)
-      throw Error(concat("tp ", config.tp, " does not match mailbox '",
-                         mailbox.name, "' of the bundle (tp = ", mailbox.tp,
-                         ")"));
+  // The Session refuses a tp its mailboxes were not compiled for.
   session = std::make_unique<Session>(bundle, config);
   const Manifest &m = bundle.manifest;
   bindings.assign(m.arguments.size() * config.tp, {});
   pointers.assign(m.arguments.size() * config.tp, 0);
   params.assign(std::size_t(config.tp) * m.kernels.size(), {});
   for (int r = 0; r < config.tp; ++r)
-    for (std::size_t k = 0; k < m.kernels.size(); ++k) {
-      std::vector<void *> &list = params[r * m.kernels.size() + k];
-      for (const ParamSpec &param : m.kernels[k].params)
-        switch (param.kind) {
-        case ParamKind::Mailbox:
-          list.push_back(
-              session->descriptor(m.arguments[param.argument].mailbox, r));
-          break;
-        case ParamKind::Buffer:
-          list.push_back(&pointers[param.argument * config.tp + r]);
-          break;
-        case ParamKind::Tokens:
-          list.push_back(&tokens);
-          break;
-        }
-    }
+    for (std::size_t k = 0; k < m.kernels.size(); ++k)
+      params[r * m.kernels.size() + k] = session->kernelParams(
+          r, int(k),
+          [&](int argument) { return &pointers[argument * config.tp + r]; },
+          &tokens);
   done = session->createEvent(false);
 }
 
