@@ -48,18 +48,24 @@ class MlirLamportCompileOptions(ctypes.Structure):
 MlirStringCallback = ctypes.CFUNCTYPE(None, MlirStringRef, ctypes.c_void_p)
 
 
-def find_library():
-    """The path of libLamportCAPI.so: $LAMPORT_CAPI_LIBRARY, else the lib/
+def locate(name, variable):
+    """The path of the shared library `name`: $`variable`, else the lib/
     folder of the install prefix this package lies in (PREFIX/python/lamport),
-    else the dynamic loader's search path."""
-    path = os.environ.get("LAMPORT_CAPI_LIBRARY")
+    else `name` for the dynamic loader's search path."""
+    path = os.environ.get(variable)
     if path:
         return path
     here = os.path.dirname(os.path.abspath(__file__))
-    installed = os.path.join(here, os.pardir, os.pardir, "lib", LIBRARY_NAME)
+    installed = os.path.join(here, os.pardir, os.pardir, "lib", name)
     if os.path.exists(installed):
         return os.path.normpath(installed)
-    return LIBRARY_NAME
+    return name
+
+
+def find_library():
+    """The path of libLamportCAPI.so: $LAMPORT_CAPI_LIBRARY, else
+    PREFIX/lib, else the dynamic loader's search path."""
+    return locate(LIBRARY_NAME, "LAMPORT_CAPI_LIBRARY")
 
 
 def _declare(lib, name, restype, *argtypes):

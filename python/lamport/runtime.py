@@ -17,8 +17,8 @@ done by then).
 """
 
 import ctypes
-import os
 
+from ._capi import locate
 from .bundle import Bundle
 
 LIBRARY_NAME = "libLamportRuntimeC.so"
@@ -52,14 +52,7 @@ _ErrorCallback = ctypes.CFUNCTYPE(None, ctypes.c_char_p, ctypes.c_size_t,
 def find_library():
     """$LAMPORT_RUNTIME_LIBRARY, else lib/ of the install prefix this package
     lies in (PREFIX/python/lamport), else the dynamic loader's search path."""
-    path = os.environ.get("LAMPORT_RUNTIME_LIBRARY")
-    if path:
-        return path
-    here = os.path.dirname(os.path.abspath(__file__))
-    installed = os.path.join(here, os.pardir, os.pardir, "lib", LIBRARY_NAME)
-    if os.path.exists(installed):
-        return os.path.normpath(installed)
-    return LIBRARY_NAME
+    return locate(LIBRARY_NAME, "LAMPORT_RUNTIME_LIBRARY")
 
 
 _lib = None
