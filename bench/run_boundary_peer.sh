@@ -147,20 +147,9 @@ if [ "$phase" != bench ]; then
         --check --json "$out/same_$name.json"
     done
     if [ -z "$dry" ]; then
-      python3 - "$tp" "$out/same_attention_boundary_tp$tp.json" \
-        "$out/same_attention_boundary_unfused_tp$tp.json" >>"$summary" <<'PY' ||
-import json, sys
-tp = sys.argv[1]
-try:
-    fused, unfused = (json.load(open(p)) for p in sys.argv[2:4])
-    hf, hu = fused["output_hashes"], unfused["output_hashes"]
-    bad = [k for k in ("out", "stream") if not hf.get(k) or hf.get(k) != hu.get(k)]
-except Exception as error:  # a missing report fails too
-    bad = [f"no reports ({error})"]
-print(f"{'same':<6} {'fused == unfused tp' + tp:<34} {'FAIL' if bad else 'PASS':<5} "
-      f"{f'differ: {bad}' if bad else 'out and stream bytes identical, m 1..16'}")
-sys.exit(1 if bad else 0)
-PY
+      python3 "$root/bench/same_outputs.py" "$tp" \
+        "$out/same_attention_boundary_tp$tp.json" \
+        "$out/same_attention_boundary_unfused_tp$tp.json" >>"$summary" ||
         failures=$((failures + 1))
     fi
     # The last rank never publishes: every other rank's poll must trap on

@@ -114,22 +114,9 @@ for tp in $tps; do
     runlr same "$name" 300 --tp "$tp" --transport loopback --tokens all \
       --steps 32 --batch 16 --seed 11 --check --json "$out/${name}_same.json"
   done
-  python3 - "$tp" "$out/attention_boundary_tp${tp}_same.json" \
-    "$out/attention_boundary_unfused_tp${tp}_same.json" >>"$summary" <<'PY' ||
-import json, sys
-tp = sys.argv[1]
-try:
-    fused, unfused = (json.load(open(p)) for p in sys.argv[2:4])
-    hf, hu = fused["output_hashes"], unfused["output_hashes"]
-    bad = [k for k in ("out", "stream") if not hf.get(k) or hf.get(k) != hu.get(k)]
-except Exception as error:  # a missing report fails too
-    bad = [f"no reports ({error})"]
-verdict = "FAIL" if bad else "PASS"
-detail = (f"differ: {bad}" if bad else
-          "out and stream bytes identical, 16 batch positions, m 1..16")
-print(f"{'same':<7} {'fused == unfused tp' + tp:<30} {verdict:<5} {detail}")
-sys.exit(1 if bad else 0)
-PY
+  python3 "$root/bench/same_outputs.py" "$tp" \
+    "$out/attention_boundary_tp${tp}_same.json" \
+    "$out/attention_boundary_unfused_tp${tp}_same.json" >>"$summary" ||
     failures=$((failures + 1))
 done
 
