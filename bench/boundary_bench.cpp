@@ -439,30 +439,8 @@ void Baseline::loadNorm(Rank &rank) {
                     rank.norm, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                     int(kernel.sharedBytes)),
                 concat(who, ": opting into its shared memory"));
-  CUlaunchConfig &c = rank.config;
-  c.gridDimX = kernel.grid[0];
-  c.gridDimY = kernel.grid[1];
-  c.gridDimZ = kernel.grid[2];
-  c.blockDimX = kernel.block[0];
-  c.blockDimY = kernel.block[1];
-  c.blockDimZ = kernel.block[2];
-  c.sharedMemBytes = kernel.sharedBytes;
-  c.hStream = rank.stream;
-  unsigned count = 0;
-  if (kernel.clusterSize() > 1) {
-    CUlaunchAttribute &a = rank.attributes[count++];
-    a.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-    a.value.clusterDim.x = kernel.cluster[0];
-    a.value.clusterDim.y = kernel.cluster[1];
-    a.value.clusterDim.z = kernel.cluster[2];
-  }
-  if (kernel.pdl && !options.noPdl) {
-    CUlaunchAttribute &a = rank.attributes[count++];
-    a.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
-    a.value.programmaticStreamSerializationAllowed = 1;
-  }
-  c.attrs = count ? rank.attributes : nullptr;
-  c.numAttrs = count;
+  setLaunchConfig(kernel, rank.stream, !options.noPdl, rank.config,
+                  rank.attributes);
 }
 
 CUdeviceptr Baseline::allocate(int r, std::size_t bytes,

@@ -45,6 +45,7 @@
 #include "lamport/Runtime/Descriptor.h"
 #include "lamport/Runtime/Manifest.h"
 #include "lamport/Runtime/Reference.h"
+#include "lamport/Runtime/Session.h"
 
 #include <nlohmann/json.hpp>
 
@@ -70,9 +71,9 @@
 
 using lamport::runtime::ArgumentKind;
 using lamport::runtime::bf16ToFloat;
-using lamport::runtime::floatToBf16;
 using lamport::runtime::BufferIO;
 using lamport::runtime::Bundle;
+using lamport::runtime::floatToBf16;
 using lamport::runtime::KernelSpec;
 using lamport::runtime::MailboxSpec;
 using lamport::runtime::ParamKind;
@@ -157,8 +158,8 @@ GemmBundle openGemmBundle(const std::string &directory) {
       gemm.weightArg = argument.index; // the larger of the two inputs
   }
   for (const auto &argument : manifest.arguments)
-    if (argument.kind == ArgumentKind::Buffer &&
-        argument.io != BufferIO::Out && argument.index != gemm.weightArg)
+    if (argument.kind == ArgumentKind::Buffer && argument.io != BufferIO::Out &&
+        argument.index != gemm.weightArg)
       gemm.xArg = argument.index;
   if (gemm.weightArg < 0 || gemm.xArg < 0 || gemm.yArg < 0)
     fail(directory + ": cannot tell weight, x and y apart");
@@ -169,8 +170,8 @@ GemmBundle openGemmBundle(const std::string &directory) {
   gemm.m = x[0];
   if (x[1] != gemm.k)
     fail(directory + ": x and the weight disagree on K");
-  if (gemm.mailbox && (gemm.mailbox->width != gemm.n ||
-                       gemm.mailbox->capacity < gemm.m))
+  if (gemm.mailbox &&
+      (gemm.mailbox->width != gemm.n || gemm.mailbox->capacity < gemm.m))
     fail(directory + ": the mailbox must be N wide and hold M rows");
 
   std::string trimmed = directory;
@@ -308,17 +309,17 @@ bool Bench::checkPublished(const GemmBundle &gemm,
                            const std::vector<uint16_t> &y) {
   const MailboxSpec &mailbox = *gemm.mailbox;
   std::vector<uint16_t> copy(mailbox.copyBytes() / 2);
-  const size_t slot = lamport::runtime::mailboxByteOffset(
-                          1, 0, 0, 0, mailbox.tp, mailbox.capacity,
-                          mailbox.width) /
-                      2;
+  const size_t slot =
+      lamport::runtime::mailboxByteOffset(1, 0, 0, 0, mailbox.tp,
+                                          mailbox.capacity, mailbox.width) /
+      2;
   for (int r = 0; r < mailbox.tp; ++r) {
     CHECK(cuMemcpyDtoH(copy.data(), mailboxMemory[r], mailbox.copyBytes()));
     for (size_t i = 0; i < copy.size(); ++i) {
       bool inSlot = i >= slot && i < slot + y.size();
-      uint16_t want = inSlot ? lamport::runtime::canonicalizeSentinel(
-                                   y[i - slot])
-                             : lamport::runtime::kSentinel;
+      uint16_t want = inSlot
+                          ? lamport::runtime::canonicalizeSentinel(y[i - slot])
+                          : lamport::runtime::kSentinel;
       if (copy[i] != want)
         return false;
     }
@@ -490,32 +491,10 @@ Bench::runPoint(const std::vector<const GemmBundle *> &variants) {
                                                          : &ys[c];
           params.push_back(slot);
         }
-        CUlaunchConfig config = {};
-        config.gridDimX = spec.grid[0];
-        config.gridDimY = spec.grid[1];
-        config.gridDimZ = spec.grid[2];
-        config.blockDimX = spec.block[0];
-        config.blockDimY = spec.block[1];
-        config.blockDimZ = spec.block[2];
-        config.sharedMemBytes = spec.sharedBytes;
-        config.hStream = stream;
+        CUlaunchConfig config;
         CUlaunchAttribute attributes[2];
-        unsigned count = 0;
-        if (spec.clusterSize() > 1) {
-          attributes[count].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-          attributes[count].value.clusterDim.x = spec.cluster[0];
-          attributes[count].value.clusterDim.y = spec.cluster[1];
-          attributes[count].value.clusterDim.z = spec.cluster[2];
-          ++count;
-        }
-        if (spec.pdl) {
-          attributes[count].id =
-              CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
-          attributes[count].value.programmaticStreamSerializationAllowed = 1;
-          ++count;
-        }
-        config.attrs = attributes;
-        config.numAttrs = count;
+        lamport::runtime::setLaunchConfig(spec, stream, /*pdl=*/true, config,
+                                          attributes);
         CHECK(cuLaunchKernelEx(&config, function, params.data(), nullptr));
       };
 

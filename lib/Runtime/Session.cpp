@@ -451,36 +451,43 @@ void Session::prepareLaunches() {
     for (std::size_t k = 0; k < m.kernels.size(); ++k) {
       const KernelSpec &kernel = m.kernels[k];
       auto launch = std::make_unique<Launch>();
-      CUlaunchConfig &c = launch->config;
-      c.gridDimX = kernel.grid[0];
-      c.gridDimY = kernel.grid[1];
-      c.gridDimZ = kernel.grid[2];
-      c.blockDimX = kernel.block[0];
-      c.blockDimY = kernel.block[1];
-      c.blockDimZ = kernel.block[2];
-      c.sharedMemBytes = kernel.sharedBytes;
-      c.hStream = ranks[r]->stream;
-      unsigned count = 0;
-      if (kernel.clusterSize() > 1) {
-        CUlaunchAttribute &a = launch->attributes[count++];
-        a.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-        a.value.clusterDim.x = kernel.cluster[0];
-        a.value.clusterDim.y = kernel.cluster[1];
-        a.value.clusterDim.z = kernel.cluster[2];
-      }
-      if (kernel.pdl && config.pdl) {
-        CUlaunchAttribute &a = launch->attributes[count++];
-        a.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
-        a.value.programmaticStreamSerializationAllowed = 1;
-      }
-      c.attrs = count ? launch->attributes : nullptr;
-      c.numAttrs = count;
+      setLaunchConfig(kernel, ranks[r]->stream, config.pdl, launch->config,
+                      launch->attributes);
       launch->function = deviceModules.kernels[k];
       launch->context = concat("rank ", r, ": launching kernel '", kernel.name,
                                "' (", kernel.op, ")");
       launches.push_back(std::move(launch));
     }
   }
+}
+
+void setLaunchConfig(const KernelSpec &kernel, CUstream stream, bool pdl,
+                     CUlaunchConfig &config,
+                     CUlaunchAttribute (&attributes)[2]) {
+  config = CUlaunchConfig{};
+  config.gridDimX = kernel.grid[0];
+  config.gridDimY = kernel.grid[1];
+  config.gridDimZ = kernel.grid[2];
+  config.blockDimX = kernel.block[0];
+  config.blockDimY = kernel.block[1];
+  config.blockDimZ = kernel.block[2];
+  config.sharedMemBytes = kernel.sharedBytes;
+  config.hStream = stream;
+  unsigned count = 0;
+  if (kernel.clusterSize() > 1) {
+    CUlaunchAttribute &a = attributes[count++];
+    a.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    a.value.clusterDim.x = kernel.cluster[0];
+    a.value.clusterDim.y = kernel.cluster[1];
+    a.value.clusterDim.z = kernel.cluster[2];
+  }
+  if (kernel.pdl && pdl) {
+    CUlaunchAttribute &a = attributes[count++];
+    a.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+    a.value.programmaticStreamSerializationAllowed = 1;
+  }
+  config.attrs = count ? attributes : nullptr;
+  config.numAttrs = count;
 }
 
 CUdeviceptr Session::allocate(int rank, std::size_t bytes,

@@ -70,6 +70,15 @@ struct SessionConfig {
 /// timeout records live in mapped host memory).
 DeviceProperties queryDevice(int ordinal, CUdevice device);
 
+/// The launch of \p kernel on \p stream as its manifest entry says: grid,
+/// block, dynamic shared memory, its cluster (when larger than one CTA) and,
+/// where the manifest marks it pdl and \p pdl is set, programmatic stream
+/// serialization. The attributes are written to \p attributes, which must
+/// outlive every launch with \p config.
+void setLaunchConfig(const KernelSpec &kernel, CUstream stream, bool pdl,
+                     CUlaunchConfig &config,
+                     CUlaunchAttribute (&attributes)[2]);
+
 /// Device-side result of the word-compare kernel.
 struct CheckResult {
   uint32_t mismatches;
