@@ -42,7 +42,7 @@ std::string benchUsage() {
   return "usage: lamport-boundary-bench FUSED_BUNDLE DUAL_NORM_BUNDLE --tp N\n"
          "           [--tokens M[,M...]] [--steps S] [--batch B] [--seed N]\n"
          "           [--modes graph[,eager]] [--json FILE] [--baseline-only]\n"
-         "           [--no-pdl] [--watchdog SECONDS]\n"
+         "           [--no-pdl] [--watchdog SECONDS] [--boundary BUNDLE]\n"
          "       lamport-boundary-bench FUSED_BUNDLE DUAL_NORM_BUNDLE --plan "
          "[--tp N]";
 }
@@ -161,6 +161,10 @@ BenchOptions parseBenchOptions(const std::vector<std::string> &args) {
       o.jsonPath = value();
       if (o.jsonPath.empty())
         throw UsageError("--json expects a file name");
+    } else if (arg == "--boundary") {
+      o.boundaryBundle = value();
+      if (o.boundaryBundle.empty())
+        throw UsageError("--boundary expects a bundle directory");
     } else if (arg == "--baseline-only") {
       o.baselineOnly = true;
     } else if (arg == "--no-pdl") {
@@ -191,6 +195,8 @@ BenchOptions parseBenchOptions(const std::vector<std::string> &args) {
   if (o.normBundle.empty())
     throw UsageError("missing DUAL_NORM_BUNDLE (the standalone dual norm the "
                      "NCCL baseline runs after its all-reduce)");
+  if (o.baselineOnly && !o.boundaryBundle.empty())
+    throw UsageError("--boundary times ours, which --baseline-only skips");
   if (o.plan)
     return o;
   if (!haveTp)
@@ -313,6 +319,41 @@ BoundaryPair pairBundles(const Manifest &fused, const Manifest &norm, int tp,
   return pair;
 }
 
+void checkBoundaryBundle(const Manifest &boundary, const BoundaryPair &pair) {
+  const std::vector<std::string> want = {"publish_rows",
+                                         "all_reduce_dual_norm"};
+  std::vector<std::string> ops = stepOps(boundary);
+  if (ops != want)
+    throw Error(concat("the --boundary bundle (program '", programName(boundary),
+                       "') must be the boundary alone, a step of "
+                       "publish_rows then all_reduce_dual_norm; its step "
+                       "launches ",
+                       joined(ops)));
+  ProgramPlan plan = planOf(boundary, pair.mailboxTp, "the --boundary bundle");
+  const PlannedLaunch &publish = plan.launches.front();
+  const PlannedLaunch &consumer = plan.launches.back();
+  if (boundary.mailboxes.size() != 1 || publish.mailbox != consumer.mailbox)
+    throw Error(concat("the --boundary bundle (program '", programName(boundary),
+                       "') must publish into the one mailbox its "
+                       "all_reduce_dual_norm reads"));
+  const runtime::MailboxSpec &mailbox = boundary.mailboxes.front();
+  if (mailbox.tp != pair.mailboxTp || consumer.width != pair.h)
+    throw Error(concat("the --boundary bundle's mailbox '", mailbox.name,
+                       "' is tp = ", mailbox.tp, ", width ", consumer.width,
+                       "; the fused bundle's is tp = ", pair.mailboxTp,
+                       ", width ", pair.h,
+                       ": both must be the same boundary"));
+  if (std::min(mailbox.capacity, 16) < pair.capacity)
+    throw Error(concat("the --boundary bundle's mailbox '", mailbox.name,
+                       "' holds ", mailbox.capacity,
+                       " tokens, fewer than the fused bundle's ",
+                       pair.capacity));
+  if (consumer.eps != pair.eps)
+    throw Error(concat("eps differs: ", consumer.eps,
+                       " in the --boundary bundle, ", pair.eps,
+                       " in the fused bundle"));
+}
+
 std::vector<std::size_t> allocationBytes(const Manifest &manifest) {
   // lamport-run allocates for the largest capacity; a bundle without a
   // mailbox (the dual norm) for the dialect's 16 tokens.
@@ -326,7 +367,8 @@ std::vector<std::size_t> allocationBytes(const Manifest &manifest) {
 
 std::string describeBenchPlan(const Manifest &fused, const Manifest &norm,
                               const BoundaryPair &pair,
-                              const BenchOptions &options) {
+                              const BenchOptions &options,
+                              const Manifest *boundary) {
   std::ostringstream os;
   int tp = options.tp ? options.tp : pair.mailboxTp;
   std::string tokens, modes;
@@ -356,6 +398,15 @@ std::string describeBenchPlan(const Manifest &fused, const Manifest &norm,
     for (std::size_t i = 0; i < fused.launches.size(); ++i)
       os << "      "
          << kernelLine(fused.kernels[fused.launches[i]], fused.launchTokens[i])
+         << "\n";
+  }
+  if (boundary) {
+    os << "(1b) the boundary alone: program '" << programName(*boundary)
+       << "' (its own integer partials), checked and timed as (1)\n";
+    for (std::size_t i = 0; i < boundary->launches.size(); ++i)
+      os << "      "
+         << kernelLine(boundary->kernels[boundary->launches[i]],
+                       boundary->launchTokens[i])
          << "\n";
   }
   const KernelSpec &normKernel = norm.kernels[pair.normKernel];
@@ -495,16 +546,19 @@ std::optional<double> medianRatio(const std::optional<Latency> &numerator,
 
 std::string formatTable(const std::vector<TableRow> &rows) {
   std::ostringstream os;
-  char line[256];
-  std::snprintf(line, sizeof(line),
-                "%3s %3s %-6s %15s %15s %15s %15s %8s %9s  %s\n", "tp", "M",
-                "mode", "ours us", "NCCL AR us", "AR+norm us", "baseline us",
-                "AR/ours", "base/ours", "check");
+  char line[320];
+  const char *layout = "%3s %3s %-6s %15s %15s %15s %15s %15s %8s %10s  %s\n";
+  std::snprintf(line, sizeof(line), layout, "tp", "M", "mode", "fused us",
+                "boundary us", "NCCL AR us", "AR+norm us", "baseline us",
+                "AR/bound", "base/fused", "check");
   os << line;
-  std::snprintf(
-      line, sizeof(line), "%3s %3s %-6s %15s %15s %15s %15s %8s %9s\n", "", "",
-      "", "median/p99", "median/p99", "median/p99", "median/p99", "(>= 2)", "");
-  os << line;
+  std::snprintf(line, sizeof(line), layout, "", "", "", "median/p99",
+                "median/p99", "median/p99", "median/p99", "median/p99",
+                "(>= 2)", "", "");
+  // No trailing blanks where the check column is empty.
+  std::string second(line);
+  second.erase(second.find_last_not_of(" \n") + 1);
+  os << second << "\n";
   auto cell = [](const std::optional<Latency> &l) {
     if (!l)
       return std::string("-");
@@ -520,13 +574,14 @@ std::string formatTable(const std::vector<TableRow> &rows) {
     return std::string(text);
   };
   for (const TableRow &row : rows) {
-    std::snprintf(
-        line, sizeof(line), "%3d %3d %-6s %15s %15s %15s %15s %8s %9s  %s\n",
-        row.tp, row.m, timingModeName(row.mode), cell(row.ours).c_str(),
-        cell(row.allReduce).c_str(), cell(row.allReduceNorm).c_str(),
-        cell(row.baseline).c_str(),
-        ratio(medianRatio(row.allReduce, row.ours)).c_str(),
-        ratio(medianRatio(row.baseline, row.ours)).c_str(), row.check.c_str());
+    std::snprintf(line, sizeof(line), layout, std::to_string(row.tp).c_str(),
+                  std::to_string(row.m).c_str(), timingModeName(row.mode),
+                  cell(row.ours).c_str(), cell(row.boundary).c_str(),
+                  cell(row.allReduce).c_str(), cell(row.allReduceNorm).c_str(),
+                  cell(row.baseline).c_str(),
+                  ratio(medianRatio(row.allReduce, row.boundary)).c_str(),
+                  ratio(medianRatio(row.baseline, row.ours)).c_str(),
+                  row.check.c_str());
     os << line;
   }
   return os.str();

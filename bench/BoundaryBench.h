@@ -57,6 +57,10 @@ const char *timingModeName(TimingMode mode);
 struct BenchOptions {
   std::string fusedBundle;
   std::string normBundle;
+  /// Optional (--boundary): the boundary alone, publish_rows of a partial
+  /// already in memory then all_reduce_dual_norm; timed beside NCCL's
+  /// all-reduce, which starts from the same partials (issue 8's target).
+  std::string boundaryBundle;
   /// Ranks, on devices 0 .. tp - 1; 0 until given (--plan then takes the
   /// fused bundle's).
   int tp = 0;
@@ -129,18 +133,27 @@ BoundaryPair pairBundles(const runtime::Manifest &fused,
                          const runtime::Manifest &norm, int tp,
                          bool baselineOnly);
 
+/// Checks that \p boundary (--boundary) is the boundary alone for \p pair: a
+/// step of publish_rows then all_reduce_dual_norm through one mailbox of the
+/// fused bundle's tp, width (H) and eps. Throws runtime::Error naming the
+/// bundle and the rule.
+void checkBoundaryBundle(const runtime::Manifest &boundary,
+                         const BoundaryPair &pair);
+
 /// Bytes the runtime allocates for each argument of \p manifest: the most
 /// tokens, rounded up to 16 (0 for mailboxes), as lamport-run does; inputs
 /// generated into allocations of these sizes match lamport-run's bit for
 /// bit.
 std::vector<std::size_t> allocationBytes(const runtime::Manifest &manifest);
 
-/// What --plan prints: the pair, the baseline's calls per rank, what is
-/// checked, bytes per step and device memory per rank.
+/// What --plan prints: the pair, the boundary alone (with --boundary), the
+/// baseline's calls per rank, what is checked, bytes per step and device
+/// memory per rank.
 std::string describeBenchPlan(const runtime::Manifest &fused,
                               const runtime::Manifest &norm,
                               const BoundaryPair &pair,
-                              const BenchOptions &options);
+                              const BenchOptions &options,
+                              const runtime::Manifest *boundary = nullptr);
 
 /// FNV-1a, 64 bits: lamport-run's output_hashes (the runtime's own).
 using runtime::fnv1a;
@@ -188,6 +201,8 @@ struct TableRow {
   int m = 0;
   TimingMode mode = TimingMode::Graph;
   std::optional<Latency> ours, allReduce, allReduceNorm, baseline;
+  /// The boundary alone (--boundary): publish_rows + all_reduce_dual_norm.
+  std::optional<Latency> boundary;
   /// "PASS", or what failed.
   std::string check;
 };
@@ -196,9 +211,10 @@ struct TableRow {
 std::optional<double> medianRatio(const std::optional<Latency> &numerator,
                                   const std::optional<Latency> &denominator);
 
-/// The closing table: tp, M, mode, ours, NCCL all-reduce, all-reduce + dual
-/// norm, the full baseline (median/p99, us), NCCL all-reduce / ours and the
-/// full baseline / ours, and the check.
+/// The closing table: tp, M, mode, ours fused (GEMM + boundary), the
+/// boundary alone, NCCL all-reduce, all-reduce + dual norm, the full baseline
+/// (median/p99, us), NCCL all-reduce / the boundary alone (issue 8's target,
+/// >= 2), the full baseline / ours fused, and the check.
 std::string formatTable(const std::vector<TableRow> &rows);
 
 } // namespace bench

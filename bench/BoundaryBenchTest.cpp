@@ -180,6 +180,54 @@ Manifest normManifest(int h, bool postWeight = true,
   return parseManifest(text, "norm.json");
 }
 
+/// docs/examples/reduce_norm_boundary_tpN.mlir's bundle: partial [-1, H],
+/// the mailbox, stream, scalar gates, post_weight, next_weight, out; its
+/// first kernel of op \p firstOp (publish_rows unless a test says).
+Manifest boundaryManifest(int tp, int h, int capacity = 16,
+                          const std::string &eps = "9.9999999747524271e-07",
+                          const std::string &firstOp = "publish_rows") {
+  std::string H = std::to_string(h);
+  std::string mailbox = concat(R"({"kind": "mailbox", "argument": 1, "size": )",
+                               40 + 8 * tp, R"(, "align": 8})");
+  std::string text = concat(
+      R"({"format": "lamport-bundle", "version": 1, "chip": "sm_90",
+          "transport": "unicast", "program": "reduce_norm_boundary",
+          "mailboxes": [{"id": 0, "name": "mailbox", "tp": )",
+      tp, R"(, "capacity": )", capacity, R"(, "width": )", h,
+      R"(}], "arguments": [)",
+      buffer(0, "partial", "bf16", "[-1, " + H + "]", "in"), ", ",
+      R"({"index": 1, "name": "mailbox", "kind": "mailbox", "mailbox": 0}, )",
+      buffer(2, "stream", "f32", "[-1, " + H + "]", "inout"), ", ",
+      buffer(3, "alpha", "f32", "[1]", "in"), ", ",
+      buffer(4, "beta", "f32", "[1]", "in"), ", ",
+      buffer(5, "post_weight", "bf16", "[" + H + "]", "in"), ", ",
+      buffer(6, "next_weight", "bf16", "[" + H + "]", "in"), ", ",
+      buffer(7, "out", "bf16", "[-1, " + H + "]", "out"), R"(], "kernels": [)",
+      kernel(firstOp + "_0", firstOp, "[128, 1, 1]", "[1, 1, 1]",
+             R"({"transport": "unicast"})",
+             {mailbox, param(0, "in", "rows"), kTokens}),
+      ", ",
+      kernel("all_reduce_dual_norm_0", "all_reduce_dual_norm", "[16, 4, 1]",
+             "[1, 4, 1]",
+             concat(R"({"eps": )", eps, R"(, "sum_order": "rank_ascending"})"),
+             {mailbox, param(2, "inout", "stream"), param(3, "in", "alpha"),
+              param(4, "in", "beta"), param(5, "in", "post_weight"),
+              param(6, "in", "next_weight"), param(7, "out", "out"), kTokens}),
+      R"(], "launches": [{"kernel": ")", firstOp,
+      R"(_0"}, {"kernel": "all_reduce_dual_norm_0"}]})");
+  return parseManifest(text, "boundary.json");
+}
+
+/// The error checkBoundaryBundle gives, or "".
+std::string boundaryError(const Manifest &boundary, const BoundaryPair &pair) {
+  try {
+    checkBoundaryBundle(boundary, pair);
+  } catch (const Error &e) {
+    return e.what();
+  }
+  return "";
+}
+
 } // namespace
 
 TEST(BoundaryBenchOptions, Defaults) {
@@ -213,10 +261,11 @@ TEST(BoundaryBenchOptions, EveryOption) {
                                       "eager,graph",
                                       "--json",
                                       "r.json",
-                                      "--baseline-only",
                                       "--no-pdl",
                                       "--watchdog",
-                                      "30"});
+                                      "30",
+                                      "--boundary",
+                                      "b"});
   EXPECT_EQ(o.tp, 2);
   EXPECT_EQ(o.tokens, (std::vector<int>{16, 2}));
   EXPECT_EQ(o.steps, 96u);
@@ -225,8 +274,8 @@ TEST(BoundaryBenchOptions, EveryOption) {
   EXPECT_EQ(o.modes,
             (std::vector<TimingMode>{TimingMode::Eager, TimingMode::Graph}));
   EXPECT_EQ(o.jsonPath, "r.json");
-  EXPECT_TRUE(o.baselineOnly);
   EXPECT_TRUE(o.noPdl);
+  EXPECT_EQ(o.boundaryBundle, "b");
   EXPECT_EQ(o.watchdogSeconds, 30.0);
 }
 
@@ -271,6 +320,15 @@ TEST(BoundaryBenchOptions, UsageErrors) {
   EXPECT_EQ(usageError({"f", "n", "--tp", "2", "--steps", "24"}), "");
   EXPECT_EQ(usageError({"f", "n", "--tp", "2", "--json", ""}),
             "--json expects a file name");
+  EXPECT_EQ(usageError({"f", "n", "--tp", "2", "--boundary"}),
+            "--boundary expects a value");
+  EXPECT_EQ(usageError({"f", "n", "--tp", "2", "--boundary", ""}),
+            "--boundary expects a bundle directory");
+  EXPECT_EQ(
+      usageError({"f", "n", "--tp", "2", "--boundary", "b", "--baseline-only"}),
+      "--boundary times ours, which --baseline-only skips");
+  EXPECT_TRUE(parseBenchOptions({"f", "n", "--tp", "2", "--baseline-only"})
+                  .baselineOnly);
 }
 
 TEST(BoundaryBenchPair, BindsRolesAndShapes) {
@@ -330,6 +388,30 @@ TEST(BoundaryBenchPair, Refusals) {
   EXPECT_NE(pairError(fused, normManifest(8192, true, "[1]", "1e-05"), 8)
                 .find("eps differs"),
             std::string::npos);
+}
+
+TEST(BoundaryBenchPair, BoundaryAlone) {
+  BoundaryPair pair =
+      pairBundles(fusedManifest(8, 8192, 1024), normManifest(8192), 8, false);
+  EXPECT_EQ(boundaryError(boundaryManifest(8, 8192), pair), "");
+  EXPECT_EQ(boundaryError(boundaryManifest(4, 8192), pair),
+            "the --boundary bundle's mailbox 'mailbox' is tp = 4, width 8192; "
+            "the fused bundle's is tp = 8, width 8192: both must be the same "
+            "boundary");
+  EXPECT_EQ(boundaryError(boundaryManifest(8, 4096), pair),
+            "the --boundary bundle's mailbox 'mailbox' is tp = 8, width 4096; "
+            "the fused bundle's is tp = 8, width 8192: both must be the same "
+            "boundary");
+  EXPECT_EQ(boundaryError(boundaryManifest(8, 8192, 8), pair),
+            "the --boundary bundle's mailbox 'mailbox' holds 8 tokens, fewer "
+            "than the fused bundle's 16");
+  EXPECT_EQ(boundaryError(boundaryManifest(8, 8192, 16, "1e-05"), pair),
+            "eps differs: 1e-05 in the --boundary bundle, 1e-06 in the fused "
+            "bundle");
+  EXPECT_EQ(boundaryError(fusedManifest(8, 8192, 1024), pair),
+            "the --boundary bundle (program 'attention_boundary') must be the "
+            "boundary alone, a step of publish_rows then all_reduce_dual_norm; "
+            "its step launches gemm_publish, all_reduce_dual_norm");
 }
 
 TEST(BoundaryBenchPair, GemmChosenByM) {
@@ -513,18 +595,24 @@ TEST(BoundaryBenchLatency, Table) {
   row.allReduce = Latency{25, 30, 20, 25, 100};
   row.allReduceNorm = Latency{30, 35, 28, 30, 100};
   row.baseline = Latency{40, 45, 38, 40, 100};
+  row.boundary = Latency{5, 6, 4, 5, 100};
   row.check = "PASS";
   TableRow baselineOnly = row;
   baselineOnly.ours.reset();
+  baselineOnly.boundary.reset();
   baselineOnly.mode = TimingMode::Eager;
   std::string table = formatTable({row, baselineOnly});
-  EXPECT_NE(table.find("  8   4 graph      10.00/12.00     25.00/30.00     "
-                       "30.00/35.00     40.00/45.00    2.50x     4.00x  PASS"),
+  // AR / boundary is the target's ratio; baseline / fused the other.
+  EXPECT_NE(table.find("  8   4 graph      10.00/12.00       5.00/6.00     "
+                       "25.00/30.00     30.00/35.00     40.00/45.00    5.00x  "
+                       "    4.00x  PASS"),
             std::string::npos)
       << table;
-  EXPECT_NE(table.find("  8   4 eager                -     25.00/30.00"),
+  EXPECT_NE(table.find("  8   4 eager                -               -     "
+                       "25.00/30.00"),
             std::string::npos)
       << table;
+  EXPECT_EQ(table.find(" \n"), std::string::npos) << table;
   EXPECT_EQ(*medianRatio(row.allReduce, row.ours), 2.5);
   EXPECT_FALSE(medianRatio(row.allReduce, std::nullopt));
 }

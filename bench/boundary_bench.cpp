@@ -882,6 +882,9 @@ struct Row {
   TableRow table;
   std::optional<RunReport> ours;
   std::string oursFailure;
+  /// The boundary alone (--boundary), checked as lamport-run --check.
+  std::optional<RunReport> boundary;
+  std::string boundaryFailure;
   std::optional<BaselineCheck> baseline;
 };
 
@@ -897,8 +900,26 @@ nlohmann::json rowJson(const Row &row) {
                       {"check", t.check}};
   std::optional<double> ar = medianRatio(t.allReduce, t.ours);
   std::optional<double> full = medianRatio(t.baseline, t.ours);
+  std::optional<double> alone = medianRatio(t.allReduce, t.boundary);
   j["ratio_all_reduce_over_ours"] = ar ? nlohmann::json(*ar) : nullptr;
   j["ratio_baseline_over_ours"] = full ? nlohmann::json(*full) : nullptr;
+  j["boundary_us"] = latencyJson(t.boundary);
+  j["ratio_all_reduce_over_boundary"] =
+      alone ? nlohmann::json(*alone) : nullptr;
+  if (row.boundary) {
+    nlohmann::json b = {{"status", "pass"},
+                        {"steps", row.boundary->steps},
+                        {"steps_checked", row.boundary->stepsChecked},
+                        {"mailbox_bytes_per_step",
+                         row.boundary->mailboxBytesPerStep}};
+    if (row.boundary->graphEqualsEager)
+      b["graph_equals_eager"] = *row.boundary->graphEqualsEager;
+    if (row.boundary->normErrorVsBoundMax)
+      b["norm_error_vs_bound_max"] = *row.boundary->normErrorVsBoundMax;
+    j["boundary"] = b;
+  } else if (!row.boundaryFailure.empty()) {
+    j["boundary"] = {{"status", "fail"}, {"error", row.boundaryFailure}};
+  }
   if (row.ours) {
     nlohmann::json ours = {
         {"status", "pass"},
@@ -958,6 +979,7 @@ struct Run {
     j["nccl_nvls_enable"] = nvls ? nvls : "";
     j["fused_bundle"] = options.fusedBundle;
     j["dual_norm_bundle"] = options.normBundle;
+    j["boundary_bundle"] = options.boundaryBundle;
     j["program"] = fused.manifest.program;
     j["tp"] = options.tp;
     j["h"] = pair.h;
@@ -987,7 +1009,7 @@ struct Run {
       table.push_back(row.table);
     std::printf(
         "\nlamport-boundary-bench: %s, %s, NCCL %s, %d GPU(s), %s "
-        "(per step of the whole TP group; target: NCCL AR / ours >= 2)\n",
+        "(per step of the whole TP group; target: NCCL AR / boundary >= 2)\n",
         fused.manifest.program.c_str(), devices.c_str(), nccl.c_str(),
         options.tp, today().c_str());
     std::fputs(formatTable(table).c_str(), stdout);
@@ -1015,13 +1037,18 @@ int main(int argc, char **argv) {
     return 0;
   }
 
-  Bundle fused, norm;
+  Bundle fused, norm, boundary;
   BoundaryPair pair;
+  bool haveBoundary = !options.boundaryBundle.empty();
   try {
     fused = loadBundle(options.fusedBundle);
     norm = loadBundle(options.normBundle);
     pair = pairBundles(fused.manifest, norm.manifest, options.tp,
                        options.baselineOnly);
+    if (haveBoundary) {
+      boundary = loadBundle(options.boundaryBundle);
+      checkBoundaryBundle(boundary.manifest, pair);
+    }
     for (int m : options.tokens)
       if (m > pair.capacity)
         throw Error(concat("--tokens ", m,
@@ -1030,7 +1057,9 @@ int main(int argc, char **argv) {
                            pair.capacity, ")"));
     if (options.plan) {
       std::cout << describeBenchPlan(fused.manifest, norm.manifest, pair,
-                                     options);
+                                     options,
+                                     haveBoundary ? &boundary.manifest
+                                                  : nullptr);
       return 0;
     }
   } catch (const Error &e) {
@@ -1077,6 +1106,24 @@ int main(int argc, char **argv) {
     std::fflush(stdout);
     bool graph = std::find(options.modes.begin(), options.modes.end(),
                            TimingMode::Graph) != options.modes.end();
+    // lamport-run --check --bench over the peer transport, for ours.
+    auto oursOptions = [&](int m, TimingMode mode) {
+      RunOptions o;
+      o.bundle = options.fusedBundle;
+      o.tp = options.tp;
+      o.transport = TransportKind::Peer;
+      o.tokens = m;
+      o.steps = options.steps;
+      o.check = true;
+      o.bench = true;
+      o.graph = mode == TimingMode::Graph;
+      o.batch = options.batch;
+      o.seed = options.seed;
+      o.device = 0;
+      o.noPdl = options.noPdl;
+      o.watchdogSeconds = options.watchdogSeconds;
+      return o;
+    };
     for (int m : options.tokens) {
       // What every checked step must give, per batch position.
       std::vector<StepExpectation> expected;
@@ -1090,20 +1137,7 @@ int main(int argc, char **argv) {
         row.table.m = m;
         row.table.mode = mode;
         if (!options.baselineOnly) {
-          RunOptions ours;
-          ours.bundle = options.fusedBundle;
-          ours.tp = options.tp;
-          ours.transport = TransportKind::Peer;
-          ours.tokens = m;
-          ours.steps = options.steps;
-          ours.check = true;
-          ours.bench = true;
-          ours.graph = mode == TimingMode::Graph;
-          ours.batch = options.batch;
-          ours.seed = options.seed;
-          ours.device = 0;
-          ours.noPdl = options.noPdl;
-          ours.watchdogSeconds = options.watchdogSeconds;
+          RunOptions ours = oursOptions(m, mode);
           try {
             Harness harness(fused, ours);
             row.ours = harness.run();
@@ -1119,6 +1153,29 @@ int main(int argc, char **argv) {
                                         row.table.ours->p99, " us p99, checked")
                                      .c_str()
                                : concat("FAIL: ", row.oursFailure).c_str());
+          std::fflush(stdout);
+        }
+        if (haveBoundary) {
+          // The boundary alone: the same run options, its own inputs (its
+          // partials are integers, as the GEMM's are).
+          RunOptions alone = oursOptions(m, mode);
+          alone.bundle = options.boundaryBundle;
+          try {
+            Harness harness(boundary, alone);
+            row.boundary = harness.run();
+            row.table.boundary = summarize(row.boundary->stepMicros);
+          } catch (const KernelFailure &) {
+            throw;
+          } catch (const Error &e) {
+            row.boundaryFailure = e.what();
+          }
+          std::printf(
+              "  M %2d %-5s boundary alone: %s\n", m, timingModeName(mode),
+              row.boundary
+                  ? concat(row.table.boundary->median, " us median, ",
+                           row.table.boundary->p99, " us p99, checked")
+                        .c_str()
+                  : concat("FAIL: ", row.boundaryFailure).c_str());
           std::fflush(stdout);
         }
         rows.push_back(std::move(row));
@@ -1149,6 +1206,8 @@ int main(int argc, char **argv) {
         std::vector<std::string> failures;
         if (!options.baselineOnly && !row.ours)
           failures.push_back("ours FAIL");
+        if (haveBoundary && !row.boundary)
+          failures.push_back("boundary FAIL");
         if (!check.passed)
           failures.push_back("baseline FAIL");
         if (row.ours && check.matchesOurs && !*check.matchesOurs)
@@ -1173,6 +1232,10 @@ int main(int argc, char **argv) {
       if (!row.oursFailure.empty())
         std::printf("M %d %s, ours: %s\n", row.table.m,
                     timingModeName(row.table.mode), row.oursFailure.c_str());
+      if (!row.boundaryFailure.empty())
+        std::printf("M %d %s, boundary alone: %s\n", row.table.m,
+                    timingModeName(row.table.mode),
+                    row.boundaryFailure.c_str());
       if (row.baseline && !row.baseline->passed &&
           row.table.mode == options.modes.front())
         std::printf("M %d, baseline: %s\n", row.table.m,

@@ -4,7 +4,7 @@
 # Run where MLIR is (no GPU needed), before bench/run_boundary_peer.sh:
 #   - compiles the decode boundaries of docs/examples for tp 2, 4 and 8 (the
 #     fused attention boundary, the same boundary unfused, the unpooler
-#     boundary) and the standalone dual norm of the NCCL baseline
+#     boundary, the boundary alone from partials) and the standalone dual norm of the NCCL baseline
 #     (test/gpu/programs/dual_norm_h8192.mlir) into bundles/boundary_peer/;
 #   - checks that lamport-boundary-bench accepts each fused bundle with the
 #     dual norm (--plan), when it is built next to lamport-compile;
@@ -26,7 +26,8 @@ out=$root/bundles/boundary_peer
 rm -rf "$out" && mkdir -p "$out"
 examples=$root/docs/examples
 for tp in 2 4 8; do
-  for kind in attention_boundary attention_boundary_unfused unpooler_boundary; do
+  for kind in attention_boundary attention_boundary_unfused unpooler_boundary \
+    reduce_norm_boundary; do
     "$compile" "$examples/${kind}_tp$tp.mlir" -o "$out/${kind}_tp$tp"
   done
 done
@@ -36,7 +37,7 @@ bench=$(dirname "$compile")/lamport-boundary-bench
 if [ -x "$bench" ]; then
   for tp in 2 4 8; do
     "$bench" "$out/attention_boundary_tp$tp" "$out/dual_norm_h8192" --plan \
-      >/dev/null
+      --boundary "$out/reduce_norm_boundary_tp$tp" >/dev/null
   done
   echo "lamport-boundary-bench --plan accepts every pair"
 fi

@@ -8,14 +8,14 @@
 #          (build-gpu/), and their unit tests;
 #   check  for every tp of 2, 4, 8 the machine has GPUs for, one GPU per
 #          rank (--transport peer): the fused, unfused and unpooler
-#          boundaries, every m 1..16 with fresh inputs per batch position,
+#          boundaries and the boundary alone (reduce_norm_boundary), every m 1..16 with fresh inputs per batch position,
 #          eagerly and as replayed graphs, every output checked; fused and
 #          unfused give the same out and stream bytes; the fault case (the
 #          last rank skips its publish: every other rank's poll must trap on
 #          its slot within the timeout, --timeout-check);
-#   bench  lamport-boundary-bench per tp: the fused boundary against NCCL's
-#          all-reduce alone, all-reduce + the same dual norm, and cuBLAS +
-#          both, M 1/4/16, CUDA-graph replays, all checked first. A run
+#   bench  lamport-boundary-bench per tp: the fused boundary and the
+#          boundary alone (--boundary) against NCCL's all-reduce alone,
+#          all-reduce + the same dual norm, and cuBLAS + both, M 1/4/16, CUDA-graph replays, all checked first. A run
 #          that does not finish (NCCL warns that one thread launching graphs
 #          across GPUs can deadlock) is retried eagerly.
 # With one GPU only the NCCL half runs (tp 1, --baseline-only): a smoke test.
@@ -126,7 +126,8 @@ step unit runtime 120 "$build/bin/LamportRuntimeTests"
 
 if [ "$phase" != bench ]; then
   for tp in $tps; do
-    for kind in attention_boundary attention_boundary_unfused unpooler_boundary; do
+    for kind in attention_boundary attention_boundary_unfused unpooler_boundary \
+      reduce_norm_boundary; do
       name=${kind}_tp$tp
       if [ -z "$dry" ] && [ ! -f "$bundles/$name/manifest.json" ]; then
         note check "$name" FAIL "no bundle (bench/prepare_boundary_peer.sh)"
@@ -167,7 +168,7 @@ if [ "$phase" != check ]; then
   for tp in $bench_tps; do
     json=$out/boundary_bench_tp$tp.json
     fused=$bundles/attention_boundary_tp$tp
-    extra=()
+    extra=(--boundary "$bundles/reduce_norm_boundary_tp$tp")
     if [ "$tp" = 1 ]; then
       # One GPU: NCCL's all-reduce of one rank, the dual norm and cuBLAS,
       # over the tp 2 boundary's shapes; ours needs two GPUs.
@@ -181,7 +182,7 @@ if [ "$phase" != check ]; then
       # capture, a watchdog) is retried without graphs; one whose checks
       # failed is not.
       if [ "$modes" != eager ] &&
-        ! grep -q 'target: NCCL AR / ours >= 2' "$out/bench_tp$tp.log"; then
+        ! grep -q 'target: NCCL AR / boundary >= 2' "$out/bench_tp$tp.log"; then
         json=$out/boundary_bench_tp${tp}_eager.json
         step bench "tp${tp}_eager" "$bench_limit" "$bench" "$fused" \
           "$bundles/dual_norm_h8192" --tp "$tp" --tokens 1,4,16 \
