@@ -324,7 +324,8 @@ void checkBoundaryBundle(const Manifest &boundary, const BoundaryPair &pair) {
                                          "all_reduce_dual_norm"};
   std::vector<std::string> ops = stepOps(boundary);
   if (ops != want)
-    throw Error(concat("the --boundary bundle (program '", programName(boundary),
+    throw Error(concat("the --boundary bundle (program '",
+                       programName(boundary),
                        "') must be the boundary alone, a step of "
                        "publish_rows then all_reduce_dual_norm; its step "
                        "launches ",
@@ -333,7 +334,8 @@ void checkBoundaryBundle(const Manifest &boundary, const BoundaryPair &pair) {
   const PlannedLaunch &publish = plan.launches.front();
   const PlannedLaunch &consumer = plan.launches.back();
   if (boundary.mailboxes.size() != 1 || publish.mailbox != consumer.mailbox)
-    throw Error(concat("the --boundary bundle (program '", programName(boundary),
+    throw Error(concat("the --boundary bundle (program '",
+                       programName(boundary),
                        "') must publish into the one mailbox its "
                        "all_reduce_dual_norm reads"));
   const runtime::MailboxSpec &mailbox = boundary.mailboxes.front();
@@ -341,8 +343,7 @@ void checkBoundaryBundle(const Manifest &boundary, const BoundaryPair &pair) {
     throw Error(concat("the --boundary bundle's mailbox '", mailbox.name,
                        "' is tp = ", mailbox.tp, ", width ", consumer.width,
                        "; the fused bundle's is tp = ", pair.mailboxTp,
-                       ", width ", pair.h,
-                       ": both must be the same boundary"));
+                       ", width ", pair.h, ": both must be the same boundary"));
   if (std::min(mailbox.capacity, 16) < pair.capacity)
     throw Error(concat("the --boundary bundle's mailbox '", mailbox.name,
                        "' holds ", mailbox.capacity,

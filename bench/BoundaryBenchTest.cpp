@@ -245,27 +245,11 @@ TEST(BoundaryBenchOptions, Defaults) {
 }
 
 TEST(BoundaryBenchOptions, EveryOption) {
-  BenchOptions o = parseBenchOptions({"--tp",
-                                      "2",
-                                      "f",
-                                      "n",
-                                      "--tokens",
-                                      "16,2",
-                                      "--steps",
-                                      "96",
-                                      "--batch",
-                                      "16",
-                                      "--seed",
-                                      "7",
-                                      "--modes",
-                                      "eager,graph",
-                                      "--json",
-                                      "r.json",
-                                      "--no-pdl",
-                                      "--watchdog",
-                                      "30",
-                                      "--boundary",
-                                      "b"});
+  BenchOptions o = parseBenchOptions(
+      {"--tp",    "2",           "f",       "n",      "--tokens", "16,2",
+       "--steps", "96",          "--batch", "16",     "--seed",   "7",
+       "--modes", "eager,graph", "--json",  "r.json", "--no-pdl", "--watchdog",
+       "30",      "--boundary",  "b"});
   EXPECT_EQ(o.tp, 2);
   EXPECT_EQ(o.tokens, (std::vector<int>{16, 2}));
   EXPECT_EQ(o.steps, 96u);

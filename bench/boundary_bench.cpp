@@ -907,11 +907,11 @@ nlohmann::json rowJson(const Row &row) {
   j["ratio_all_reduce_over_boundary"] =
       alone ? nlohmann::json(*alone) : nullptr;
   if (row.boundary) {
-    nlohmann::json b = {{"status", "pass"},
-                        {"steps", row.boundary->steps},
-                        {"steps_checked", row.boundary->stepsChecked},
-                        {"mailbox_bytes_per_step",
-                         row.boundary->mailboxBytesPerStep}};
+    nlohmann::json b = {
+        {"status", "pass"},
+        {"steps", row.boundary->steps},
+        {"steps_checked", row.boundary->stepsChecked},
+        {"mailbox_bytes_per_step", row.boundary->mailboxBytesPerStep}};
     if (row.boundary->graphEqualsEager)
       b["graph_equals_eager"] = *row.boundary->graphEqualsEager;
     if (row.boundary->normErrorVsBoundMax)
@@ -1056,10 +1056,9 @@ int main(int argc, char **argv) {
                            "bundle's mailbox (",
                            pair.capacity, ")"));
     if (options.plan) {
-      std::cout << describeBenchPlan(fused.manifest, norm.manifest, pair,
-                                     options,
-                                     haveBoundary ? &boundary.manifest
-                                                  : nullptr);
+      std::cout << describeBenchPlan(
+          fused.manifest, norm.manifest, pair, options,
+          haveBoundary ? &boundary.manifest : nullptr);
       return 0;
     }
   } catch (const Error &e) {
@@ -1171,11 +1170,10 @@ int main(int argc, char **argv) {
           }
           std::printf(
               "  M %2d %-5s boundary alone: %s\n", m, timingModeName(mode),
-              row.boundary
-                  ? concat(row.table.boundary->median, " us median, ",
-                           row.table.boundary->p99, " us p99, checked")
-                        .c_str()
-                  : concat("FAIL: ", row.boundaryFailure).c_str());
+              row.boundary ? concat(row.table.boundary->median, " us median, ",
+                                    row.table.boundary->p99, " us p99, checked")
+                                 .c_str()
+                           : concat("FAIL: ", row.boundaryFailure).c_str());
           std::fflush(stdout);
         }
         rows.push_back(std::move(row));
