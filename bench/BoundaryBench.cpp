@@ -35,13 +35,22 @@ using runtime::ProgramPlan;
 using runtime::UsageError;
 
 const char *timingModeName(TimingMode mode) {
-  return mode == TimingMode::Graph ? "graph" : "eager";
+  switch (mode) {
+  case TimingMode::Graph:
+    return "graph";
+  case TimingMode::Pipelined:
+    return "pipelined";
+  case TimingMode::Eager:
+    return "eager";
+  }
+  return "?";
 }
 
 std::string benchUsage() {
   return "usage: lamport-boundary-bench FUSED_BUNDLE DUAL_NORM_BUNDLE --tp N\n"
          "           [--tokens M[,M...]] [--steps S] [--batch B] [--seed N]\n"
-         "           [--modes graph[,eager]] [--json FILE] [--baseline-only]\n"
+         "           [--modes pipelined[,graph][,eager]] [--json FILE] "
+         "[--baseline-only]\n"
          "           [--no-pdl] [--watchdog SECONDS] [--boundary BUNDLE]\n"
          "       lamport-boundary-bench FUSED_BUNDLE DUAL_NORM_BUNDLE --plan "
          "[--tp N]";
@@ -146,13 +155,16 @@ BenchOptions parseBenchOptions(const std::vector<std::string> &args) {
       o.modes.clear();
       for (const std::string &name : splitCommas(text)) {
         TimingMode mode;
-        if (name == "graph")
+        if (name == "pipelined")
+          mode = TimingMode::Pipelined;
+        else if (name == "graph")
           mode = TimingMode::Graph;
         else if (name == "eager")
           mode = TimingMode::Eager;
         else
           throw UsageError(concat("unknown mode '", name, "' in --modes '",
-                                  text, "' (expected graph, eager or both)"));
+                                  text,
+                                  "' (expected pipelined, graph or eager)"));
         if (std::find(o.modes.begin(), o.modes.end(), mode) != o.modes.end())
           throw UsageError(concat("--modes lists ", name, " twice"));
         o.modes.push_back(mode);
@@ -548,7 +560,7 @@ std::optional<double> medianRatio(const std::optional<Latency> &numerator,
 std::string formatTable(const std::vector<TableRow> &rows) {
   std::ostringstream os;
   char line[320];
-  const char *layout = "%3s %3s %-6s %15s %15s %15s %15s %15s %8s %10s  %s\n";
+  const char *layout = "%3s %3s %-9s %15s %15s %15s %15s %15s %8s %10s  %s\n";
   std::snprintf(line, sizeof(line), layout, "tp", "M", "mode", "fused us",
                 "boundary us", "NCCL AR us", "AR+norm us", "baseline us",
                 "AR/bound", "base/fused", "check");

@@ -46,7 +46,13 @@ namespace bench {
 /// How the steps of a measurement reach the GPUs.
 enum class TimingMode {
   /// A CUDA graph of one batch of steps, replayed: per step, replay / batch.
+  /// Every step forks the ranks' streams from one stream and joins them
+  /// back, so each step ends with a cross-GPU join.
   Graph,
+  /// As Graph, but each rank runs the batch's steps back to back, forked
+  /// and joined once per replay, as a decode loop runs layer after layer
+  /// (lamport-run --pipelined).
+  Pipelined,
   /// Steps enqueued one by one, each between two events.
   Eager,
 };
@@ -68,9 +74,9 @@ struct BenchOptions {
   uint64_t steps = 4000;
   /// Batch positions: input sets (and weight copies) per rank, and steps
   /// per captured graph, for ours and the baseline alike.
-  int batch = 8;
+  int batch = 32;
   uint64_t seed = 1;
-  std::vector<TimingMode> modes{TimingMode::Graph};
+  std::vector<TimingMode> modes{TimingMode::Pipelined};
   std::string jsonPath;
   /// Skip ours: the baseline alone, at any tp (tp = 1 smoke tests).
   bool baselineOnly = false;

@@ -237,8 +237,8 @@ TEST(BoundaryBenchOptions, Defaults) {
   EXPECT_EQ(o.tp, 8);
   EXPECT_EQ(o.tokens, (std::vector<int>{1, 4, 16}));
   EXPECT_EQ(o.steps, 4000u);
-  EXPECT_EQ(o.batch, 8);
-  EXPECT_EQ(o.modes, std::vector<TimingMode>{TimingMode::Graph});
+  EXPECT_EQ(o.batch, 32);
+  EXPECT_EQ(o.modes, std::vector<TimingMode>{TimingMode::Pipelined});
   EXPECT_FALSE(o.baselineOnly);
   EXPECT_FALSE(o.noPdl);
   EXPECT_FALSE(o.plan);
@@ -291,17 +291,20 @@ TEST(BoundaryBenchOptions, UsageErrors) {
             "--tokens must be in [1, 16], got 17");
   EXPECT_EQ(usageError({"f", "n", "--tp", "2", "--tokens", "4,4"}),
             "--tokens lists 4 twice");
-  EXPECT_EQ(usageError({"f", "n", "--tp", "2", "--modes", "replay"}),
-            "unknown mode 'replay' in --modes 'replay' (expected graph, eager "
-            "or both)");
+  EXPECT_EQ(
+      usageError({"f", "n", "--tp", "2", "--modes", "replay"}),
+      "unknown mode 'replay' in --modes 'replay' (expected pipelined, graph "
+      "or eager)");
   EXPECT_EQ(usageError({"f", "n", "--tp", "2", "--modes", "graph,graph"}),
             "--modes lists graph twice");
   EXPECT_EQ(usageError({"f", "n", "--tp", "2", "--batch", "3"}),
             "--batch must be in [4, 1024], got 3");
-  EXPECT_EQ(usageError({"f", "n", "--tp", "2", "--steps", "23"}),
-            "--steps 23 is less than 3 x --batch (24): a checked batch, a "
-            "checked replay and at least one timed batch");
-  EXPECT_EQ(usageError({"f", "n", "--tp", "2", "--steps", "24"}), "");
+  EXPECT_EQ(
+      usageError({"f", "n", "--tp", "2", "--batch", "8", "--steps", "23"}),
+      "--steps 23 is less than 3 x --batch (24): a checked batch, a "
+      "checked replay and at least one timed batch");
+  EXPECT_EQ(
+      usageError({"f", "n", "--tp", "2", "--batch", "8", "--steps", "24"}), "");
   EXPECT_EQ(usageError({"f", "n", "--tp", "2", "--json", ""}),
             "--json expects a file name");
   EXPECT_EQ(usageError({"f", "n", "--tp", "2", "--boundary"}),
@@ -587,12 +590,12 @@ TEST(BoundaryBenchLatency, Table) {
   baselineOnly.mode = TimingMode::Eager;
   std::string table = formatTable({row, baselineOnly});
   // AR / boundary is the target's ratio; baseline / fused the other.
-  EXPECT_NE(table.find("  8   4 graph      10.00/12.00       5.00/6.00     "
+  EXPECT_NE(table.find("  8   4 graph         10.00/12.00       5.00/6.00     "
                        "25.00/30.00     30.00/35.00     40.00/45.00    5.00x  "
                        "    4.00x  PASS"),
             std::string::npos)
       << table;
-  EXPECT_NE(table.find("  8   4 eager                -               -     "
+  EXPECT_NE(table.find("  8   4 eager                   -               -     "
                        "25.00/30.00"),
             std::string::npos)
       << table;

@@ -24,9 +24,11 @@
 // Every measurement forks every rank's stream from one stream on device 0
 // and joins them back, as lamport-run's Session does, so a step is the whole
 // TP group; CUDA events on that stream time it. Graph mode captures a batch
-// of B steps (the NCCL group inside the capture) and times replays (replay /
-// B per step); eager mode times steps one by one. Medians and p99s are
-// lamport-run's.
+// of B steps (the NCCL group inside the capture), each step forked and
+// joined, and times replays (replay / B per step); pipelined mode (the
+// default) forks and joins once per batch, so every rank runs its B steps
+// back to back as a decode loop does (lamport-run --pipelined); eager mode
+// times steps one by one. Medians and p99s are lamport-run's.
 //
 // The baseline's inputs are lamport-run's inputs by role for the fused
 // bundle and the same seed (x, weight, stream, gates, norm weights, B input
@@ -242,8 +244,11 @@ private:
   CUdeviceptr allocate(int r, std::size_t bytes, const std::string &what);
   void fork();
   void join();
-  void enqueueStep(int j, Stage stage, bool checked);
-  cudaGraphExec_t capture(Stage stage, bool checked, const std::string &what);
+  /// Without \p forkJoin the step goes straight onto the ranks' streams,
+  /// after the step before it (TimingMode::Pipelined).
+  void enqueueStep(int j, Stage stage, bool checked, bool forkJoin = true);
+  cudaGraphExec_t capture(Stage stage, bool checked, const std::string &what,
+                          bool pipelined = false);
   void wait(cudaEvent_t event, const std::string &during);
   /// Downloads \p bytes of (j, r)'s buffer at \p pointer.
   std::vector<uint8_t> download(int r, CUdeviceptr pointer, std::size_t bytes,
@@ -560,9 +565,10 @@ void Baseline::join() {
   }
 }
 
-void Baseline::enqueueStep(int j, Stage stage, bool checked) {
+void Baseline::enqueueStep(int j, Stage stage, bool checked, bool forkJoin) {
   const std::size_t count = std::size_t(tokens) * pair.h;
-  fork();
+  if (forkJoin)
+    fork();
   for (int r = 0; r < tp; ++r) {
     Rank &rank = ranks[r];
     Buffers &b = buffers[std::size_t(j) * tp + r];
@@ -623,16 +629,22 @@ void Baseline::enqueueStep(int j, Stage stage, bool checked) {
                          "position ",
                          j));
     }
-  join();
+  if (forkJoin)
+    join();
 }
 
 cudaGraphExec_t Baseline::capture(Stage stage, bool checked,
-                                  const std::string &what) {
+                                  const std::string &what, bool pipelined) {
   use(0);
   CUDA_CALL(cudaStreamBeginCapture(main, cudaStreamCaptureModeRelaxed),
             concat("capturing ", what));
+  // Pipelined: one fork and one join around the batch, as ours.
+  if (pipelined)
+    fork();
   for (int j = 0; j < batch; ++j)
-    enqueueStep(j, stage, checked);
+    enqueueStep(j, stage, checked, !pipelined);
+  if (pipelined)
+    join();
   use(0);
   cudaGraph_t graph = nullptr;
   CUDA_CALL(cudaStreamEndCapture(main, &graph), concat("capturing ", what));
@@ -832,10 +844,12 @@ Latency Baseline::time(int m, Stage stage, TimingMode mode) {
               concat("timing ", what));
     return double(ms) * 1000.0;
   };
-  if (mode == TimingMode::Graph) {
-    // As lamport-run --graph --bench: one batch per graph, a warm-up
-    // replay, then replays one at a time, each between two events.
-    cudaGraphExec_t exec = capture(stage, /*checked=*/false, what);
+  if (mode != TimingMode::Eager) {
+    // As lamport-run --graph --bench (with --pipelined): one batch per
+    // graph, a warm-up replay, then replays one at a time, each between two
+    // events.
+    cudaGraphExec_t exec =
+        capture(stage, /*checked=*/false, what, mode == TimingMode::Pipelined);
     events(1);
     uint64_t replays =
         (options.steps - 2 * uint64_t(batch) + batch - 1) / batch;
@@ -1103,8 +1117,10 @@ int main(int argc, char **argv) {
                 static_cast<long long>(pair.h), static_cast<long long>(pair.k),
                 options.batch, static_cast<unsigned long long>(options.steps));
     std::fflush(stdout);
-    bool graph = std::find(options.modes.begin(), options.modes.end(),
-                           TimingMode::Graph) != options.modes.end();
+    bool graph = std::find_if(options.modes.begin(), options.modes.end(),
+                              [](TimingMode mode) {
+                                return mode != TimingMode::Eager;
+                              }) != options.modes.end();
     // lamport-run --check --bench over the peer transport, for ours.
     auto oursOptions = [&](int m, TimingMode mode) {
       RunOptions o;
@@ -1115,7 +1131,8 @@ int main(int argc, char **argv) {
       o.steps = options.steps;
       o.check = true;
       o.bench = true;
-      o.graph = mode == TimingMode::Graph;
+      o.graph = mode != TimingMode::Eager;
+      o.pipelined = mode == TimingMode::Pipelined;
       o.batch = options.batch;
       o.seed = options.seed;
       o.device = 0;
@@ -1147,7 +1164,7 @@ int main(int argc, char **argv) {
           } catch (const Error &e) {
             row.oursFailure = e.what();
           }
-          std::printf("  M %2d %-5s ours: %s\n", m, timingModeName(mode),
+          std::printf("  M %2d %-9s ours: %s\n", m, timingModeName(mode),
                       row.ours ? concat(row.table.ours->median, " us median, ",
                                         row.table.ours->p99, " us p99, checked")
                                      .c_str()
@@ -1169,7 +1186,7 @@ int main(int argc, char **argv) {
             row.boundaryFailure = e.what();
           }
           std::printf(
-              "  M %2d %-5s boundary alone: %s\n", m, timingModeName(mode),
+              "  M %2d %-9s boundary alone: %s\n", m, timingModeName(mode),
               row.boundary ? concat(row.table.boundary->median, " us median, ",
                                     row.table.boundary->p99, " us p99, checked")
                                  .c_str()
@@ -1216,7 +1233,7 @@ int main(int argc, char **argv) {
         row.table.check = text.empty() ? "PASS" : text;
         passed &= text.empty();
         std::printf(
-            "  M %2d %-5s NCCL AR %.2f us, AR + norm %.2f us, "
+            "  M %2d %-9s NCCL AR %.2f us, AR + norm %.2f us, "
             "baseline %.2f us (medians)\n",
             m, timingModeName(row.table.mode), row.table.allReduce->median,
             row.table.allReduceNorm->median, row.table.baseline->median);

@@ -8,16 +8,20 @@
 #          (build-gpu/), and their unit tests;
 #   check  for every tp of 2, 4, 8 the machine has GPUs for, one GPU per
 #          rank (--transport peer): the fused, unfused and unpooler
-#          boundaries and the boundary alone (reduce_norm_boundary), every m 1..16 with fresh inputs per batch position,
-#          eagerly and as replayed graphs, every output checked; fused and
-#          unfused give the same out and stream bytes; the fault case (the
-#          last rank skips its publish: every other rank's poll must trap on
-#          its slot within the timeout, --timeout-check);
+#          boundaries and the boundary alone (reduce_norm_boundary), every
+#          m 1..16 with fresh inputs per batch position, eagerly and as
+#          replayed graphs (each step joined across the GPUs, and
+#          --pipelined: each rank's steps back to back), every output
+#          checked; fused and unfused give the same out and stream bytes;
+#          the fault case (the last rank skips its publish: every other
+#          rank's poll must trap on its slot within the timeout,
+#          --timeout-check);
 #   bench  lamport-boundary-bench per tp: the fused boundary and the
 #          boundary alone (--boundary) against NCCL's all-reduce alone,
-#          all-reduce + the same dual norm, and cuBLAS + both, M 1/4/16, CUDA-graph replays, all checked first. A run
-#          that does not finish (NCCL warns that one thread launching graphs
-#          across GPUs can deadlock) is retried eagerly.
+#          all-reduce + the same dual norm, and cuBLAS + both, M 1/4/16,
+#          CUDA-graph replays (pipelined, and joined per step), all checked
+#          first. A run that does not finish (NCCL warns that one thread
+#          launching graphs across GPUs can deadlock) is retried eagerly.
 # With one GPU only the NCCL half runs (tp 1, --baseline-only): a smoke test.
 # Prints the table (bench/boundary_peer_table.py) and a summary last; with
 # $OUT set, summary.txt, boundary_peer.md, boundary_bench.json (the bench's
@@ -27,7 +31,7 @@
 # Environment: PHASE (all, check or bench: one device call each fits the
 # 10-minute limit better), TPS (default: those of 2 4 8 the GPUs allow),
 # EAGER_STEPS (128), CHECK_STEPS (3200, graph-replayed), BENCH_STEPS (4000),
-# MODES (graph), BENCH_LIMIT (240 s per tp), BUILD_DIR (build-gpu),
+# MODES (pipelined,graph), BENCH_LIMIT (240 s per tp), BUILD_DIR (build-gpu),
 # BUNDLES_DIR (bundles/boundary_peer),
 # GPUS (instead of counting nvidia-smi -L), DRY_RUN=1 (print the commands,
 # run nothing).
@@ -46,7 +50,7 @@ eager_steps=${EAGER_STEPS:-128}
 check_steps=${CHECK_STEPS:-3200}
 bench_steps=${BENCH_STEPS:-4000}
 bench_limit=${BENCH_LIMIT:-240}
-modes=${MODES:-graph}
+modes=${MODES:-pipelined,graph}
 dry=${DRY_RUN:-}
 run=$build/bin/lamport-run
 bench=$build/bin/lamport-boundary-bench
@@ -140,6 +144,12 @@ if [ "$phase" != bench ]; then
       step graph "$name" 300 "$run" "$bundles/$name" --tp "$tp" \
         --transport peer --tokens all --steps "$check_steps" --graph --check \
         --json "$out/graph_$name.json"
+      # Each rank's steps back to back, as a decode loop runs them: no join
+      # between steps, so ranks run ahead of each other as far as the
+      # mailbox lets them.
+      step pipelined "$name" 300 "$run" "$bundles/$name" --tp "$tp" \
+        --transport peer --tokens all --steps "$check_steps" --graph \
+        --pipelined --check --json "$out/pipelined_$name.json"
     done
     # Fused and unfused: the same inputs must give the same out and stream.
     for name in attention_boundary_tp$tp attention_boundary_unfused_tp$tp; do

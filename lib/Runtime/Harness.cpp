@@ -312,9 +312,10 @@ void Harness::prepareParams() {
                 &tokens[j]);
 }
 
-void Harness::enqueueStep(int j, bool checks) {
+void Harness::enqueueStep(int j, bool checks, bool forkJoin) {
   const Manifest &m = bundle.manifest;
-  session->fork();
+  if (forkJoin)
+    session->fork();
   if (checks) {
     // In-place inputs (the stream) start every checked step from their
     // pristine copy, so a step's result does not depend on the one before.
@@ -367,7 +368,8 @@ void Harness::enqueueStep(int j, bool checks) {
                              allocBytes[outputs[i].arg] / 4, checkResults[r],
                              uint32_t(j * 64 + int(i)));
       }
-  session->join();
+  if (forkJoin)
+    session->join();
 }
 
 void Harness::runEager(uint64_t first, uint64_t count, bool checks,
@@ -620,7 +622,9 @@ RunReport Harness::run() {
     report.device +=
         concat(" .. device ", session->device(options.tp - 1).ordinal);
   report.image = session->imageDescription();
-  report.mode = options.graph ? "graph" : "eager";
+  report.mode = !options.graph      ? "eager"
+                : options.pipelined ? "pipelined"
+                                    : "graph";
   report.batch = batch;
   report.checked = options.check;
   CUevent replayStart = session->createEvent(true);
@@ -664,8 +668,15 @@ RunReport Harness::run() {
   auto captureBatch = [&](bool checks) {
     return session->capture(
         [&] {
+          // --pipelined: one fork and one join around the batch, so each
+          // rank runs its steps back to back.
+          bool pipelined = options.pipelined;
+          if (pipelined)
+            session->fork();
           for (int j = 0; j < batch; ++j)
-            enqueueStep(j, checks);
+            enqueueStep(j, checks, !pipelined);
+          if (pipelined)
+            session->join();
         },
         concat(batch, checks ? " checked" : "", " steps"));
   };

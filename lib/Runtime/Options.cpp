@@ -46,7 +46,7 @@ std::string usage() {
          "[--batch B]\n"
          "                   [--steps-per-check S] [--watchdog SECONDS] "
          "[--device N]\n"
-         "                   [--no-pdl] [--publish-barrier]\n"
+         "                   [--no-pdl] [--publish-barrier] [--pipelined]\n"
          "       lamport-run BUNDLE --plan\n"
          "                   [--transport multicast --allow-multicast]";
 }
@@ -137,6 +137,8 @@ RunOptions parseRunOptions(const std::vector<std::string> &args) {
       o.plan = true;
     } else if (arg == "--publish-barrier") {
       o.publishBarrier = true;
+    } else if (arg == "--pipelined") {
+      o.pipelined = true;
     } else if (arg == "--no-pdl") {
       o.noPdl = true;
     } else if (arg == "--allow-multicast") {
@@ -168,6 +170,9 @@ RunOptions parseRunOptions(const std::vector<std::string> &args) {
   if (o.timeoutCheck && o.skipPublishRank < 0)
     throw UsageError("--timeout-check needs --skip-publish RANK (a timeout "
                      "only happens when a rank does not publish)");
+  if (o.pipelined && !o.graph)
+    throw UsageError("--pipelined needs --graph (eager steps are timed one "
+                     "by one, each joined)");
   if (o.transport == TransportKind::Multicast && !o.allowMulticast)
     throw UsageError("the multicast transport must be asked for explicitly "
                      "with --allow-multicast");

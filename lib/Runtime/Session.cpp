@@ -679,12 +679,25 @@ void Session::wait(CUevent event, double seconds, const std::string &during) {
   using Clock = std::chrono::steady_clock;
   makeCurrent(0);
   auto deadline = Clock::now() + std::chrono::duration<double>(seconds);
-  for (;;) {
+  for (unsigned polls = 0;; ++polls) {
     CUresult result = api().cuEventQuery(event);
     if (result == CUDA_SUCCESS)
       return;
     if (result != CUDA_ERROR_NOT_READY)
       fail(result, during);
+    // One GPU per rank: a rank's context learns of its own trap before the
+    // event on device 0, which waits on it, does; look at every rank's
+    // stream about once a millisecond so the failure is reported as soon as
+    // the first context has it.
+    if (config.transport == TransportKind::Peer && polls % 50 == 49) {
+      for (int r = 0; r < config.tp; ++r) {
+        makeCurrent(r);
+        CUresult rank = api().cuStreamQuery(ranks[r]->stream);
+        if (rank != CUDA_SUCCESS && rank != CUDA_ERROR_NOT_READY)
+          fail(rank, concat(during, " (rank ", r, "'s stream)"));
+      }
+      makeCurrent(0);
+    }
     if (Clock::now() > deadline)
       fail(CUDA_ERROR_NOT_READY,
            concat(during, ": the host watchdog fired after ", seconds,

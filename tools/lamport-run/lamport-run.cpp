@@ -115,7 +115,8 @@ void writeJson(const RunOptions &options, const Bundle &bundle,
 }
 
 /// --timeout-check: the trap must come from the skipped rank's slot, after
-/// the poll's timeout and within it plus a margin.
+/// the poll's timeout and no more than 1% + 1 ms after it (device time), and
+/// reach the host within the timeout plus a margin.
 int judgeTimeout(const RunOptions &options, const KernelFailure &failure,
                  double seconds) {
   if (failure.watchdog || failure.records.empty()) {
@@ -134,6 +135,16 @@ int judgeTimeout(const RunOptions &options, const KernelFailure &failure,
       std::cerr << "lamport-run: timeout check FAILED: rank " << record.rank
                 << " trapped after " << record.elapsedNs
                 << " ns, before its timeout of " << record.timeoutNs << " ns\n";
+      return kExitFailure;
+    }
+    // The poll reads %globaltimer on every spin: it must trap as soon as
+    // its deadline passes, not much later.
+    uint64_t late = record.timeoutNs / 100 + 1000000;
+    if (record.elapsedNs > record.timeoutNs + late) {
+      std::cerr << "lamport-run: timeout check FAILED: rank " << record.rank
+                << " trapped after " << record.elapsedNs << " ns, more than "
+                << late << " ns past its timeout of " << record.timeoutNs
+                << " ns\n";
       return kExitFailure;
     }
   }

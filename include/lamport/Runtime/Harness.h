@@ -115,7 +115,9 @@ private:
   void allocateBuffers();
   void uploadExpected();
   void prepareParams();
-  void enqueueStep(int j, bool checks);
+  /// Without \p forkJoin the step's launches go straight onto the ranks'
+  /// streams, after the step before it (--pipelined).
+  void enqueueStep(int j, bool checks, bool forkJoin = true);
   void runEager(uint64_t first, uint64_t count, bool checks, RunReport *timing);
   void hostVerify(uint64_t first, uint64_t count, std::vector<uint64_t> *hashes,
                   bool compareHashes, bool *equal);

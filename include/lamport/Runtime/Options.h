@@ -64,6 +64,11 @@ struct RunOptions {
   /// publishers have finished, so no spinning poller can keep a publisher
   /// off the GPU's SMs (at the cost of the overlap a real step has).
   bool publishBarrier = false;
+  /// With graph: a batch's steps run back to back on every rank, forked
+  /// from and joined to the capture stream once per replay instead of once
+  /// per step, as a decode loop runs them (the mailbox's stage rotation
+  /// needs no barrier between steps). Each replay still gives replay / B.
+  bool pipelined = false;
   /// Print the bundle's plan and exit: no GPU, and only BUNDLE is needed.
   bool plan = false;
 };

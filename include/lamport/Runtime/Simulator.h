@@ -89,7 +89,7 @@ enum class OutputCheck {
 struct PlannedLaunch {
   int kernel = -1;
   std::string op;
-  std::string who;  ///< "kernel 'name' (op)", for messages.
+  std::string who; ///< "kernel 'name' (op)", for messages.
   /// The range of M the launch runs for, where it is one of an op's
   /// alternatives chosen by M; nullopt: every M.
   std::optional<TokenRange> tokens;

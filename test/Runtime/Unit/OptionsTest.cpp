@@ -42,7 +42,7 @@ TEST(Options, Defaults) {
   EXPECT_EQ(o.tokens, 4);
   EXPECT_EQ(o.steps, 1u);
   EXPECT_FALSE(o.check || o.bench || o.graph || o.timeoutCheck || o.noPdl ||
-               o.publishBarrier);
+               o.publishBarrier || o.pipelined);
   EXPECT_EQ(o.skipPublishRank, -1);
   EXPECT_EQ(o.batch, 64);
 }
@@ -53,7 +53,7 @@ TEST(Options, Everything) {
       "--transport peer --tp 8 bundles/x --tokens all --steps 1000000 "
       "--check --bench --graph --json r.json --seed 9 --skip-publish 3 "
       "--timeout-check --batch 32 --watchdog 20 --device 1 --no-pdl "
-      "--publish-barrier");
+      "--publish-barrier --pipelined");
   for (std::string word; words >> word;)
     args.push_back(word);
   RunOptions o = parseRunOptions(args);
@@ -70,6 +70,7 @@ TEST(Options, Everything) {
   EXPECT_EQ(o.device, 1);
   EXPECT_TRUE(o.noPdl);
   EXPECT_TRUE(o.publishBarrier);
+  EXPECT_TRUE(o.pipelined);
 }
 
 TEST(Options, Errors) {
@@ -96,6 +97,9 @@ TEST(Options, Errors) {
             "unexpected argument 'other' (the bundle is 'b')");
   EXPECT_EQ(errorOf(with({"--skip-publish", "2"})),
             "--skip-publish 2 is not a rank of a TP group of 2");
+  EXPECT_EQ(errorOf(with({"--pipelined"})),
+            "--pipelined needs --graph (eager steps are timed one by one, "
+            "each joined)");
   EXPECT_EQ(errorOf(with({"--timeout-check"})),
             "--timeout-check needs --skip-publish RANK (a timeout only "
             "happens when a rank does not publish)");
