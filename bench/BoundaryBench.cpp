@@ -332,20 +332,24 @@ BoundaryPair pairBundles(const Manifest &fused, const Manifest &norm, int tp,
 }
 
 void checkBoundaryBundle(const Manifest &boundary, const BoundaryPair &pair) {
-  const std::vector<std::string> want = {"publish_rows",
-                                         "all_reduce_dual_norm"};
+  const std::vector<std::string> twoKernels = {"publish_rows",
+                                               "all_reduce_dual_norm"};
   std::vector<std::string> ops = stepOps(boundary);
-  if (ops != want)
+  bool oneKernel = ops == std::vector<std::string>{"all_reduce_dual_norm"} &&
+                   boundary.kernels[boundary.launches.front()].publishes();
+  if (ops != twoKernels && !oneKernel)
     throw Error(concat("the --boundary bundle (program '",
                        programName(boundary),
-                       "') must be the boundary alone, a step of "
+                       "') must be the boundary alone: a step of "
+                       "all_reduce_dual_norm publishing its partial, or of "
                        "publish_rows then all_reduce_dual_norm; its step "
                        "launches ",
                        joined(ops)));
   ProgramPlan plan = planOf(boundary, pair.mailboxTp, "the --boundary bundle");
   const PlannedLaunch &publish = plan.launches.front();
   const PlannedLaunch &consumer = plan.launches.back();
-  if (boundary.mailboxes.size() != 1 || publish.mailbox != consumer.mailbox)
+  if (boundary.mailboxes.size() != 1 || publish.mailbox != consumer.mailbox ||
+      publish.mailbox < 0)
     throw Error(concat("the --boundary bundle (program '",
                        programName(boundary),
                        "') must publish into the one mailbox its "

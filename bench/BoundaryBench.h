@@ -63,9 +63,10 @@ const char *timingModeName(TimingMode mode);
 struct BenchOptions {
   std::string fusedBundle;
   std::string normBundle;
-  /// Optional (--boundary): the boundary alone, publish_rows of a partial
-  /// already in memory then all_reduce_dual_norm; timed beside NCCL's
-  /// all-reduce, which starts from the same partials (issue 8's target).
+  /// Optional (--boundary): the boundary alone from a partial already in
+  /// memory (all_reduce_dual_norm publishing it, or publish_rows then
+  /// all_reduce_dual_norm); timed beside NCCL's all-reduce, which starts
+  /// from the same partials (issue 8's target).
   std::string boundaryBundle;
   /// Ranks, on devices 0 .. tp - 1; 0 until given (--plan then takes the
   /// fused bundle's).
@@ -140,8 +141,9 @@ BoundaryPair pairBundles(const runtime::Manifest &fused,
                          bool baselineOnly);
 
 /// Checks that \p boundary (--boundary) is the boundary alone for \p pair: a
-/// step of publish_rows then all_reduce_dual_norm through one mailbox of the
-/// fused bundle's tp, width (H) and eps. Throws runtime::Error naming the
+/// step of all_reduce_dual_norm publishing its partial, or of publish_rows
+/// then all_reduce_dual_norm, through one mailbox of the fused bundle's tp,
+/// width (H) and eps. Throws runtime::Error naming the
 /// bundle and the rule.
 void checkBoundaryBundle(const runtime::Manifest &boundary,
                          const BoundaryPair &pair);

@@ -218,6 +218,44 @@ Manifest boundaryManifest(int tp, int h, int capacity = 16,
   return parseManifest(text, "boundary.json");
 }
 
+/// docs/examples/reduce_norm_boundary_tpN.mlir's bundle: one
+/// all_reduce_dual_norm that publishes its partial (\p publishing) first.
+Manifest oneKernelBoundaryManifest(int tp, int h, bool publishing = true) {
+  std::string H = std::to_string(h);
+  std::string mailbox = concat(R"({"kind": "mailbox", "argument": 1, "size": )",
+                               40 + 8 * tp, R"(, "align": 8})");
+  std::vector<std::string> params = {mailbox,
+                                     param(2, "inout", "stream"),
+                                     param(3, "in", "alpha"),
+                                     param(4, "in", "beta"),
+                                     param(5, "in", "post_weight"),
+                                     param(6, "in", "next_weight"),
+                                     param(7, "out", "out")};
+  if (publishing)
+    params.push_back(param(0, "in", "partial"));
+  params.push_back(kTokens);
+  std::string text = concat(
+      R"({"format": "lamport-bundle", "version": 1, "chip": "sm_90",
+          "transport": "unicast", "program": "reduce_norm_boundary",
+          "mailboxes": [{"id": 0, "name": "mailbox", "tp": )",
+      tp, R"(, "capacity": 16, "width": )", h, R"(}], "arguments": [)",
+      buffer(0, "partial", "bf16", "[-1, " + H + "]", "in"), ", ",
+      R"({"index": 1, "name": "mailbox", "kind": "mailbox", "mailbox": 0}, )",
+      buffer(2, "stream", "f32", "[-1, " + H + "]", "inout"), ", ",
+      buffer(3, "alpha", "f32", "[1]", "in"), ", ",
+      buffer(4, "beta", "f32", "[1]", "in"), ", ",
+      buffer(5, "post_weight", "bf16", "[" + H + "]", "in"), ", ",
+      buffer(6, "next_weight", "bf16", "[" + H + "]", "in"), ", ",
+      buffer(7, "out", "bf16", "[-1, " + H + "]", "out"), R"(], "kernels": [)",
+      kernel("all_reduce_dual_norm_0", "all_reduce_dual_norm", "[16, 4, 1]",
+             "[1, 4, 1]",
+             R"({"eps": 9.9999999747524271e-07, "sum_order": "rank_ascending",
+                 "transport": "unicast"})",
+             params),
+      R"(], "launches": [{"kernel": "all_reduce_dual_norm_0"}]})");
+  return parseManifest(text, "one.json");
+}
+
 /// The error checkBoundaryBundle gives, or "".
 std::string boundaryError(const Manifest &boundary, const BoundaryPair &pair) {
   try {
@@ -381,6 +419,16 @@ TEST(BoundaryBenchPair, BoundaryAlone) {
   BoundaryPair pair =
       pairBundles(fusedManifest(8, 8192, 1024), normManifest(8192), 8, false);
   EXPECT_EQ(boundaryError(boundaryManifest(8, 8192), pair), "");
+  EXPECT_EQ(boundaryError(oneKernelBoundaryManifest(8, 8192), pair), "");
+  EXPECT_EQ(boundaryError(oneKernelBoundaryManifest(4, 8192), pair),
+            "the --boundary bundle's mailbox 'mailbox' is tp = 4, width 8192; "
+            "the fused bundle's is tp = 8, width 8192: both must be the same "
+            "boundary");
+  // A consumer alone publishes nothing: no boundary.
+  EXPECT_NE(boundaryError(oneKernelBoundaryManifest(8, 8192, false), pair)
+                .find("must be the boundary alone: a step of "
+                      "all_reduce_dual_norm publishing its partial"),
+            std::string::npos);
   EXPECT_EQ(boundaryError(boundaryManifest(4, 8192), pair),
             "the --boundary bundle's mailbox 'mailbox' is tp = 4, width 8192; "
             "the fused bundle's is tp = 8, width 8192: both must be the same "
@@ -397,8 +445,9 @@ TEST(BoundaryBenchPair, BoundaryAlone) {
             "bundle");
   EXPECT_EQ(boundaryError(fusedManifest(8, 8192, 1024), pair),
             "the --boundary bundle (program 'attention_boundary') must be the "
-            "boundary alone, a step of publish_rows then all_reduce_dual_norm; "
-            "its step launches gemm_publish, all_reduce_dual_norm");
+            "boundary alone: a step of all_reduce_dual_norm publishing its "
+            "partial, or of publish_rows then all_reduce_dual_norm; its step "
+            "launches gemm_publish, all_reduce_dual_norm");
 }
 
 TEST(BoundaryBenchPair, GemmChosenByM) {

@@ -459,11 +459,13 @@ Bench::runPoint(const std::vector<const GemmBundle *> &variants) {
                             mailbox.copyBytes() / 2));
         }
         CUdeviceptr stage, record;
-        CHECK(cuMemAlloc(&stage, 2 * sizeof(uint32_t)));
+        CHECK(cuMemAlloc(&stage,
+                         lamport::runtime::kStageWords * sizeof(uint32_t)));
         CHECK(cuMemAlloc(&record, sizeof(lamport::runtime::TimeoutRecord)));
         mailboxMemory.push_back(stage);
         mailboxMemory.push_back(record);
-        const uint32_t words[2] = {0, 1}; // ACTIVE, NEXT
+        // ACTIVE, NEXT, ARRIVALS, reserved.
+        const uint32_t words[lamport::runtime::kStageWords] = {0, 1, 0, 0};
         CHECK(cuMemcpyHtoD(stage, words, sizeof(words)));
         CHECK(cuMemsetD8(record, 0, sizeof(lamport::runtime::TimeoutRecord)));
         lamport::runtime::DescriptorFields fields;

@@ -78,7 +78,13 @@ std::optional<std::string> KernelSpec::attribute(const std::string &key) const {
 }
 
 bool KernelSpec::publishes() const {
-  return op == "publish_rows" || op == "gemm_publish";
+  if (op == "publish_rows" || op == "gemm_publish")
+    return true;
+  // all_reduce_dual_norm with `publishing`: it publishes its partial, then
+  // consumes.
+  return op == "all_reduce_dual_norm" &&
+         std::any_of(params.begin(), params.end(),
+                     [](const ParamSpec &p) { return p.role == "partial"; });
 }
 
 const KernelSpec *Manifest::findKernel(const std::string &name) const {

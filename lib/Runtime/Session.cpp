@@ -41,7 +41,7 @@ struct Session::DeviceModules {
 struct Session::Mailbox {
   MailboxSpec spec;
   std::vector<CUdeviceptr> copies;      ///< Per rank, as mapped for everyone.
-  std::vector<CUdeviceptr> stages;      ///< Per rank, two int32 words.
+  std::vector<CUdeviceptr> stages;      ///< Per rank, kStageWords int32s.
   std::vector<TimeoutRecord *> records; ///< Host side, per rank.
   std::vector<std::vector<uint8_t>> packed; ///< Descriptors, per rank.
   // Peer transport only: the VMM pieces to unmap and release.
@@ -405,9 +405,10 @@ void Session::createMailboxes() {
       // Every slot of every generation starts as the sentinel.
       LAMPORT_CU(cuMemsetD16(copy, kSentinel, bytes / 2),
                  concat(who, ": filling its copy with the sentinel"));
-      CUdeviceptr stage =
-          allocate(r, 2 * sizeof(int32_t), concat(who, ": stage words"));
-      LAMPORT_CU(cuMemsetD32(stage, 0, 2),
+      // [ACTIVE, NEXT, ARRIVALS, reserved] (docs/bundle.md).
+      CUdeviceptr stage = allocate(r, kStageWords * sizeof(int32_t),
+                                   concat(who, ": stage words"));
+      LAMPORT_CU(cuMemsetD32(stage, 0, kStageWords),
                  concat(who, ": zeroing the stage words"));
       mailbox->stages.push_back(stage);
       void *host = nullptr;

@@ -40,7 +40,8 @@ const std::map<std::string, OpSignature> &signatures() {
          {"beta", Access::Read, true},
          {"post_weight", Access::Read, false},
          {"next_weight", Access::Read, true},
-         {"out", Access::Write, true}}}},
+         {"out", Access::Write, true},
+         {"partial", Access::Read, false}}}},
       {"dual_norm",
        {MailboxUse::None,
         {{"reduced", Access::Read, true},
@@ -60,6 +61,12 @@ bool isDualNorm(const std::string &op) {
 
 bool publishesOp(const std::string &op) {
   return op == "publish_rows" || op == "gemm_publish";
+}
+
+/// all_reduce_dual_norm with `publishing`: one kernel that publishes its
+/// `partial`, then consumes the mailbox.
+bool publishesAndConsumes(const PlannedLaunch &launch) {
+  return launch.op == "all_reduce_dual_norm" && launch.argument("partial") >= 0;
 }
 
 /// A dimension that holds the step's tokens: -1, or a fixed size at least
@@ -278,6 +285,7 @@ private:
       expect("post_weight", DType::BF16, {{width}}, hWhy);
       expect("next_weight", DType::BF16, {{width}}, hWhy);
       expect("out", DType::BF16, {{kTokens, width}}, hWhy);
+      expect("partial", DType::BF16, {{kTokens, width}}, mailboxWhy);
       launch.alphaCount = argOf("alpha").shape[0];
       launch.betaCount = argOf("beta").shape[0];
     }
@@ -404,7 +412,8 @@ ProgramPlan::ProgramPlan(const Manifest &m, int tp, bool strict) {
     choiceFirst = launch.tokens ? int(launches.size()) : -1;
     const OpSignature &sig = *opSignature(launch.op);
     bool publishes = publishesOp(launch.op);
-    if (launch.mailbox >= 0 && !publishes) {
+    bool selfPublishes = publishesAndConsumes(launch);
+    if (launch.mailbox >= 0 && !publishes && !selfPublishes) {
       const MailboxSpec &mailbox = m.mailboxes[launch.mailbox];
       if (!pending[launch.mailbox]) {
         refuse(concat(launch.who, ": consumes mailbox '", mailbox.name,
@@ -465,6 +474,13 @@ ProgramPlan::ProgramPlan(const Manifest &m, int tp, bool strict) {
     }
     if (!ok)
       continue;
+    // Its own partials are what it sums: integers, as a publisher's rows
+    // are when a summing consumer reads them.
+    if (selfPublishes) {
+      ArgumentPlan &partial = arguments[launch.argument("partial")];
+      if (partial.input && partial.spec.kind == InputKind::Bits)
+        partial.spec.kind = InputKind::Integers;
+    }
     for (const RoleSpec &role : sig.roles) {
       int arg = launch.argument(role.name);
       if (arg < 0 || role.access == RoleAccess::Read)
@@ -601,7 +617,7 @@ public:
         continue;
       const std::string &op = launch.op;
       if (op == "publish_rows")
-        publishRows(launch);
+        publishRows(launch, "rows");
       else if (op == "gemm_publish")
         gemmPublish(launch);
       else if (op == "poll_rows")
@@ -610,9 +626,11 @@ public:
         allReduce(launch);
       else if (op == "all_gather")
         allGather(launch);
-      else if (isDualNorm(op))
+      else if (isDualNorm(op)) {
+        if (publishesAndConsumes(launch))
+          publishRows(launch, "partial");
         dualNorm(launch);
-      else
+      } else
         throw Error(concat(launch.who, ": no host simulation"));
     }
     StepExpectation expectation;
@@ -710,11 +728,12 @@ private:
     return rows;
   }
 
-  void publishRows(const PlannedLaunch &l) {
+  /// The rows of role \p role, published into slot [NEXT, r] of every copy.
+  void publishRows(const PlannedLaunch &l, const char *role) {
     int64_t width = l.width;
-    needElements(l, l.argument("rows"), std::size_t(tokens) * width);
+    needElements(l, l.argument(role), std::size_t(tokens) * width);
     for (int r = 0; r < tp; ++r) {
-      const Bytes &rows = valueOf(l, "rows", r);
+      const Bytes &rows = valueOf(l, role, r);
       auto slot =
           std::make_shared<std::vector<uint16_t>>(std::size_t(tokens) * width);
       for (std::size_t i = 0; i < slot->size(); ++i)

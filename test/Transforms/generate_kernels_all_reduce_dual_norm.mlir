@@ -275,3 +275,50 @@ func.func @one_cta(%mb: !mb, %stream: memref<?x1024xf32>,
         memref<1024xbf16>, memref<?x1024xbf16>
   return
 }
+
+// -----
+
+// With `publishing`, the boundary in one kernel: the partial is a kernel
+// buffer (role partial, after out); the stage comes from NEXT after the
+// wait; each thread publishes its fragment of the partial (the op's
+// transport) before it polls that fragment of every slot; at the end every
+// thread of the CTA has passed a barrier before its lead thread counts the
+// CTA out of the grid's 32 (16 rows x 2), and the last one sets ACTIVE and
+// advances NEXT.
+
+!mb = !lamport.mailbox<tp = 4, capacity = 16, width = 4096>
+
+// CHECK-LABEL: func.func @publishing
+//  CHECK-SAME: (%[[MB:[a-z0-9_]+]]: !lamport.mailbox<tp = 4, capacity = 16, width = 4096>, %[[PARTIAL:[a-z0-9_]+]]: memref<?x4096xbf16>
+//       CHECK: %[[PCAST:.*]] = memref.reinterpret_cast %[[PARTIAL]] to offset: [0], sizes: [16, 4096]
+//  CHECK-NEXT: %[[P:.*]] = memref.memory_space_cast %[[PCAST]]
+//       CHECK: gpu.launch_func @all_reduce_dual_norm_0::@all_reduce_dual_norm_0
+//  CHECK-SAME: args(%[[MB]] : !lamport.mailbox<tp = 4, capacity = 16, width = 4096>, %{{.*}} : memref<16x4096xf32, 1>, %{{.*}} : memref<1xf32, 1>, %{{.*}} : memref<1xf32, 1>, %{{.*}} : memref<4096xbf16, 1>, %{{.*}} : memref<16x4096xbf16, 1>, %[[P]] : memref<16x4096xbf16, 1>, %{{.*}} : i32)
+//       CHECK: gpu.func @all_reduce_dual_norm_0
+//  CHECK-SAME: %[[KMB:[a-z0-9_]+]]: !lamport.mailbox<tp = 4, capacity = 16, width = 4096> {lamport.param = "mailbox"}
+//  CHECK-SAME: %[[KP:[a-z0-9_]+]]: memref<16x4096xbf16, 1> {lamport.io = "in", lamport.param = "buffer", lamport.role = "partial"}
+//  CHECK-SAME: lamport.attributes = {eps = 9.99999997E-7 : f32, sum_order = #lamport.sum_order<rank_ascending>, transport = #lamport.transport<unicast>}
+//       CHECK: nvvm.griddepcontrol wait
+//  CHECK-NEXT: %[[STAGE:.*]] = lamport.stage.next %[[KMB]]
+//   CHECK-NOT: lamport.stage.active
+//       CHECK: %[[FRAGMENT:.*]] = vector.load %[[KP]][%[[ROW:.*]], %[[COL:.*]]] {alignment = 16 : i64} : memref<16x4096xbf16, 1>, vector<8xbf16>
+//  CHECK-NEXT: lamport.mailbox.publish %[[FRAGMENT]], %[[KMB]][%[[STAGE]], %[[ROW]], %[[COL]]] {transport = #lamport.transport<unicast>}
+//       CHECK: lamport.mailbox.poll %[[KMB]][%[[STAGE]], %{{.*}}, %[[ROW]], %[[COL]]]
+//       CHECK: lamport.mailbox.rearm %[[KMB]][%[[STAGE]], %{{.*}}, %[[ROW]], %[[COL]]] stride %{{.*}} count 4
+//       CHECK: gpu.barrier
+//       CHECK: scf.if
+//  CHECK-NEXT: %[[LAST:.*]] = lamport.stage.arrive %[[KMB]] {ctas = 32 : i64}
+//  CHECK-NEXT: scf.if %[[LAST]] {
+//  CHECK-NEXT: lamport.stage.set_active %[[KMB]], %[[STAGE]]
+//  CHECK-NEXT: lamport.stage.advance %[[KMB]], %[[STAGE]]
+//       CHECK: nvvm.griddepcontrol launch_dependents
+func.func @publishing(%mb: !mb, %partial: memref<?x4096xbf16>,
+                      %stream: memref<?x4096xf32>, %alpha: memref<1xf32>,
+                      %beta: memref<1xf32>, %next: memref<4096xbf16>,
+                      %out: memref<?x4096xbf16>) {
+  lamport.all_reduce_dual_norm %mb publishing(%partial : memref<?x4096xbf16>),
+      %stream gates(%alpha, %beta) next_weight %next into %out {pdl}
+      : !mb, memref<?x4096xf32>, memref<1xf32>, memref<1xf32>,
+        memref<4096xbf16>, memref<?x4096xbf16>
+  return
+}

@@ -37,9 +37,14 @@ inline constexpr std::size_t bytes(int tp) { return kPeers + 8 * tp; }
 /// BF16 -0.0: every slot starts as, and is re-armed to, this bit pattern.
 inline constexpr uint16_t kSentinel = 0x8000;
 
-/// Indices of the stage words.
+/// Indices of the stage words, int32 [ACTIVE, NEXT, ARRIVALS, reserved]:
+/// ARRIVALS counts the CTAs of a kernel that publishes and consumes
+/// (all_reduce_dual_norm with `publishing`).
 inline constexpr int kActiveStage = 0;
 inline constexpr int kNextStage = 1;
+inline constexpr int kArrivalsWord = 2;
+/// The stage words of one rank's copy, all zero at the start.
+inline constexpr int kStageWords = 4;
 /// Generations a mailbox rotates through.
 inline constexpr int kGenerations = 3;
 

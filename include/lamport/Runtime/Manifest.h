@@ -112,7 +112,8 @@ struct KernelSpec {
   unsigned clusterSize() const { return cluster[0] * cluster[1] * cluster[2]; }
   /// The attribute \p key, if the manifest has it.
   std::optional<std::string> attribute(const std::string &key) const;
-  /// True for ops that publish this rank's rows into a mailbox.
+  /// True for kernels that publish this rank's rows into a mailbox:
+  /// publish_rows, gemm_publish, all_reduce_dual_norm with a `partial`.
   bool publishes() const;
 };
 

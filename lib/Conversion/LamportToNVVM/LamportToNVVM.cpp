@@ -67,7 +67,8 @@ static bool hasMailboxArgument(gpu::GPUFuncOp func) {
 static bool isKernelLevelOp(Operation *op) {
   return isa<MailboxPublishOp, MailboxPollOp, MailboxPollAtOp, MailboxRearmOp,
              MailboxPollOwnedOp, StageActiveOp, StageNextOp, StageSetActiveOp,
-             StageAdvanceOp, StageFromTicketOp, StageToTicketOp>(op);
+             StageAdvanceOp, StageArriveOp, StageFromTicketOp, StageToTicketOp>(
+      op);
 }
 
 /// Rejects what the lowering cannot take, each with the rule it breaks: a

@@ -4,10 +4,11 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// The stage words of a rank, int32 [ACTIVE, NEXT], are read and written with
-// volatile accesses: with programmatic dependent launch a consumer may read
-// them while its publisher still runs. Tickets carry a stage in their upper
-// 16 bits.
+// The stage words of a rank, int32 [ACTIVE, NEXT, ARRIVALS, reserved], are
+// read and written with volatile accesses: with programmatic dependent launch
+// a consumer may read them while its publisher still runs. ARRIVALS counts
+// the CTAs of a kernel that publishes and consumes (lamport.stage.arrive).
+// Tickets carry a stage in their upper 16 bits.
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,8 +22,9 @@ using namespace mlir::lamport;
 
 namespace {
 
-/// Index of a stage word in the int32 [ACTIVE, NEXT] pair.
-enum StageWord : int64_t { kActive = 0, kNext = 1 };
+/// Index of a stage word in the int32 [ACTIVE, NEXT, ARRIVALS, reserved]
+/// words.
+enum StageWord : int64_t { kActive = 0, kNext = 1, kArrivals = 2 };
 
 } // namespace
 
@@ -108,6 +110,36 @@ struct StageAdvanceLowering : public ConvertOpToLLVMPattern<StageAdvanceOp> {
   }
 };
 
+/// lamport.stage.arrive: ARRIVALS = old >= ctas - 1 ? 0 : old + 1 (PTX
+/// atom.inc) between two GPU-scope acquire-release fences: the first orders
+/// this CTA's read of NEXT before its arrival, the second orders what the
+/// last arrival does next after every other arrival (the NVPTX backend emits
+/// atomicrmw as a relaxed atom whatever its ordering, so the fences carry
+/// it). The result is whether this was the last arrival.
+struct StageArriveLowering : public ConvertOpToLLVMPattern<StageArriveOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(StageArriveOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MailboxDescriptor mailbox(adaptor.getMailbox(), op.getMailbox().getType());
+    Value lastCount = createIntConstant(rewriter, loc, 32, op.getCtas() - 1);
+    StringRef gpuScope = "device";
+    LLVM::FenceOp::create(rewriter, loc, LLVM::AtomicOrdering::acq_rel,
+                          gpuScope);
+    Value old = LLVM::AtomicRMWOp::create(
+        rewriter, loc, LLVM::AtomicBinOp::uinc_wrap,
+        getStageWordAddress(rewriter, loc, mailbox, kArrivals), lastCount,
+        LLVM::AtomicOrdering::acq_rel, gpuScope);
+    LLVM::FenceOp::create(rewriter, loc, LLVM::AtomicOrdering::acq_rel,
+                          gpuScope);
+    rewriter.replaceOpWithNewOp<LLVM::ICmpOp>(op, LLVM::ICmpPredicate::eq, old,
+                                              lastCount);
+    return success();
+  }
+};
+
 /// lamport.stage.from_ticket: the upper 16 bits, a logical shift.
 struct StageFromTicketLowering
     : public ConvertOpToLLVMPattern<StageFromTicketOp> {
@@ -145,6 +177,6 @@ void mlir::lamport::populateStageToNVVMPatterns(LLVMTypeConverter &converter,
                                                 RewritePatternSet &patterns) {
   patterns.add<StageReadLowering<StageActiveOp, kActive>,
                StageReadLowering<StageNextOp, kNext>, StageSetActiveLowering,
-               StageAdvanceLowering, StageFromTicketLowering,
-               StageToTicketLowering>(converter);
+               StageAdvanceLowering, StageArriveLowering,
+               StageFromTicketLowering, StageToTicketLowering>(converter);
 }

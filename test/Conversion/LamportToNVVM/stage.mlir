@@ -7,11 +7,13 @@
 // RUN: %ptxas -arch=sm_100a %t.sm100a.ptx -o /dev/null
 // REQUIRES: ptxas
 
-// The stage words, int32 [ACTIVE, NEXT] at the descriptor's third field,
-// are read and written with volatile accesses (a consumer launched with PDL
-// may read them while its publisher runs). set_active orders every earlier
-// store before the word with a system-scope release fence; advance writes
-// NEXT = (active + 1) % 3.
+// The stage words, int32 [ACTIVE, NEXT, ARRIVALS, reserved] at the
+// descriptor's third field, are read and written with volatile accesses (a
+// consumer launched with PDL may read them while its publisher runs).
+// set_active orders every earlier store before the word with a system-scope
+// release fence; advance writes NEXT = (active + 1) % 3; arrive counts a CTA
+// out with a wrapping atomic increment of ARRIVALS (atom.inc, between two
+// GPU-scope fences) and tells the last of `ctas` arrivals that it is the last.
 
 !mb = !lamport.mailbox<tp = 2, capacity = 8, width = 512>
 
@@ -59,6 +61,22 @@ gpu.module @stage {
     lamport.stage.advance %mb, %active : !mb
     gpu.return
   }
+
+  // CHECK-LABEL: gpu.func @arrive
+  // CHECK-SAME: (%[[MB:.*]]: !llvm.struct<{{.*}}>, %{{.*}}: memref<1xi1, 1>)
+  // CHECK: %[[LAST_COUNT:.*]] = llvm.mlir.constant(63 : i32) : i32
+  // CHECK-NEXT: llvm.fence syncscope("device") acq_rel
+  // CHECK-NEXT: %[[WORDS:.*]] = llvm.extractvalue %[[MB]][2]
+  // CHECK-NEXT: %[[ARRIVALS:.*]] = llvm.getelementptr inbounds %[[WORDS]][2] : (!llvm.ptr<1>) -> !llvm.ptr<1>, i32
+  // CHECK-NEXT: %[[OLD:.*]] = llvm.atomicrmw uinc_wrap %[[ARRIVALS]], %[[LAST_COUNT]] syncscope("device") acq_rel : !llvm.ptr<1>, i32
+  // CHECK-NEXT: llvm.fence syncscope("device") acq_rel
+  // CHECK-NEXT: %[[LAST:.*]] = llvm.icmp "eq" %[[OLD]], %[[LAST_COUNT]] : i32
+  gpu.func @arrive(%mb: !mb, %out: memref<1xi1, 1>) kernel {
+    %last = lamport.stage.arrive %mb {ctas = 64} : !mb
+    %c0 = arith.constant 0 : index
+    memref.store %last, %out[%c0] : memref<1xi1, 1>
+    gpu.return
+  }
 }
 
 // PTX-LABEL: .visible .entry read(
@@ -75,3 +93,8 @@ gpu.module @stage {
 // PTX-LABEL: .visible .entry advance(
 // PTX-NOT: fence
 // PTX: st.volatile.global.b32 [%rd{{[0-9]+}}+4], %r{{[0-9]+}};
+
+// PTX-LABEL: .visible .entry arrive(
+// PTX: fence.acq_rel.gpu;
+// PTX: atom.global.inc.u32 %r{{[0-9]+}}, [%rd{{[0-9]+}}+8], 63;
+// PTX-NEXT: fence.acq_rel.gpu;

@@ -88,6 +88,31 @@ func.func @all_reduce_dual_norm(%mb: !mb, %stream: memref<?x8192xf32>,
 
 // -----
 
+!mb = !lamport.mailbox<tp = 8, capacity = 16, width = 8192>
+
+// The boundary in one kernel: the op publishes its partial first.
+// CHECK-LABEL: func.func @all_reduce_dual_norm_publishing
+// CHECK-SAME: (%[[MB:[a-z0-9]+]]: [[MBT]], %[[P:[a-z0-9]+]]: memref<?x8192xbf16>, %[[ST:[a-z0-9]+]]: memref<?x8192xf32>, %[[A:[a-z0-9]+]]: memref<1xf32>, %[[B:[a-z0-9]+]]: memref<1xf32>, %[[NW:[a-z0-9]+]]: memref<8192xbf16>, %[[OUT:[a-z0-9]+]]: memref<?x8192xbf16>)
+func.func @all_reduce_dual_norm_publishing(%mb: !mb,
+    %partial: memref<?x8192xbf16>, %stream: memref<?x8192xf32>,
+    %alpha: memref<1xf32>, %beta: memref<1xf32>, %next: memref<8192xbf16>,
+    %out: memref<?x8192xbf16>) {
+  // CHECK: lamport.all_reduce_dual_norm %[[MB]] publishing(%[[P]] : memref<?x8192xbf16>), %[[ST]] gates(%[[A]], %[[B]]) next_weight %[[NW]] into %[[OUT]] : [[MBT]], memref<?x8192xf32>, memref<1xf32>, memref<1xf32>, memref<8192xbf16>, memref<?x8192xbf16>
+  lamport.all_reduce_dual_norm %mb publishing(%partial : memref<?x8192xbf16>),
+      %stream gates(%alpha, %beta) next_weight %next into %out
+      : !mb, memref<?x8192xf32>, memref<1xf32>, memref<1xf32>,
+        memref<8192xbf16>, memref<?x8192xbf16>
+  // CHECK: lamport.all_reduce_dual_norm %[[MB]] publishing(%[[P]] : memref<?x8192xbf16>), {{.*}} {pdl, transport = #lamport.transport<multicast>}
+  lamport.all_reduce_dual_norm %mb publishing(%partial : memref<?x8192xbf16>),
+      %stream gates(%alpha, %beta) next_weight %next into %out
+      {transport = #lamport.transport<multicast>, pdl}
+      : !mb, memref<?x8192xf32>, memref<1xf32>, memref<1xf32>,
+        memref<8192xbf16>, memref<?x8192xbf16>
+  return
+}
+
+// -----
+
 // CHECK-LABEL: func.func @dual_norm
 // CHECK-SAME: (%[[R:[a-z0-9]+]]: memref<?x4096xbf16>, %[[ST:[a-z0-9]+]]: memref<?x4096xf32>, %[[A:[a-z0-9]+]]: memref<1xf32>, %[[B:[a-z0-9]+]]: memref<4096xf32>, %[[PW:[a-z0-9]+]]: memref<4096xbf16>, %[[NW:[a-z0-9]+]]: memref<4096xbf16>, %[[OUT:[a-z0-9]+]]: memref<?x4096xbf16>)
 func.func @dual_norm(%reduced: memref<?x4096xbf16>,

@@ -216,6 +216,56 @@ func.func @dual_norm_stream_hidden(%mb: !mb, %stream: memref<?x4096xf32>,
 
 !mb = !lamport.mailbox<tp = 8, capacity = 16, width = 8192>
 
+func.func @publishing_partial_width(%mb: !mb, %partial: memref<?x4096xbf16>,
+                                    %stream: memref<?x8192xf32>,
+                                    %a: memref<1xf32>, %b: memref<1xf32>,
+                                    %nw: memref<8192xbf16>,
+                                    %out: memref<?x8192xbf16>) {
+  // expected-error @+1 {{'lamport.all_reduce_dual_norm' op partial 'memref<?x4096xbf16>': dimension 1 must be 8192 (the mailbox width)}}
+  lamport.all_reduce_dual_norm %mb publishing(%partial : memref<?x4096xbf16>),
+      %stream gates(%a, %b) next_weight %nw into %out
+      : !mb, memref<?x8192xf32>, memref<1xf32>, memref<1xf32>,
+        memref<8192xbf16>, memref<?x8192xbf16>
+  return
+}
+
+// -----
+
+!mb = !lamport.mailbox<tp = 8, capacity = 16, width = 8192>
+
+func.func @publishing_partial_tokens(%mb: !mb, %partial: memref<4x8192xbf16>,
+                                     %stream: memref<2x8192xf32>,
+                                     %a: memref<1xf32>, %b: memref<1xf32>,
+                                     %nw: memref<8192xbf16>,
+                                     %out: memref<2x8192xbf16>) {
+  // expected-error @+1 {{'lamport.all_reduce_dual_norm' op partial has M = 4 but stream has M = 2}}
+  lamport.all_reduce_dual_norm %mb publishing(%partial : memref<4x8192xbf16>),
+      %stream gates(%a, %b) next_weight %nw into %out
+      : !mb, memref<2x8192xf32>, memref<1xf32>, memref<1xf32>,
+        memref<8192xbf16>, memref<2x8192xbf16>
+  return
+}
+
+// -----
+
+!mb = !lamport.mailbox<tp = 8, capacity = 16, width = 8192>
+
+func.func @transport_without_publish(%mb: !mb, %stream: memref<?x8192xf32>,
+                                     %a: memref<1xf32>, %b: memref<1xf32>,
+                                     %nw: memref<8192xbf16>,
+                                     %out: memref<?x8192xbf16>) {
+  // expected-error @+1 {{'lamport.all_reduce_dual_norm' op transport applies to the publish of `publishing(%partial)`, which this op lacks}}
+  lamport.all_reduce_dual_norm %mb, %stream gates(%a, %b) next_weight %nw
+      into %out {transport = #lamport.transport<unicast>}
+      : !mb, memref<?x8192xf32>, memref<1xf32>, memref<1xf32>,
+        memref<8192xbf16>, memref<?x8192xbf16>
+  return
+}
+
+// -----
+
+!mb = !lamport.mailbox<tp = 8, capacity = 16, width = 8192>
+
 func.func @dual_norm_out_hidden(%mb: !mb, %stream: memref<?x8192xf32>,
                                 %a: memref<1xf32>, %b: memref<1xf32>,
                                 %nw: memref<8192xbf16>,

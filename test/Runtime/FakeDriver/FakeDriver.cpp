@@ -20,7 +20,10 @@
 //     so the runtime's bounds are exercised by a real rounding pattern;
 //   - a poll that finds a sentinel has no one to wait for: it fills the
 //     timeout record as a GPU poll would and "traps" (every later call
-//     returns CUDA_ERROR_LAUNCH_FAILED).
+//     returns CUDA_ERROR_LAUNCH_FAILED);
+//   - all_reduce_dual_norm with a `partial` publishes when enqueued and
+//     consumes once every rank's has published, or before any other
+//     operation or wait (a rank that never published then traps).
 //
 // A module's tp, capacity and width come from a line "// fake-kernel: tp=T
 // capacity=C width=W" in its PTX. Without more, the kernel takes (mailbox,
@@ -118,14 +121,35 @@ struct Graph {
   std::vector<std::function<void()>> operations;
 };
 
+/// The consuming halves of all_reduce_dual_norm kernels that publish their
+/// own partial, waiting for the other ranks' publishes: the fake runs a
+/// kernel whole when it is enqueued, and rank 0's kernel comes before rank
+/// 1's. They run when every rank's has published, or before anything else
+/// runs or anyone waits (then a missing publish traps, as on a GPU).
+std::vector<std::function<void()>> waitingConsumers;
+
+void runWaitingConsumers() {
+  std::vector<std::function<void()>> ready;
+  ready.swap(waitingConsumers);
+  for (auto &consume : ready)
+    consume();
+}
+
 /// Runs \p operation now, or records it while a stream is being captured.
-CUresult enqueue(std::function<void()> operation) {
+/// Waiting consumers run first unless \p selfPublishing (the operation is
+/// one more such kernel).
+CUresult enqueue(std::function<void()> operation, bool selfPublishing = false) {
   if (sticky != CUDA_SUCCESS)
     return sticky;
-  if (capturing)
-    captured.push_back(std::move(operation));
-  else
+  auto run = [operation = std::move(operation), selfPublishing] {
+    if (!selfPublishing)
+      runWaitingConsumers();
     operation();
+  };
+  if (capturing)
+    captured.push_back(std::move(run));
+  else
+    run();
   return CUDA_SUCCESS;
 }
 
@@ -367,6 +391,18 @@ void runBound(const std::string &name, const Module &m, const Bound &b) {
   }
   uint64_t flipped = 0; // elements of out written, for flip@N
   uint16_t *out = at<uint16_t>(buffer("out"));
+  if (name.rfind("all_reduce_dual_norm", 0) == 0 && buffer("partial")) {
+    // Publishes now; consumes once every rank has published (or traps on
+    // the missing slot when something else must run first).
+    publishRows(m, d, at<uint16_t>(buffer("partial")), tokens);
+    Bound consumer = b;
+    consumer.buffers.erase("partial");
+    waitingConsumers.push_back(
+        [name, m, consumer] { runBound(name, m, consumer); });
+    if (int(waitingConsumers.size()) == m.tp)
+      runWaitingConsumers();
+    return;
+  }
   if (name.rfind("all_reduce_dual_norm", 0) == 0 ||
       name.rfind("dual_norm", 0) == 0) {
     std::vector<float> r;
@@ -448,7 +484,9 @@ CUresult launch(CUfunction f, void **params) {
         b.buffers[p] = *static_cast<CUdeviceptr *>(params[i]);
       }
     }
-    return enqueue([=] { runBound(name, m, b); });
+    bool selfPublishing = name.rfind("all_reduce_dual_norm", 0) == 0 &&
+                          b.buffers.count("partial");
+    return enqueue([=] { runBound(name, m, b); }, selfPublishing);
   }
   // Copy the descriptor now: a launch takes its parameters by value.
   std::vector<char> descriptor(40 + 8 * m.tp);
@@ -539,7 +577,10 @@ CUresult cuDevicePrimaryCtxRetain(CUcontext *c, CUdevice d) {
 }
 CUresult cuDevicePrimaryCtxRelease_v2(CUdevice) { return CUDA_SUCCESS; }
 CUresult cuCtxSetCurrent(CUcontext) { return CUDA_SUCCESS; }
-CUresult cuCtxSynchronize() { return sticky; }
+CUresult cuCtxSynchronize() {
+  runWaitingConsumers();
+  return sticky;
+}
 
 CUresult cuModuleLoadData(CUmodule *module, const void *image) {
   auto *m = new Module;
@@ -698,7 +739,10 @@ CUresult cuStreamCreate(CUstream *s, unsigned) {
   return CUDA_SUCCESS;
 }
 CUresult cuStreamDestroy_v2(CUstream) { return CUDA_SUCCESS; }
-CUresult cuStreamQuery(CUstream) { return sticky; }
+CUresult cuStreamQuery(CUstream) {
+  runWaitingConsumers();
+  return sticky;
+}
 CUresult cuStreamWaitEvent(CUstream, CUevent, unsigned) { return sticky; }
 CUresult cuStreamBeginCapture_v2(CUstream, CUstreamCaptureMode) {
   capturing = true;
@@ -725,6 +769,7 @@ CUresult cuEventRecord(CUevent e, CUstream) {
   return sticky;
 }
 CUresult cuEventQuery(CUevent) {
+  runWaitingConsumers();
   return sticky == CUDA_SUCCESS && hung ? CUDA_ERROR_NOT_READY : sticky;
 }
 CUresult cuEventElapsedTime_v2(float *ms, CUevent start, CUevent end) {
@@ -747,9 +792,13 @@ CUresult cuGraphInstantiateWithFlags(CUgraphExec *exec, CUgraph graph,
   return sticky;
 }
 CUresult cuGraphLaunch(CUgraphExec exec, CUstream) {
-  for (auto &operation : reinterpret_cast<Graph *>(exec)->operations)
-    if (enqueue(operation) != CUDA_SUCCESS)
+  // The operations were wrapped when captured (enqueue): run them as they
+  // are, so a replay orders waiting consumers as the eager steps did.
+  for (auto &operation : reinterpret_cast<Graph *>(exec)->operations) {
+    if (sticky != CUDA_SUCCESS)
       break;
+    operation();
+  }
   return CUDA_SUCCESS;
 }
 CUresult cuGraphDestroy(CUgraph) { return CUDA_SUCCESS; }

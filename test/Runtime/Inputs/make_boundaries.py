@@ -17,6 +17,8 @@
 #   attention_dispatch_tp2  the fused boundary with the GEMM chosen by M:
 #                           gemm_publish_0 (8-token tile) for M in 1..8,
 #                           gemm_publish_1 (16) for 9..16
+#   reduce_norm_tp4         the boundary alone in one kernel:
+#                           all_reduce_dual_norm publishing its partial
 # Run it from this directory after changing it; the outputs are committed.
 #
 # ===----------------------------------------------------------------------===#
@@ -197,6 +199,28 @@ def attention_unfused(directory, tp, h, k, eps):
           fakes)
 
 
+def reduce_norm(directory, tp, h, eps):
+    args = [buffer("partial", "bf16", [-1, h], "in"),
+            mailbox_arg("mb"),
+            buffer("stream", "f32", [-1, h], "inout"),
+            buffer("alpha", "f32", [1], "in"),
+            buffer("beta", "f32", [1], "in"),
+            buffer("post_weight", "bf16", [h], "in"),
+            buffer("next_weight", "bf16", [h], "in"),
+            buffer("out", "bf16", [-1, h], "out")]
+    index = {a["name"]: i for i, a in enumerate(args)}
+    norm = [("mailbox", index["mb"], None)] + [
+        ("buffer", index[name], name)
+        for name in ("stream", "alpha", "beta", "post_weight", "next_weight",
+                     "out", "partial")] + [("tokens", None, None)]
+    kernels = [kernel("all_reduce_dual_norm_0", "all_reduce_dual_norm", norm,
+                      {"eps": eps, "sum_order": "rank_ascending",
+                       "timeout_ns": 1000000000, "transport": "unicast"},
+                      tp)]
+    fakes = [(h, f"params={fake_params(norm)} gate=1 eps={eps}")]
+    write(directory, "reduce_norm_boundary", tp, 16, h, args, kernels, fakes)
+
+
 def unpooler(directory, tp, n, k):
     args = [buffer("x", "bf16", [-1, k], "in"),
             buffer("w_block", "bf16", [n, k], "in"),
@@ -225,3 +249,4 @@ if __name__ == "__main__":
     unpooler("unpooler_tp4", 4, 64, 64)
     attention("attention_dispatch_tp2", 2, 256, 64, 1, True, "rank_ascending",
               1e-06, dispatch=True)
+    reduce_norm("reduce_norm_tp4", 4, 256, 1e-06)

@@ -473,6 +473,63 @@ TEST(Simulate, UnfusedGivesTheFusedReferences) {
   }
 }
 
+/// The boundary alone: partials in memory, published and consumed either
+/// by publish_rows then all_reduce_dual_norm, or (\p oneKernel) by one
+/// all_reduce_dual_norm that publishes its `partial` first.
+Builder boundaryAlone(int tp, bool oneKernel) {
+  Builder b(tp, 16, H);
+  int partial = b.buffer("partial", "bf16", {-1, H}, "in");
+  int mb = b.mailbox();
+  int stream = b.buffer("stream", "f32", {-1, H}, "inout");
+  int alpha = b.buffer("alpha", "f32", {1}, "in");
+  int beta = b.buffer("beta", "f32", {1}, "in");
+  int pw = b.buffer("post_weight", "bf16", {H}, "in");
+  int nw = b.buffer("next_weight", "bf16", {H}, "in");
+  int out = b.buffer("out", "bf16", {-1, H}, "out");
+  if (!oneKernel)
+    b.kernel("publish_rows", {{mb, "mailbox"}, {partial, "rows"}, {-1, ""}});
+  std::vector<std::pair<int, std::string>> norm = {
+      {mb, "mailbox"}, {stream, "stream"},  {alpha, "alpha"},
+      {beta, "beta"},  {pw, "post_weight"}, {nw, "next_weight"},
+      {out, "out"}};
+  if (oneKernel)
+    norm.push_back({partial, "partial"});
+  norm.push_back({-1, ""});
+  b.kernel("all_reduce_dual_norm", norm,
+           {{"eps", 1e-6}, {"sum_order", "rank_ascending"}});
+  return b;
+}
+
+TEST(Simulate, OneKernelBoundaryIsPublishRowsThenConsumer) {
+  const int tp = 4, m = 5;
+  Manifest one = boundaryAlone(tp, true).parse();
+  Manifest two = boundaryAlone(tp, false).parse();
+  EXPECT_TRUE(one.kernels[0].publishes());
+  EXPECT_FALSE(two.kernels[1].publishes());
+  ProgramPlan onePlan(one, tp, true), twoPlan(two, tp, true);
+  // The partial is an input of integers in both: what is summed is exact.
+  EXPECT_TRUE(onePlan.arguments[0].input);
+  EXPECT_EQ(onePlan.arguments[0].spec.kind, InputKind::Integers);
+  EXPECT_EQ(twoPlan.arguments[0].spec.kind, InputKind::Integers);
+  EXPECT_EQ(onePlan.arguments[7].check, OutputCheck::Norm);
+  StepExpectation a = simulateStep(one, onePlan, configFor(one, tp), 4, m);
+  StepExpectation b = simulateStep(two, twoPlan, configFor(two, tp), 4, m);
+  ASSERT_TRUE(a.norm[7] && b.norm[7] && a.norm[2] && b.norm[2]);
+  EXPECT_EQ(a.norm[7]->reference, b.norm[7]->reference);
+  EXPECT_EQ(a.norm[7]->bound, b.norm[7]->bound);
+  EXPECT_EQ(a.norm[2]->reference, b.norm[2]->reference);
+
+  // Another consumer after it has nothing left to read: the one kernel
+  // consumed what it published.
+  Builder again = boundaryAlone(tp, true);
+  int reduced = again.buffer("reduced", "bf16", {-1, H}, "out");
+  again.kernel("all_reduce", {{1, "mailbox"}, {reduced, "out"}, {-1, ""}});
+  EXPECT_EQ(planError(again.parse(), tp),
+            "kernel 'all_reduce_1' (all_reduce): consumes mailbox 'mb', but "
+            "no earlier launch of the step publishes into it, so what it "
+            "reads has no reference");
+}
+
 TEST(Simulate, DualNormOfAReducedInput) {
   Builder b(2, 16, H);
   int reduced = b.buffer("r", "bf16", {-1, H}, "in");
@@ -519,11 +576,12 @@ TEST(PlanErrors, MissingUnknownAndRepeatedRoles) {
 
   Builder unknown = fusedAttention(2);
   unknown.m["kernels"][1]["params"][2]["role"] = "gamma";
-  EXPECT_EQ(planError(unknown.parse(), 2),
-            "kernel 'all_reduce_dual_norm_1' (all_reduce_dual_norm): buffer "
-            "parameter 2 (argument 'alpha') has role 'gamma', which "
-            "all_reduce_dual_norm does not have (its roles: stream, alpha, "
-            "beta, post_weight (optional), next_weight, out)");
+  EXPECT_EQ(
+      planError(unknown.parse(), 2),
+      "kernel 'all_reduce_dual_norm_1' (all_reduce_dual_norm): buffer "
+      "parameter 2 (argument 'alpha') has role 'gamma', which "
+      "all_reduce_dual_norm does not have (its roles: stream, alpha, "
+      "beta, post_weight (optional), next_weight, out, partial (optional))");
 
   Builder twice = fusedAttention(2);
   twice.m["kernels"][1]["params"][3]["role"] = "alpha";

@@ -129,9 +129,20 @@ LogicalResult AllReduceDualNormOp::verify() {
   MailboxType mailbox = getMailbox().getType();
   if (failed(verifyTimeout(*this, getTimeoutNs())))
     return failure();
-  return verifyDualNorm(
-      *this, mailbox.getWidth(), mailbox.getMaxTokens(),
-      {{getStream().getType(), "stream"}, {getOut().getType(), "out"}});
+  SmallVector<std::pair<MemRefType, StringRef>> tokenOperands = {
+      {getStream().getType(), "stream"}, {getOut().getType(), "out"}};
+  if (Value partial = getPartial()) {
+    MemRefType type = cast<MemRefType>(partial.getType());
+    if (failed(expectDim(*this, type, "partial", 1, mailbox.getWidth(),
+                         "the mailbox width")))
+      return failure();
+    tokenOperands.insert(tokenOperands.begin(), {type, "partial"});
+  } else if (getTransport()) {
+    return emitOpError() << "transport applies to the publish of "
+                            "`publishing(%partial)`, which this op lacks";
+  }
+  return verifyDualNorm(*this, mailbox.getWidth(), mailbox.getMaxTokens(),
+                        tokenOperands);
 }
 
 LogicalResult DualNormOp::verify() {

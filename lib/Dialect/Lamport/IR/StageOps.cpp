@@ -28,6 +28,15 @@ LogicalResult StageAdvanceOp::verify() {
                           /*fragments=*/0);
 }
 
+LogicalResult StageArriveOp::verify() {
+  int64_t ctas = getCtas();
+  if (ctas < 1 || ctas > INT32_MAX)
+    return emitOpError() << "ctas = " << ctas
+                         << " must be in [1, 2^31 - 1]: the CTAs of the grid "
+                            "that arrive, counted in an int32 word";
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // StageFromTicketOp / StageToTicketOp
 //===----------------------------------------------------------------------===//

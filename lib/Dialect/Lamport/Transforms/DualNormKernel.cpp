@@ -128,6 +128,11 @@ struct DualNormValues {
   /// memref<H x bf16, 1> (x2; post_weight may be null), memref<rows x H x
   /// bf16, 1>.
   Value stream, alpha, beta, postWeight, nextWeight, out;
+  /// memref<rows x H x bf16, 1>: the partial the fused kernel publishes
+  /// first, or null.
+  Value partial;
+  /// CTAs of the grid: rows x cluster size.
+  int64_t gridCtas = 0;
   /// The token count M as an index, clamped to the rows of the grid.
   Value tokens;
   float eps = 0;
@@ -141,6 +146,9 @@ public:
   virtual ~ReducedSource() = default;
   /// Runs on every thread after griddepcontrol.wait, before any read.
   virtual void prepare(ImplicitLocOpBuilder &b) {}
+  /// Runs for every fragment a thread reads, before the first read: where
+  /// the kernel publishes, the fragment of this rank's partial goes out.
+  virtual void publish(ImplicitLocOpBuilder &b, Value row, Value col) {}
   /// The FP32 r of the fragment at [row, col] (vector<8xf32>); runs only
   /// for fragments inside the row and tokens below M.
   virtual Value read(ImplicitLocOpBuilder &b, Value row, Value col) = 0;
@@ -150,16 +158,37 @@ public:
 
 /// The fused kernel: the tp partials of the ACTIVE stage, summed in the op's
 /// order and re-armed as soon as they are in registers; NEXT advanced once
-/// per grid.
+/// per grid. With a `partial` buffer the kernel is also the publisher: the
+/// stage is NEXT, each thread publishes its fragments before it polls them,
+/// and the last CTA to arrive sets ACTIVE and advances NEXT (no CTA of the
+/// grid may read NEXT after it moved).
 class MailboxSource : public ReducedSource {
 public:
   MailboxSource(KernelBody &kernel, SumOrder order,
-                std::optional<uint64_t> timeoutNs)
+                std::optional<uint64_t> timeoutNs, Value partial,
+                TransportAttr transport, int64_t gridCtas)
       : kernel(kernel), mailbox(kernel.getMailbox()), order(order),
-        timeoutNs(timeoutNs) {}
+        timeoutNs(timeoutNs), partial(partial), transport(transport),
+        gridCtas(gridCtas) {}
 
   void prepare(ImplicitLocOpBuilder &b) override {
-    stage = StageActiveOp::create(b, b.getI32Type(), mailbox);
+    if (partial)
+      stage = StageNextOp::create(b, b.getI32Type(), mailbox);
+    else
+      stage = StageActiveOp::create(b, b.getI32Type(), mailbox);
+  }
+
+  void publish(ImplicitLocOpBuilder &b, Value row, Value col) override {
+    if (!partial)
+      return;
+    auto narrowType = VectorType::get({int64_t(LamportDialect::kFragmentLanes)},
+                                      b.getBF16Type());
+    Value fragment =
+        vector::LoadOp::create(b, narrowType, partial, ValueRange{row, col},
+                               /*nontemporal=*/false, llvm::MaybeAlign(16));
+    MailboxPublishOp::create(b, fragment, mailbox, stage, row, col,
+                             /*target=*/Value(), transport,
+                             /*releaseBefore=*/false);
   }
 
   Value read(ImplicitLocOpBuilder &b, Value row, Value col) override {
@@ -177,10 +206,27 @@ public:
   }
 
   void finish(ImplicitLocOpBuilder &b) override {
-    kernel.onLeadThread(b, b.getLoc(), /*wholeGrid=*/true,
-                        [&](OpBuilder &nested, Location loc) {
-                          StageAdvanceOp::create(nested, loc, mailbox, stage);
-                        });
+    if (!partial) {
+      kernel.onLeadThread(b, b.getLoc(), /*wholeGrid=*/true,
+                          [&](OpBuilder &nested, Location loc) {
+                            StageAdvanceOp::create(nested, loc, mailbox, stage);
+                          });
+      return;
+    }
+    // Every thread of the CTA has read NEXT (and stored what it publishes)
+    // before its lead thread counts the CTA out.
+    gpu::BarrierOp::create(b);
+    kernel.onLeadThread(
+        b, b.getLoc(), /*wholeGrid=*/false,
+        [&](OpBuilder &nested, Location loc) {
+          Value last = StageArriveOp::create(nested, loc, mailbox, gridCtas);
+          scf::IfOp::create(
+              nested, loc, last, [&](OpBuilder &inner, Location innerLoc) {
+                StageSetActiveOp::create(inner, innerLoc, mailbox, stage);
+                StageAdvanceOp::create(inner, innerLoc, mailbox, stage);
+                scf::YieldOp::create(inner, innerLoc);
+              });
+        });
   }
 
 private:
@@ -188,6 +234,12 @@ private:
   Value mailbox;
   SumOrder order;
   std::optional<uint64_t> timeoutNs;
+  /// The publishing form's partial (memref<rows x H x bf16, 1>) and
+  /// transport; null otherwise.
+  Value partial;
+  TransportAttr transport;
+  /// CTAs of the grid: rows x cluster size.
+  int64_t gridCtas;
   Value stage;
 };
 
@@ -508,6 +560,10 @@ Value DualNormBodyBuilder::inverseRms(Value sum) {
 }
 
 void DualNormBodyBuilder::normalizeRow() {
+  // Every fragment goes out before the first poll, so a thread never waits
+  // for a peer's fragment while holding back one of its own.
+  for (Fragment &fragment : fragments)
+    guarded(fragment.inRow, [&] { source.publish(b, token, fragment.col); });
   for (Fragment &fragment : fragments)
     fragment.reduced =
         guarded(fragment.inRow, wideType, [&] {
@@ -586,6 +642,8 @@ struct DualNormOperands {
   Value stream, alpha, beta, postWeight, nextWeight, out;
   FloatAttr eps;
   bool pdl = false;
+  /// all_reduce_dual_norm's `publishing` partial, or null.
+  Value partial = {};
 };
 } // namespace
 
@@ -609,7 +667,9 @@ static LogicalResult generateDualNorm(
     const DualNormOperands &operands, int64_t hidden, int64_t maxTokens,
     ArrayRef<NamedAttribute> extraAttributes,
     const KernelGenerationOptions &options,
-    function_ref<std::unique_ptr<ReducedSource>(KernelBody &)> makeSource) {
+    function_ref<std::unique_ptr<ReducedSource>(KernelBody &,
+                                                const DualNormValues &)>
+        makeSource) {
   DualNormShape shape = DualNormShape::get(hidden);
   std::string reason = shape.unsupported();
   if (!reason.empty())
@@ -618,6 +678,8 @@ static LogicalResult generateDualNorm(
   SmallVector<Value> tokenOperands;
   if (reduced)
     tokenOperands.push_back(reduced);
+  if (operands.partial)
+    tokenOperands.push_back(operands.partial);
   tokenOperands.append({operands.stream, operands.out});
   int64_t rows;
   Value tokensBuffer;
@@ -645,7 +707,9 @@ static LogicalResult generateDualNorm(
                         "in"))) ||
       failed(
           addBuffer(operands.nextWeight, "next_weight", kNoTokensDim, "in")) ||
-      failed(addBuffer(operands.out, "out", 0, "out")))
+      failed(addBuffer(operands.out, "out", 0, "out")) ||
+      (operands.partial &&
+       failed(addBuffer(operands.partial, "partial", 0, "in"))))
     return failure();
   signature.tokensBuffer = tokensBuffer;
   signature.tokensDim = 0;
@@ -669,6 +733,9 @@ static LogicalResult generateDualNorm(
           values.postWeight = kernel.getBuffer(next++);
         values.nextWeight = kernel.getBuffer(next++);
         values.out = kernel.getBuffer(next++);
+        if (operands.partial)
+          values.partial = kernel.getBuffer(next++);
+        values.gridCtas = rows * shape.ctas;
         // An M past the rows of the grid (which the runtime rejects before
         // launch) must not make the kernel touch rows its buffers lack.
         Value tokens = arith::IndexCastUIOp::create(
@@ -677,7 +744,7 @@ static LogicalResult generateDualNorm(
             b, tokens, arith::ConstantIndexOp::create(b, rows));
         values.eps = operands.eps.getValue().convertToFloat();
         values.pdl = operands.pdl;
-        std::unique_ptr<ReducedSource> source = makeSource(kernel);
+        std::unique_ptr<ReducedSource> source = makeSource(kernel, values);
         auto module = kernel.getFunc()->getParentOfType<gpu::GPUModuleOp>();
         DualNormBodyBuilder(b, shape, values, *source).build(module);
         builder.setInsertionPoint(b.getInsertionBlock(), b.getInsertionPoint());
@@ -688,14 +755,22 @@ LogicalResult mlir::lamport::generateAllReduceDualNormKernel(
     AllReduceDualNormOp op, const KernelGenerationOptions &options) {
   MailboxType mailboxType = op.getMailbox().getType();
   DualNormOperands operands{
-      op.getStream(),     op.getAlpha(), op.getBeta(),    op.getPostWeight(),
-      op.getNextWeight(), op.getOut(),   op.getEpsAttr(), op.getPdl()};
+      op.getStream(),     op.getAlpha(),      op.getBeta(),
+      op.getPostWeight(), op.getNextWeight(), op.getOut(),
+      op.getEpsAttr(),    op.getPdl(),        op.getPartial()};
   MLIRContext *ctx = op.getContext();
   SumOrder order = op.getSumOrder();
   std::optional<uint64_t> timeoutNs = op.getTimeoutNs();
   SmallVector<NamedAttribute> attributes;
   attributes.push_back(NamedAttribute(StringAttr::get(ctx, "sum_order"),
                                       SumOrderAttr::get(ctx, order)));
+  TransportAttr transport;
+  if (op.getPartial()) {
+    transport = TransportAttr::get(ctx, op.getTransport() ? *op.getTransport()
+                                                          : options.transport);
+    attributes.push_back(
+        NamedAttribute(StringAttr::get(ctx, "transport"), transport));
+  }
   if (timeoutNs)
     attributes.push_back(NamedAttribute(
         StringAttr::get(ctx, "timeout_ns"),
@@ -703,8 +778,12 @@ LogicalResult mlir::lamport::generateAllReduceDualNormKernel(
   return generateDualNorm(
       op, "all_reduce_dual_norm", op.getMailbox(), /*reduced=*/Value(),
       operands, mailboxType.getWidth(), mailboxType.getMaxTokens(), attributes,
-      options, [&](KernelBody &kernel) -> std::unique_ptr<ReducedSource> {
-        return std::make_unique<MailboxSource>(kernel, order, timeoutNs);
+      options,
+      [&](KernelBody &kernel,
+          const DualNormValues &values) -> std::unique_ptr<ReducedSource> {
+        return std::make_unique<MailboxSource>(kernel, order, timeoutNs,
+                                               values.partial, transport,
+                                               values.gridCtas);
       });
 }
 
@@ -718,7 +797,8 @@ mlir::lamport::generateDualNormKernel(DualNormOp op,
       op, "dual_norm", /*mailbox=*/Value(), op.getReduced(), operands,
       op.getReduced().getType().getDimSize(1), LamportDialect::kMaxTokens,
       /*extraAttributes=*/{}, options,
-      [&](KernelBody &kernel) -> std::unique_ptr<ReducedSource> {
+      [&](KernelBody &kernel,
+          const DualNormValues &) -> std::unique_ptr<ReducedSource> {
         return std::make_unique<BufferSource>(kernel.getBuffer(0));
       });
 }

@@ -95,8 +95,9 @@ def Lamport_AllReduceOp : Lamport_Op<"all_reduce"> {
   let hasVerifier = 1;
 }
 
-class Lamport_DualNormOpBase<string mnemonic, dag input>
-    : Lamport_Op<mnemonic> {
+class Lamport_DualNormOpBase<string mnemonic, dag input,
+                             list<Trait> traits = []>
+    : Lamport_Op<mnemonic, traits> {
   let arguments = !con(input, (ins Lamport_F32Matrix:$stream,
       Lamport_F32Vector:$alpha, Lamport_F32Vector:$beta,
       Optional<Lamport_BF16Vector>:$post_weight,
@@ -108,9 +109,12 @@ class Lamport_DualNormOpBase<string mnemonic, dag input>
 def Lamport_AllReduceDualNormOp
     : Lamport_DualNormOpBase<"all_reduce_dual_norm",
           (ins Lamport_MailboxType:$mailbox,
+               Optional<Lamport_BF16Matrix>:$partial,
                DefaultValuedAttr<Lamport_SumOrderAttr,
                    "SumOrder::rank_ascending">:$sum_order,
-               OptionalAttr<I64Attr>:$timeout_ns)> {
+               OptionalAttr<I64Attr>:$timeout_ns,
+               OptionalAttr<Lamport_TransportAttr>:$transport),
+          [AttrSizedOperandSegments]> {
   let summary = "the decode boundary: all-reduce fused with the dual norm";
   let description = [{
     For each of the m tokens (H = the mailbox width): waits for the tp
@@ -125,16 +129,30 @@ def Lamport_AllReduceDualNormOp
     without `post_weight` the post-attention norm has no weight. Re-arms what
     it read and advances NEXT.
 
+    With `publishing(%partial)` the op is the whole boundary in one kernel:
+    each thread first publishes its fragments of this rank's `partial`
+    (`[m, H]` BF16, -0.0 stored as +0.0) into slot `[NEXT, rank]` of every
+    rank's copy (`transport` as for `lamport.publish_rows`), then polls and
+    sums that generation. No separate publisher runs, so the stage comes from
+    NEXT, and the last CTA of the grid to finish (an arrival count,
+    `lamport.stage.arrive`) sets ACTIVE and advances NEXT.
+
     ```mlir
     lamport.all_reduce_dual_norm %mb, %stream gates(%alpha, %beta)
         next_weight %nw into %out {eps = 1.0e-06 : f32}
         : !lamport.mailbox<tp = 8, capacity = 16, width = 8192>,
           memref<?x8192xf32>, memref<1xf32>, memref<8192xf32>,
           memref<8192xbf16>, memref<?x8192xbf16>
+    lamport.all_reduce_dual_norm %mb publishing(%partial : memref<?x8192xbf16>),
+        %stream gates(%alpha, %beta) next_weight %nw into %out
+        : !lamport.mailbox<tp = 8, capacity = 16, width = 8192>,
+          memref<?x8192xf32>, memref<1xf32>, memref<1xf32>,
+          memref<8192xbf16>, memref<?x8192xbf16>
     ```
   }];
   let assemblyFormat = [{
-    $mailbox `,` $stream `gates` `(` $alpha `,` $beta `)`
+    $mailbox (`publishing` `(` $partial^ `:` type($partial) `)`)?
+    `,` $stream `gates` `(` $alpha `,` $beta `)`
     (`post_weight` $post_weight^ `:` type($post_weight))?
     `next_weight` $next_weight `into` $out attr-dict `:`
     qualified(type($mailbox)) `,`

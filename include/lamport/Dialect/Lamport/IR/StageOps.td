@@ -94,6 +94,35 @@ def Lamport_StageAdvanceOp : Lamport_Op<"stage.advance"> {
   let hasVerifier = 1;
 }
 
+def Lamport_StageArriveOp : Lamport_Op<"stage.arrive"> {
+  let summary = "count a CTA out of a grid that publishes and consumes";
+  let description = [{
+    For a kernel that both publishes and consumes the generation `stage` it
+    read from NEXT (`lamport.all_reduce_dual_norm` with `publishing`): one
+    thread of each of the grid's `ctas` CTAs calls it once, after every
+    thread of its CTA has read NEXT. It increments this rank's ARRIVALS word
+    (wrapping to 0 at the last arrival, so the count is ready for the next
+    launch) and returns true to the last of the `ctas` arrivals, which alone
+    may then set ACTIVE and advance NEXT: no CTA of the grid can read NEXT
+    after it moved.
+
+    ```mlir
+    %last = lamport.stage.arrive %mb {ctas = 64}
+        : !lamport.mailbox<tp = 8, capacity = 16, width = 8192>
+    ```
+  }];
+  let arguments = (ins Lamport_MailboxType:$mailbox, I64Attr:$ctas);
+  let results = (outs I1:$last);
+  let builders = [
+    OpBuilder<(ins "Value":$mailbox, "int64_t":$ctas), [{
+      build($_builder, $_state, $_builder.getI1Type(), mailbox,
+            $_builder.getI64IntegerAttr(ctas));
+    }]>
+  ];
+  let assemblyFormat = "$mailbox attr-dict `:` qualified(type($mailbox))";
+  let hasVerifier = 1;
+}
+
 def Lamport_StageFromTicketOp : Lamport_Op<"stage.from_ticket", [Pure]> {
   let summary = "the stage of a ticket: its upper 16 bits";
   let description = [{
