@@ -5,11 +5,16 @@
 # `bundles` and `third_party_cache`). Builds the runtime, lamport-run and
 # libLamportRuntimeC without MLIR (build-gpu/), then:
 #   python    lamport.Runtime with PyTorch tensors (test/gpu/python_runtime.py);
-#   check     every boundary bundle, loopback, every m 1..16, eager then
+#   check     every boundary bundle (fused, unfused, unpooler, the boundary
+#             alone), loopback, every m 1..16, eager then
 #             graph-replayed, CHECK_STEPS steps (default 100000) with fresh
 #             data per batch position, every output compared on the GPU;
-#   trap      one rank skips the fused boundary's publishing GEMM: the others
-#             trap within the timeout and the diagnostic names the slot;
+#   pipelined the fused boundary and the boundary alone (one kernel that
+#             publishes its partial, then all-reduces and norms) with each
+#             rank's steps back to back (--pipelined), every step checked;
+#   trap      one rank skips its publishing kernel (the fused boundary's
+#             GEMM, the boundary alone's one kernel): the others trap within
+#             the timeout and the diagnostic names the slot;
 #   same      fused and unfused attention boundaries give the same bytes
 #             (out and stream) for the same inputs (integer-valued partials:
 #             the sum is exact, so the fused sum equals the unfused one);
@@ -91,7 +96,8 @@ runlr() {
 }
 
 for tp in $tps; do
-  for kind in attention_boundary attention_boundary_unfused unpooler_boundary; do
+  for kind in attention_boundary attention_boundary_unfused unpooler_boundary \
+    reduce_norm_boundary; do
     name=${kind}_tp$tp
     [ -f "$bundles/$name/manifest.json" ] || { note check "$name" FAIL "no bundle"; failures=$((failures + 1)); continue; }
     steps=$other_steps
@@ -104,10 +110,19 @@ for tp in $tps; do
     runlr check "$name" 300 --tp "$tp" --transport loopback --tokens all \
       --steps "$steps" --graph --check $barrier --json "$out/${name}_check.json"
   done
+  # Each rank's steps back to back (no join between steps, as a decode
+  # loop runs them): the fused boundary and the boundary alone.
+  for kind in attention_boundary reduce_norm_boundary; do
+    runlr pipelined "${kind}_tp$tp" 300 --tp "$tp" --transport loopback \
+      --tokens all --steps "$other_steps" --graph --pipelined --check \
+      --json "$out/${kind}_tp${tp}_pipelined.json"
+  done
   # A rank that never publishes: every other rank's consumer must trap
   # within the timeout, and lamport-run must name rank, mailbox, stage, slot.
-  runlr trap "attention_boundary_tp$tp" 60 --tp "$tp" --transport loopback \
-    --tokens 4 --steps 3 --skip-publish $((tp - 1)) --timeout-check
+  for kind in attention_boundary reduce_norm_boundary; do
+    runlr trap "${kind}_tp$tp" 60 --tp "$tp" --transport loopback \
+      --tokens 4 --steps 3 --skip-publish $((tp - 1)) --timeout-check
+  done
   # Fused and unfused: the same inputs (same seed, batch and token counts)
   # must give the same out and stream bytes.
   for name in attention_boundary_tp$tp attention_boundary_unfused_tp$tp; do

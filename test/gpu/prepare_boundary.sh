@@ -22,7 +22,8 @@ out=$root/bundles/boundary
 rm -rf "$out" && mkdir -p "$out"
 examples=$root/docs/examples
 for tp in 2 4 8 16; do
-  for kind in attention_boundary attention_boundary_unfused unpooler_boundary; do
+  for kind in attention_boundary attention_boundary_unfused unpooler_boundary \
+    reduce_norm_boundary; do
     source=$examples/${kind}_tp$tp.mlir
     [ -f "$source" ] || { echo "missing $source"; exit 2; }
     "$compile" "$source" -o "$out/${kind}_tp$tp"
