@@ -52,6 +52,9 @@ DriverApi loadDriver() {
           reinterpret_cast<void **>(&driver.cuFuncGetParamInfo), false);
   resolve(LAMPORT_SYMBOL(cuFuncLoad),
           reinterpret_cast<void **>(&driver.cuFuncLoad), false);
+  resolve(LAMPORT_SYMBOL(cuOccupancyMaxActiveClusters),
+          reinterpret_cast<void **>(&driver.cuOccupancyMaxActiveClusters),
+          false);
 
   // Lazy loading (the default since CUDA 12.2) loads a kernel at its first
   // launch and may synchronise the context to do it: a publisher loaded

@@ -460,6 +460,46 @@ void Session::prepareLaunches() {
       launches.push_back(std::move(launch));
     }
   }
+  checkLoopbackResidency();
+}
+
+void Session::checkLoopbackResidency() {
+  if (config.transport != TransportKind::Loopback || config.tp < 2 ||
+      !api().cuOccupancyMaxActiveClusters)
+    return;
+  const Manifest &m = bundle.manifest;
+  for (std::size_t k = 0; k < m.kernels.size(); ++k) {
+    const KernelSpec &kernel = m.kernels[k];
+    // A kernel that publishes and then polls in the same CTAs: a CTA that
+    // spins keeps its SM, so every rank's grid must be resident at once.
+    if (!kernel.publishes() || kernel.op != "all_reduce_dual_norm")
+      continue;
+    makeCurrent(0);
+    CUlaunchConfig launchConfig;
+    CUlaunchAttribute attributes[2];
+    setLaunchConfig(kernel, ranks[0]->stream, /*pdl=*/false, launchConfig,
+                    attributes);
+    int fit = 0;
+    LAMPORT_CU(cuOccupancyMaxActiveClusters(&fit, modulesOf(0).kernels[k],
+                                            &launchConfig),
+               concat("kernel '", kernel.name, "': its occupancy"));
+    uint64_t clusterCtas = kernel.clusterSize();
+    uint64_t gridCtas =
+        uint64_t(kernel.grid[0]) * kernel.grid[1] * kernel.grid[2];
+    uint64_t needed = uint64_t(config.tp) * gridCtas / clusterCtas;
+    if (uint64_t(fit) < needed)
+      throw Error(concat(
+          "kernel '", kernel.name, "' (", kernel.op,
+          ") publishes its partial and then waits for every rank's in the "
+          "same CTAs, so with all ",
+          config.tp,
+          " ranks on one GPU (--transport loopback) every rank's grid must be "
+          "resident at once: ",
+          needed, " clusters of ", clusterCtas, " CTAs, but this GPU holds ",
+          fit,
+          " at most; the launch would spin until its timeout. Run it "
+          "with one GPU per rank (--transport peer) or a smaller tp"));
+  }
 }
 
 void setLaunchConfig(const KernelSpec &kernel, CUstream stream, bool pdl,
@@ -708,16 +748,27 @@ void Session::wait(CUevent event, double seconds, const std::string &during) {
   }
 }
 
-std::vector<TimeoutRecord> Session::claimedTimeouts() const {
+std::vector<TimeoutRecord> Session::claimedTimeouts(int *unfilled) const {
   std::vector<TimeoutRecord> claimed;
+  if (unfilled)
+    *unfilled = 0;
   for (const auto &mailbox : mailboxes)
     for (TimeoutRecord *record : mailbox->records) {
       // The poller fenced at system scope before trapping; read it once.
       TimeoutRecord copy;
       std::memcpy(&copy, const_cast<const TimeoutRecord *>(record),
                   sizeof(copy));
-      if (copy.claimed)
-        claimed.push_back(copy);
+      if (!copy.claimed)
+        continue;
+      // Claimed but never filled: another kernel's trap ended the context
+      // between this poll's compare-and-swap and its stores (one GPU runs
+      // every rank's kernels in loopback). Every poll has a timeout > 0.
+      if (copy.timeoutNs == 0) {
+        if (unfilled)
+          ++*unfilled;
+        continue;
+      }
+      claimed.push_back(copy);
     }
   return claimed;
 }
@@ -730,7 +781,8 @@ std::string Session::mailboxName(int id) const {
 
 void Session::fail(CUresult result, const std::string &during,
                    bool watchdog) const {
-  std::vector<TimeoutRecord> records = claimedTimeouts();
+  int unfilled = 0;
+  std::vector<TimeoutRecord> records = claimedTimeouts(&unfilled);
   std::string message =
       watchdog ? during
                : concat(during, ": the GPU reported ", describeResult(result));
@@ -743,6 +795,10 @@ void Session::fail(CUresult result, const std::string &during,
       message +=
           "\n  " + describeTimeout(record, mailboxName(record.mailboxId));
   }
+  if (unfilled)
+    message += concat("\n  (", unfilled,
+                      " more poll(s) claimed a record, but the context failed "
+                      "before they filled it)");
   // These errors are sticky: the context can run nothing more.
   bool sticky = result == CUDA_ERROR_LAUNCH_FAILED ||
                 result == CUDA_ERROR_ILLEGAL_INSTRUCTION ||

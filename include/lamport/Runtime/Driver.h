@@ -95,6 +95,10 @@ struct DriverApi {
   /// Optional too (CUDA 12.4+): loads a function now rather than at its
   /// first launch.
   decltype(&::cuFuncLoad) cuFuncLoad = nullptr;
+  /// Optional: how many clusters of a launch fit on the GPU at once (the
+  /// loopback residency check of kernels that publish and then wait).
+  decltype(&::cuOccupancyMaxActiveClusters) cuOccupancyMaxActiveClusters =
+      nullptr;
 };
 
 /// Loads libcuda.so.1 and calls cuInit(0) once. Throws NoDeviceError when

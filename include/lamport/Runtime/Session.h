@@ -104,6 +104,11 @@ public:
 
   /// Makes rank \p rank's context current on this thread.
   void makeCurrent(int rank) const;
+  /// Loopback only: refuses a kernel that publishes and then polls in the
+  /// same CTAs when the tp ranks' grids cannot all be resident on the GPU
+  /// at once (cuOccupancyMaxActiveClusters), which would otherwise spin
+  /// until its timeout.
+  void checkLoopbackResidency();
   CUstream stream(int rank) const;
   /// The stream steps fork from and join into (rank 0's device).
   CUstream mainStream() const { return main; }
@@ -174,8 +179,10 @@ public:
   /// or the watchdog fires; \p during says what was running.
   void wait(CUevent event, double seconds, const std::string &during);
 
-  /// Every timeout record a poll has claimed so far.
-  std::vector<TimeoutRecord> claimedTimeouts() const;
+  /// Every timeout record a poll has claimed and filled so far; with
+  /// \p unfilled, how many were claimed but not filled (the context failed
+  /// in between).
+  std::vector<TimeoutRecord> claimedTimeouts(int *unfilled = nullptr) const;
   /// The mailbox name of a record's mailbox_id (or "#id").
   std::string mailboxName(int id) const;
 

@@ -38,6 +38,8 @@
 //   flip@N      the Nth consumer launch (from 0) flips one output bit;
 //   flip-y@N    the Nth gemm_publish launch flips one bit of y after
 //               publishing it (only y is wrong);
+//   unfilled-record  a poll claims its timeout record, then the context
+//               fails before it fills the record;
 //   rank-skew   rank 1's all_reduce_dual_norm writes out's first element
 //               one unit in the last place off (within any bound: only the
 //               comparison of ranks catches it);
@@ -84,6 +86,13 @@ bool hangs() {
 bool quietNans() {
   const char *fault = std::getenv("FAKE_CUDA_FAULT");
   return fault && std::strcmp(fault, "quiet-nan") == 0;
+}
+
+/// FAKE_CUDA_FAULT=unfilled-record: the poll claims the timeout record but
+/// the context fails before it fills it (another rank's trap, on one GPU).
+bool unfilledRecord() {
+  const char *fault = std::getenv("FAKE_CUDA_FAULT");
+  return fault && std::strcmp(fault, "unfilled-record") == 0;
 }
 
 bool rankSkew() {
@@ -230,7 +239,9 @@ bool pollAll(const Module &m, const Descriptor &d, int tokens,
               return false;
             }
             uint32_t *record = at<uint32_t>(d.diagnostics);
-            if (record && record[0] == 0) {
+            if (record && record[0] == 0 && unfilledRecord()) {
+              record[0] = 1;
+            } else if (record && record[0] == 0) {
               int32_t fields[6] = {d.rank, d.mailboxId, stage, slot, row, col};
               record[0] = 1;
               std::memcpy(record + 1, fields, sizeof(fields));
