@@ -180,15 +180,43 @@ Manifest normManifest(int h, bool postWeight = true,
   return parseManifest(text, "norm.json");
 }
 
-/// docs/examples/reduce_norm_boundary_tpN.mlir's bundle: partial [-1, H],
-/// the mailbox, stream, scalar gates, post_weight, next_weight, out; its
-/// first kernel of op \p firstOp (publish_rows unless a test says).
+/// The boundary alone from a partial in memory, as lamport-compile writes
+/// docs/examples/reduce_norm_boundary_tpN.mlir: partial [-1, H], the mailbox,
+/// stream, scalar gates, post_weight, next_weight, out. By default one
+/// all_reduce_dual_norm that publishes its partial first (without
+/// \p publishing, a consumer alone); with \p firstOp, that op (given the
+/// partial as `rows`) then the consumer.
 Manifest boundaryManifest(int tp, int h, int capacity = 16,
                           const std::string &eps = "9.9999999747524271e-07",
-                          const std::string &firstOp = "publish_rows") {
+                          const std::string &firstOp = "",
+                          bool publishing = true) {
   std::string H = std::to_string(h);
   std::string mailbox = concat(R"({"kind": "mailbox", "argument": 1, "size": )",
                                40 + 8 * tp, R"(, "align": 8})");
+  std::vector<std::string> consumer = {mailbox,
+                                       param(2, "inout", "stream"),
+                                       param(3, "in", "alpha"),
+                                       param(4, "in", "beta"),
+                                       param(5, "in", "post_weight"),
+                                       param(6, "in", "next_weight"),
+                                       param(7, "out", "out")};
+  if (firstOp.empty() && publishing)
+    consumer.push_back(param(0, "in", "partial"));
+  consumer.push_back(kTokens);
+  std::string kernels, launches;
+  if (!firstOp.empty()) {
+    kernels = concat(kernel(firstOp + "_0", firstOp, "[128, 1, 1]", "[1, 1, 1]",
+                            R"({"transport": "unicast"})",
+                            {mailbox, param(0, "in", "rows"), kTokens}),
+                     ", ");
+    launches = concat(R"({"kernel": ")", firstOp, R"(_0"}, )");
+  }
+  kernels +=
+      kernel("all_reduce_dual_norm_0", "all_reduce_dual_norm", "[16, 4, 1]",
+             "[1, 4, 1]",
+             concat(R"({"eps": )", eps, R"(, "sum_order": "rank_ascending"})"),
+             consumer);
+  launches += R"({"kernel": "all_reduce_dual_norm_0"})";
   std::string text = concat(
       R"({"format": "lamport-bundle", "version": 1, "chip": "sm_90",
           "transport": "unicast", "program": "reduce_norm_boundary",
@@ -203,57 +231,8 @@ Manifest boundaryManifest(int tp, int h, int capacity = 16,
       buffer(5, "post_weight", "bf16", "[" + H + "]", "in"), ", ",
       buffer(6, "next_weight", "bf16", "[" + H + "]", "in"), ", ",
       buffer(7, "out", "bf16", "[-1, " + H + "]", "out"), R"(], "kernels": [)",
-      kernel(firstOp + "_0", firstOp, "[128, 1, 1]", "[1, 1, 1]",
-             R"({"transport": "unicast"})",
-             {mailbox, param(0, "in", "rows"), kTokens}),
-      ", ",
-      kernel("all_reduce_dual_norm_0", "all_reduce_dual_norm", "[16, 4, 1]",
-             "[1, 4, 1]",
-             concat(R"({"eps": )", eps, R"(, "sum_order": "rank_ascending"})"),
-             {mailbox, param(2, "inout", "stream"), param(3, "in", "alpha"),
-              param(4, "in", "beta"), param(5, "in", "post_weight"),
-              param(6, "in", "next_weight"), param(7, "out", "out"), kTokens}),
-      R"(], "launches": [{"kernel": ")", firstOp,
-      R"(_0"}, {"kernel": "all_reduce_dual_norm_0"}]})");
+      kernels, R"(], "launches": [)", launches, "]}");
   return parseManifest(text, "boundary.json");
-}
-
-/// docs/examples/reduce_norm_boundary_tpN.mlir's bundle: one
-/// all_reduce_dual_norm that publishes its partial (\p publishing) first.
-Manifest oneKernelBoundaryManifest(int tp, int h, bool publishing = true) {
-  std::string H = std::to_string(h);
-  std::string mailbox = concat(R"({"kind": "mailbox", "argument": 1, "size": )",
-                               40 + 8 * tp, R"(, "align": 8})");
-  std::vector<std::string> params = {mailbox,
-                                     param(2, "inout", "stream"),
-                                     param(3, "in", "alpha"),
-                                     param(4, "in", "beta"),
-                                     param(5, "in", "post_weight"),
-                                     param(6, "in", "next_weight"),
-                                     param(7, "out", "out")};
-  if (publishing)
-    params.push_back(param(0, "in", "partial"));
-  params.push_back(kTokens);
-  std::string text = concat(
-      R"({"format": "lamport-bundle", "version": 1, "chip": "sm_90",
-          "transport": "unicast", "program": "reduce_norm_boundary",
-          "mailboxes": [{"id": 0, "name": "mailbox", "tp": )",
-      tp, R"(, "capacity": 16, "width": )", h, R"(}], "arguments": [)",
-      buffer(0, "partial", "bf16", "[-1, " + H + "]", "in"), ", ",
-      R"({"index": 1, "name": "mailbox", "kind": "mailbox", "mailbox": 0}, )",
-      buffer(2, "stream", "f32", "[-1, " + H + "]", "inout"), ", ",
-      buffer(3, "alpha", "f32", "[1]", "in"), ", ",
-      buffer(4, "beta", "f32", "[1]", "in"), ", ",
-      buffer(5, "post_weight", "bf16", "[" + H + "]", "in"), ", ",
-      buffer(6, "next_weight", "bf16", "[" + H + "]", "in"), ", ",
-      buffer(7, "out", "bf16", "[-1, " + H + "]", "out"), R"(], "kernels": [)",
-      kernel("all_reduce_dual_norm_0", "all_reduce_dual_norm", "[16, 4, 1]",
-             "[1, 4, 1]",
-             R"({"eps": 9.9999999747524271e-07, "sum_order": "rank_ascending",
-                 "transport": "unicast"})",
-             params),
-      R"(], "launches": [{"kernel": "all_reduce_dual_norm_0"}]})");
-  return parseManifest(text, "one.json");
 }
 
 /// The error checkBoundaryBundle gives, or "".
@@ -418,17 +397,13 @@ TEST(BoundaryBenchPair, Refusals) {
 TEST(BoundaryBenchPair, BoundaryAlone) {
   BoundaryPair pair =
       pairBundles(fusedManifest(8, 8192, 1024), normManifest(8192), 8, false);
+  const std::string defaultEps = "9.9999999747524271e-07";
+  // One kernel, or publish_rows then the consumer.
   EXPECT_EQ(boundaryError(boundaryManifest(8, 8192), pair), "");
-  EXPECT_EQ(boundaryError(oneKernelBoundaryManifest(8, 8192), pair), "");
-  EXPECT_EQ(boundaryError(oneKernelBoundaryManifest(4, 8192), pair),
-            "the --boundary bundle's mailbox 'mailbox' is tp = 4, width 8192; "
-            "the fused bundle's is tp = 8, width 8192: both must be the same "
-            "boundary");
-  // A consumer alone publishes nothing: no boundary.
-  EXPECT_NE(boundaryError(oneKernelBoundaryManifest(8, 8192, false), pair)
-                .find("must be the boundary alone: a step of "
-                      "all_reduce_dual_norm publishing its partial"),
-            std::string::npos);
+  EXPECT_EQ(
+      boundaryError(boundaryManifest(8, 8192, 16, defaultEps, "publish_rows"),
+                    pair),
+      "");
   EXPECT_EQ(boundaryError(boundaryManifest(4, 8192), pair),
             "the --boundary bundle's mailbox 'mailbox' is tp = 4, width 8192; "
             "the fused bundle's is tp = 8, width 8192: both must be the same "
@@ -443,6 +418,12 @@ TEST(BoundaryBenchPair, BoundaryAlone) {
   EXPECT_EQ(boundaryError(boundaryManifest(8, 8192, 16, "1e-05"), pair),
             "eps differs: 1e-05 in the --boundary bundle, 1e-06 in the fused "
             "bundle");
+  // A consumer alone publishes nothing: no boundary.
+  EXPECT_NE(
+      boundaryError(boundaryManifest(8, 8192, 16, defaultEps, "", false), pair)
+          .find("must be the boundary alone: a step of all_reduce_dual_norm "
+                "publishing its partial"),
+      std::string::npos);
   EXPECT_EQ(boundaryError(fusedManifest(8, 8192, 1024), pair),
             "the --boundary bundle (program 'attention_boundary') must be the "
             "boundary alone: a step of all_reduce_dual_norm publishing its "

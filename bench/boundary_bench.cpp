@@ -902,6 +902,26 @@ struct Row {
   std::optional<BaselineCheck> baseline;
 };
 
+/// One of our checked and timed runs (the fused boundary, the boundary
+/// alone): what it checked, or why it failed; null when it did not run.
+nlohmann::json harnessJson(const std::optional<RunReport> &report,
+                           const std::string &failure) {
+  if (!report)
+    return failure.empty()
+               ? nlohmann::json(nullptr)
+               : nlohmann::json{{"status", "fail"}, {"error", failure}};
+  nlohmann::json j = {{"status", "pass"},
+                      {"steps", report->steps},
+                      {"steps_checked", report->stepsChecked},
+                      {"image", report->image},
+                      {"mailbox_bytes_per_step", report->mailboxBytesPerStep}};
+  if (report->graphEqualsEager)
+    j["graph_equals_eager"] = *report->graphEqualsEager;
+  if (report->normErrorVsBoundMax)
+    j["norm_error_vs_bound_max"] = *report->normErrorVsBoundMax;
+  return j;
+}
+
 nlohmann::json rowJson(const Row &row) {
   const TableRow &t = row.table;
   nlohmann::json j = {{"tp", t.tp},
@@ -920,35 +940,8 @@ nlohmann::json rowJson(const Row &row) {
   j["boundary_us"] = latencyJson(t.boundary);
   j["ratio_all_reduce_over_boundary"] =
       alone ? nlohmann::json(*alone) : nullptr;
-  if (row.boundary) {
-    nlohmann::json b = {
-        {"status", "pass"},
-        {"steps", row.boundary->steps},
-        {"steps_checked", row.boundary->stepsChecked},
-        {"mailbox_bytes_per_step", row.boundary->mailboxBytesPerStep}};
-    if (row.boundary->graphEqualsEager)
-      b["graph_equals_eager"] = *row.boundary->graphEqualsEager;
-    if (row.boundary->normErrorVsBoundMax)
-      b["norm_error_vs_bound_max"] = *row.boundary->normErrorVsBoundMax;
-    j["boundary"] = b;
-  } else if (!row.boundaryFailure.empty()) {
-    j["boundary"] = {{"status", "fail"}, {"error", row.boundaryFailure}};
-  }
-  if (row.ours) {
-    nlohmann::json ours = {
-        {"status", "pass"},
-        {"steps", row.ours->steps},
-        {"steps_checked", row.ours->stepsChecked},
-        {"image", row.ours->image},
-        {"mailbox_bytes_per_step", row.ours->mailboxBytesPerStep}};
-    if (row.ours->graphEqualsEager)
-      ours["graph_equals_eager"] = *row.ours->graphEqualsEager;
-    if (row.ours->normErrorVsBoundMax)
-      ours["norm_error_vs_bound_max"] = *row.ours->normErrorVsBoundMax;
-    j["ours"] = ours;
-  } else if (!row.oursFailure.empty()) {
-    j["ours"] = {{"status", "fail"}, {"error", row.oursFailure}};
-  }
+  j["boundary"] = harnessJson(row.boundary, row.boundaryFailure);
+  j["ours"] = harnessJson(row.ours, row.oursFailure);
   if (row.baseline) {
     const BaselineCheck &b = *row.baseline;
     nlohmann::json base = {{"status", b.passed ? "pass" : "fail"},
