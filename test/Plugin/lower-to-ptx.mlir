@@ -39,7 +39,8 @@
 // PTX-NEXT: .param .align 8 .b8 publish_rows_0_param_0[72],
 // PTX-NOT: multimem
 // PTX-COUNT-4: st.global.v{{[24]}}.b{{32|64}}
-// PTX: fence.acq_rel.sys;
+// PTX-NOT: fence
+// PTX: st.volatile.global.b32
 
 // MULTICAST: .target sm_100a
 // MULTICAST: .visible .entry publish_rows_0(

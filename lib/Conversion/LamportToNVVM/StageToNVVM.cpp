@@ -72,7 +72,8 @@ struct StageReadLowering : public ConvertOpToLLVMPattern<OpTy> {
 };
 
 /// lamport.stage.set_active: ACTIVE = stage, after a system-scope release
-/// fence so that every store of the publish is visible before the word.
+/// fence so that every store of the publish is visible before the word;
+/// without it where every reader runs after the grid (read_after_grid).
 struct StageSetActiveLowering
     : public ConvertOpToLLVMPattern<StageSetActiveOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
@@ -82,7 +83,8 @@ struct StageSetActiveLowering
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     MailboxDescriptor mailbox(adaptor.getMailbox(), op.getMailbox().getType());
-    LLVM::FenceOp::create(rewriter, loc, LLVM::AtomicOrdering::acq_rel);
+    if (!op.getReadAfterGrid())
+      LLVM::FenceOp::create(rewriter, loc, LLVM::AtomicOrdering::acq_rel);
     storeStageWord(rewriter, loc, mailbox, kActive, adaptor.getStage());
     rewriter.eraseOp(op);
     return success();

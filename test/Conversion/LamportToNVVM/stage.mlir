@@ -47,6 +47,18 @@ gpu.module @stage {
     gpu.return
   }
 
+  // Every reader runs after the grid: the store alone.
+  // CHECK-LABEL: gpu.func @set_active_read_after_grid
+  // CHECK-SAME: (%[[MB:.*]]: !llvm.struct<{{.*}}>, %[[STAGE:.*]]: i32)
+  // CHECK-NOT: llvm.fence
+  // CHECK: %[[WORDS:.*]] = llvm.extractvalue %[[MB]][2]
+  // CHECK-NEXT: llvm.store volatile %[[STAGE]], %[[WORDS]] {alignment = 4 : i64} : i32, !llvm.ptr<1>
+  // CHECK-NEXT: gpu.return
+  gpu.func @set_active_read_after_grid(%mb: !mb, %stage: i32) kernel {
+    lamport.stage.set_active %mb, %stage {read_after_grid} : !mb
+    gpu.return
+  }
+
   // CHECK-LABEL: gpu.func @advance
   // CHECK-SAME: (%[[MB:.*]]: !llvm.struct<{{.*}}>, %[[ACTIVE:.*]]: i32)
   // CHECK-NOT: llvm.fence
@@ -88,6 +100,10 @@ gpu.module @stage {
 // PTX-NOT: st.
 // PTX: fence.acq_rel.sys;
 // PTX-NOT: st.
+// PTX: st.volatile.global.b32 [%rd{{[0-9]+}}], %r{{[0-9]+}};
+
+// PTX-LABEL: .visible .entry set_active_read_after_grid(
+// PTX-NOT: fence
 // PTX: st.volatile.global.b32 [%rd{{[0-9]+}}], %r{{[0-9]+}};
 
 // PTX-LABEL: .visible .entry advance(

@@ -222,7 +222,8 @@ public:
           Value last = StageArriveOp::create(nested, loc, mailbox, gridCtas);
           scf::IfOp::create(
               nested, loc, last, [&](OpBuilder &inner, Location innerLoc) {
-                StageSetActiveOp::create(inner, innerLoc, mailbox, stage);
+                StageSetActiveOp::create(inner, innerLoc, mailbox, stage,
+                                         /*readAfterGrid=*/true);
                 StageAdvanceOp::create(inner, innerLoc, mailbox, stage);
                 scf::YieldOp::create(inner, innerLoc);
               });

@@ -470,9 +470,9 @@ void GemmBodyBuilder::emitEpilogue(Value isRankZero) {
     // for completion), so no other CTA's publishes need ordering before it.
     // Writing it from every CTA cost each of them the set's system-scope
     // fence: several microseconds a launch at N = 8192 (512 CTAs, 4 waves).
-    Value firstTile = arith::CmpIOp::create(
-        b, arith::CmpIPredicate::eq, NVVM::BlockIdXOp::create(b, i32),
-        constant(0));
+    Value firstTile =
+        arith::CmpIOp::create(b, arith::CmpIPredicate::eq,
+                              NVVM::BlockIdXOp::create(b, i32), constant(0));
     auto writer = scf::IfOp::create(b, firstTile, /*withElseRegion=*/false);
     OpBuilder::InsertionGuard writerGuard(b);
     b.setInsertionPointToStart(&writer.getThenRegion().front());
@@ -482,7 +482,11 @@ void GemmBodyBuilder::emitEpilogue(Value isRankZero) {
         arith::CmpIOp::create(b, arith::CmpIPredicate::eq, thread, constant(0)),
         /*withElseRegion=*/false);
     b.setInsertionPointToStart(&lead.getThenRegion().front());
-    StageSetActiveOp::create(b, values.mailbox, stage);
+    // The consumer is the next kernel, which reads ACTIVE after this grid
+    // completed: no fence (a system-scope one here waited for every remote
+    // store of the CTA at the tail of the GEMM).
+    StageSetActiveOp::create(b, values.mailbox, stage,
+                             /*readAfterGrid=*/true);
   }
 }
 

@@ -295,8 +295,7 @@ mlir::lamport::createKernel(Operation *op, const KernelSignature &signature,
     func.setArgAttr(firstBuffer + i, kParamAttr, b.getStringAttr("buffer"));
     func.setArgAttr(firstBuffer + i, kIoAttr, b.getStringAttr(buffer.io));
     if (!buffer.role.empty())
-      func.setArgAttr(firstBuffer + i, kRoleAttr,
-                      b.getStringAttr(buffer.role));
+      func.setArgAttr(firstBuffer + i, kRoleAttr, b.getStringAttr(buffer.role));
   }
   func.setArgAttr(inputs.size() - 1, kParamAttr, b.getStringAttr("tokens"));
 

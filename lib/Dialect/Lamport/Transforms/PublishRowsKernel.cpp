@@ -73,16 +73,17 @@ LogicalResult mlir::lamport::generatePublishRowsKernel(
                                        col, /*target=*/Value(), transportAttr,
                                        releaseBefore);
             });
-        // Every thread of the CTA has stored its fragments; set_active's
-        // system-scope release fence is cumulative over what the barrier
-        // ordered before it. Every CTA writes the same ACTIVE word: that is
-        // safe because the consumer reads it only after this whole grid has
-        // completed (stream order, or griddepcontrol.wait with PDL), so no
-        // reader sees ACTIVE before every CTA's rows.
+        // Every CTA writes the same ACTIVE word: that is safe because the
+        // consumer reads it only after this whole grid has completed (stream
+        // order, or griddepcontrol.wait with PDL), so no reader sees ACTIVE
+        // before every CTA's rows, and no fence is needed before it
+        // (read_after_grid). The barrier keeps the word after the CTA's
+        // stores all the same.
         gpu::BarrierOp::create(b, loc);
         kernel.onLeadThread(b, loc, /*wholeGrid=*/false,
                             [&](OpBuilder &b, Location loc) {
-                              StageSetActiveOp::create(b, loc, mailbox, stage);
+                              StageSetActiveOp::create(b, loc, mailbox, stage,
+                                                       /*readAfterGrid=*/true);
                             });
         if (signature.pdl)
           NVVM::GriddepcontrolOp::create(

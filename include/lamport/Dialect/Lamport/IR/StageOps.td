@@ -62,14 +62,22 @@ def Lamport_StageSetActiveOp : Lamport_Op<"stage.set_active"> {
   let description = [{
     Written once per launch by one thread after every store of the publish:
     the lowering orders the data before the word with a system-scope
-    release fence.
+    release fence. With `read_after_grid` the writer states that every
+    reader of ACTIVE runs after this grid has completed (the next kernel on
+    the rank's stream, in stream order or after `griddepcontrol.wait`),
+    which already orders every store of the grid before the read: no fence.
+    The kernel generators' publishers and consumers are separate kernels,
+    so theirs all are.
 
     ```mlir
     lamport.stage.set_active %mb, %s
         : !lamport.mailbox<tp = 8, capacity = 16, width = 8192>
+    lamport.stage.set_active %mb, %s {read_after_grid}
+        : !lamport.mailbox<tp = 8, capacity = 16, width = 8192>
     ```
   }];
-  let arguments = (ins Lamport_MailboxType:$mailbox, I32:$stage);
+  let arguments = (ins Lamport_MailboxType:$mailbox, I32:$stage,
+                       UnitAttr:$read_after_grid);
   let assemblyFormat = [{
     $mailbox `,` $stage attr-dict `:` qualified(type($mailbox))
   }];
