@@ -12,6 +12,14 @@
 // ops in the same order, so where r is a BF16 value (the fused sum rounds to
 // itself) both kernels write the same out and stream bits.
 //
+// all_reduce_dual_norm with `publishing(%partial)` is the whole boundary in
+// one kernel: each thread stores its fragments of this rank's partial into
+// slot [NEXT, rank] of every copy before it polls them, so its stage is NEXT
+// (not ACTIVE, which no publisher set for it), and since a CTA that starts
+// late must still read that NEXT, the grid's last CTA to count itself out on
+// ARRIVALS (lamport.stage.arrive) is the one that sets ACTIVE and advances
+// NEXT.
+//
 // Launch: one cluster of C CTAs per token, grid (rows, C), cluster (1, C), T
 // threads a CTA. A row of H BF16 is F = H / 8 fragments; T = min(256, F),
 // C = min(8, ceil(F / T)) (8: the portable cluster size) and each thread
