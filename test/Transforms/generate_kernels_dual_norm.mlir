@@ -45,6 +45,7 @@
 //  CHECK-NEXT: scf.if %[[ACTIVE]] {
 //       CHECK:   %[[NARROW:.*]] = vector.load %[[KREDUCED]][%[[TOKEN]], %[[COL]]] {alignment = 16 : i64} : memref<16x8192xbf16, 1>, vector<8xbf16>
 //  CHECK-NEXT:   %[[R:.*]] = arith.extf %[[NARROW]] : vector<8xbf16> to vector<8xf32>
+//  CHECK-NEXT:   nvvm.griddepcontrol launch_dependents
 //  CHECK-NEXT:   vector.load %[[KSTREAM]][%[[TOKEN]], %[[COL]]]
 //       CHECK:   arith.mulf %[[R]], %[[R]] : vector<8xf32>
 // CHECK-COUNT-5:   nvvm.shfl.sync bfly
@@ -65,7 +66,6 @@
 //       CHECK:   vector.store %{{.*}}, %[[KOUT]][%[[TOKEN]], %[[COL]]]
 //  CHECK-NEXT:   nvvm.cluster.wait
 //  CHECK-NEXT: }
-//  CHECK-NEXT: nvvm.griddepcontrol launch_dependents
 //  CHECK-NEXT: gpu.return
 func.func @attention_boundary_unfused(
     %reduced: memref<?x8192xbf16>, %stream: memref<?x8192xf32>,

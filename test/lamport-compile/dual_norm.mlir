@@ -46,6 +46,7 @@
 // PTX:       .visible .entry dual_norm_0(
 // PTX-NOT:   ld.volatile
 // PTX:       griddepcontrol.wait;
+// PTX:       griddepcontrol.launch_dependents;
 // PTX-COUNT-5: shfl.sync.bfly.b32
 // PTX:       bar.sync 0;
 // PTX:       barrier.cluster.arrive;
@@ -67,7 +68,7 @@
 // PTX-NEXT:  {{div|rcp}}.rn.f32
 // PTX:       cvt.rn.bf16x2.f32
 // PTX:       barrier.cluster.wait;
-// PTX:       griddepcontrol.launch_dependents;
+// PTX-NOT:   griddepcontrol.launch_dependents
 // PTX-NOT:   approx
 // PTX-NOT:   trap
 

@@ -418,9 +418,6 @@ void DualNormBodyBuilder::build(gpu::GPUModuleOp module) {
   // its cluster barriers as a whole.
   guarded(active, [&] { normalizeRow(); });
   source.finish(b);
-  if (values.pdl)
-    NVVM::GriddepcontrolOp::create(b,
-                                   NVVM::GridDepActionKind::launch_dependents);
 }
 
 void DualNormBodyBuilder::computeCoordinates() {
@@ -578,6 +575,12 @@ void DualNormBodyBuilder::normalizeRow() {
         guarded(fragment.inRow, wideType, [&] {
           return SmallVector<Value>{source.read(b, token, fragment.col)};
         }).front();
+  // r is in registers: the next kernel may start its prologue (its weight
+  // loads) during the norms; its griddepcontrol.wait still waits for this
+  // grid to complete. CTAs of tokens past M signal by exiting.
+  if (values.pdl)
+    NVVM::GriddepcontrolOp::create(b,
+                                   NVVM::GridDepActionKind::launch_dependents);
   // The old stream and the per-channel gates are needed only once the first
   // row sum is known: loaded now, they are in flight during that sum instead
   // of holding registers while the thread waits for r.
