@@ -87,7 +87,7 @@ def main(paths):
               f"{row.get('check', '?')} |")
     print()
     counts = "; ".join(f"{mode}: met at {met[mode]} of {total[mode]}"
-                       for mode in sorted(total, key=lambda m: order[m]))
+                       for mode in sorted(total, key=lambda m: order.get(m, 3)))
     print(f"Target (the boundary, all-reduce and dual norm, in at most half "
           f"of NCCL's all-reduce alone), over the checked replayed points "
           f"with the boundary alone measured: {counts or 'none measured'}.")
