@@ -174,6 +174,7 @@ Harness::Harness(const Bundle &bundle, const RunOptions &options)
   config.firstDevice = options.device;
   config.allowMulticast = options.allowMulticast;
   config.pdl = !options.noPdl;
+  config.maxTokens = options.tokens; // 0 for "all": up to the capacity
   session = std::make_unique<Session>(bundle, config);
   try {
     auto start = std::chrono::steady_clock::now();

@@ -483,22 +483,29 @@ void Session::checkLoopbackResidency() {
     LAMPORT_CU(cuOccupancyMaxActiveClusters(&fit, modulesOf(0).kernels[k],
                                             &launchConfig),
                concat("kernel '", kernel.name, "': its occupancy"));
+    // A row per token (grid x); the CTAs of rows past M exit without
+    // waiting, so only the clusters of M rows spin.
     uint64_t clusterCtas = kernel.clusterSize();
-    uint64_t gridCtas =
-        uint64_t(kernel.grid[0]) * kernel.grid[1] * kernel.grid[2];
-    uint64_t needed = uint64_t(config.tp) * gridCtas / clusterCtas;
+    uint64_t rows = kernel.grid[0];
+    uint64_t spinningRows = config.maxTokens > 0
+                                ? std::min<uint64_t>(rows, config.maxTokens)
+                                : rows;
+    uint64_t clustersPerRow =
+        uint64_t(kernel.grid[1]) * kernel.grid[2] / clusterCtas;
+    uint64_t needed = uint64_t(config.tp) * spinningRows * clustersPerRow;
     if (uint64_t(fit) < needed)
       throw Error(concat(
           "kernel '", kernel.name, "' (", kernel.op,
           ") publishes its partial and then waits for every rank's in the "
           "same CTAs, so with all ",
           config.tp,
-          " ranks on one GPU (--transport loopback) every rank's grid must be "
-          "resident at once: ",
-          needed, " clusters of ", clusterCtas, " CTAs, but this GPU holds ",
-          fit,
-          " at most; the launch would spin until its timeout. Run it "
-          "with one GPU per rank (--transport peer) or a smaller tp"));
+          " ranks on one GPU (--transport loopback) every rank's clusters of "
+          "the step's ",
+          spinningRows, " token(s) must be resident at once: ", needed,
+          " clusters of ", clusterCtas, " CTAs, but this GPU holds ", fit,
+          " at most; the launch would spin until its timeout. Run it with "
+          "one GPU per rank (--transport peer), fewer tokens (--tokens) or a "
+          "smaller tp"));
   }
 }
 

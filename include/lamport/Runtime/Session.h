@@ -62,6 +62,10 @@ struct SessionConfig {
   /// Launch kernels whose manifest says `pdl` with programmatic stream
   /// serialization.
   bool pdl = true;
+  /// The most tokens a step will carry; 0: up to the kernels' rows (the
+  /// mailbox capacity). Only the loopback residency check uses it: CTAs of
+  /// rows past M exit without waiting, so only M rows' clusters must fit.
+  int maxTokens = 0;
 };
 
 /// What lamport-run needs to know of device \p ordinal (\p device its
