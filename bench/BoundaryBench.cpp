@@ -335,8 +335,9 @@ void checkBoundaryBundle(const Manifest &boundary, const BoundaryPair &pair) {
   const std::vector<std::string> twoKernels = {"publish_rows",
                                                "all_reduce_dual_norm"};
   std::vector<std::string> ops = stepOps(boundary);
-  bool oneKernel = ops == std::vector<std::string>{"all_reduce_dual_norm"} &&
-                   boundary.kernels[boundary.launches.front()].publishes();
+  bool oneKernel =
+      ops == std::vector<std::string>{"all_reduce_dual_norm"} &&
+      boundary.kernels[boundary.launches.front()].publishesAndConsumes();
   if (ops != twoKernels && !oneKernel)
     throw Error(concat("the --boundary bundle (program '",
                        programName(boundary),

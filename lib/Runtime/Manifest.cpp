@@ -78,10 +78,10 @@ std::optional<std::string> KernelSpec::attribute(const std::string &key) const {
 }
 
 bool KernelSpec::publishes() const {
-  if (op == "publish_rows" || op == "gemm_publish")
-    return true;
-  // all_reduce_dual_norm with `publishing`: it publishes its partial, then
-  // consumes.
+  return op == "publish_rows" || op == "gemm_publish" || publishesAndConsumes();
+}
+
+bool KernelSpec::publishesAndConsumes() const {
   return op == "all_reduce_dual_norm" &&
          std::any_of(params.begin(), params.end(),
                      [](const ParamSpec &p) { return p.role == "partial"; });

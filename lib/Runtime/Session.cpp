@@ -472,7 +472,7 @@ void Session::checkLoopbackResidency() {
     const KernelSpec &kernel = m.kernels[k];
     // A kernel that publishes and then polls in the same CTAs: a CTA that
     // spins keeps its SM, so every rank's grid must be resident at once.
-    if (!kernel.publishes() || kernel.op != "all_reduce_dual_norm")
+    if (!kernel.publishesAndConsumes())
       continue;
     makeCurrent(0);
     CUlaunchConfig launchConfig;

@@ -63,12 +63,6 @@ bool publishesOp(const std::string &op) {
   return op == "publish_rows" || op == "gemm_publish";
 }
 
-/// all_reduce_dual_norm with `publishing`: one kernel that publishes its
-/// `partial`, then consumes the mailbox.
-bool publishesAndConsumes(const PlannedLaunch &launch) {
-  return launch.op == "all_reduce_dual_norm" && launch.argument("partial") >= 0;
-}
-
 /// A dimension that holds the step's tokens: -1, or a fixed size at least
 /// the most tokens a step carries.
 constexpr int64_t kTokens = INT64_MIN;
@@ -412,7 +406,7 @@ ProgramPlan::ProgramPlan(const Manifest &m, int tp, bool strict) {
     choiceFirst = launch.tokens ? int(launches.size()) : -1;
     const OpSignature &sig = *opSignature(launch.op);
     bool publishes = publishesOp(launch.op);
-    bool selfPublishes = publishesAndConsumes(launch);
+    bool selfPublishes = kernel.publishesAndConsumes();
     if (launch.mailbox >= 0 && !publishes && !selfPublishes) {
       const MailboxSpec &mailbox = m.mailboxes[launch.mailbox];
       if (!pending[launch.mailbox]) {
@@ -627,7 +621,7 @@ public:
       else if (op == "all_gather")
         allGather(launch);
       else if (isDualNorm(op)) {
-        if (publishesAndConsumes(launch))
+        if (m.kernels[launch.kernel].publishesAndConsumes())
           publishRows(launch, "partial");
         dualNorm(launch);
       } else

@@ -115,6 +115,10 @@ struct KernelSpec {
   /// True for kernels that publish this rank's rows into a mailbox:
   /// publish_rows, gemm_publish, all_reduce_dual_norm with a `partial`.
   bool publishes() const;
+  /// True for all_reduce_dual_norm with `publishing` (a `partial` buffer):
+  /// one kernel that publishes this rank's partial, then consumes the
+  /// mailbox in the same CTAs.
+  bool publishesAndConsumes() const;
 };
 
 /// The inclusive range of token counts M for which a launch runs.

@@ -505,6 +505,9 @@ TEST(Simulate, OneKernelBoundaryIsPublishRowsThenConsumer) {
   Manifest one = boundaryAlone(tp, true).parse();
   Manifest two = boundaryAlone(tp, false).parse();
   EXPECT_TRUE(one.kernels[0].publishes());
+  EXPECT_TRUE(one.kernels[0].publishesAndConsumes());
+  EXPECT_TRUE(two.kernels[0].publishes());
+  EXPECT_FALSE(two.kernels[0].publishesAndConsumes());
   EXPECT_FALSE(two.kernels[1].publishes());
   ProgramPlan onePlan(one, tp, true), twoPlan(two, tp, true);
   // The partial is an input of integers in both: what is summed is exact.
