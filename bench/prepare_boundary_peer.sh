@@ -30,6 +30,10 @@ for tp in 2 4 8; do
     reduce_norm_boundary; do
     "$compile" "$examples/${kind}_tp$tp.mlir" -o "$out/${kind}_tp$tp"
   done
+  two_launch=reduce_norm_boundary_two_launch
+  sed "s/@TP@/$tp/g" "$root/bench/programs/$two_launch.mlir.in" \
+    >"$out/${two_launch}_tp$tp.mlir"
+  "$compile" "$out/${two_launch}_tp$tp.mlir" -o "$out/${two_launch}_tp$tp"
 done
 "$compile" "$root/test/gpu/programs/dual_norm_h8192.mlir" \
   -o "$out/dual_norm_h8192"

@@ -22,6 +22,10 @@
 #          CUDA-graph replays (pipelined, and joined per step), all checked
 #          first. A run that does not finish (NCCL warns that one thread
 #          launching graphs across GPUs can deadlock) is retried eagerly.
+#          Then the boundary alone in one launch and in two
+#          (bench/programs/, lamport-run --bench, M 1/4/16, pipelined) and
+#          the exchange floor (lamport-exchange-floor: the least step that
+#          stores rows into the peers and polls its own, bench/exchange_floor.cu).
 # With one GPU only the NCCL half runs (tp 1, --baseline-only): a smoke test.
 # Prints the table (bench/boundary_peer_table.py) and a summary last; with
 # $OUT set, summary.txt, boundary_peer.md, boundary_bench.json (the bench's
@@ -116,6 +120,8 @@ if [ -z "$dry" ]; then
     echo "run_boundary_peer.sh: the runtime did not build"
     exit 2
   fi
+  ninja -C "$build" lamport-exchange-floor >>"$out/build.log" 2>&1 ||
+    echo "lamport-exchange-floor not built (no nvcc?): no floor measured"
   if ! ninja -C "$build" lamport-boundary-bench LamportBoundaryBenchTests \
     >>"$out/build.log" 2>&1; then
     grep -m1 'lamport-boundary-bench not built' "$out/build.log"
@@ -207,6 +213,58 @@ if [ "$phase" != check ]; then
       >"$out/boundary_peer.md"
   else
     echo "[table] python3 $root/bench/boundary_peer_table.py ${reports[*]}"
+  fi
+  # The boundary alone in one launch and in two, the same run: lamport-run
+  # timing each rank's steps back to back (pipelined graph replays), checked.
+  form_reports=()
+  for tp in $tps; do
+    for form in reduce_norm_boundary reduce_norm_boundary_two_launch; do
+      for m in 1 4 16; do
+        json=$out/form_${form}_tp${tp}_m$m.json
+        step form "${form}_tp${tp}_m$m" 120 "$run" "$bundles/${form}_tp$tp" \
+          --tp "$tp" --transport peer --tokens "$m" --steps "$bench_steps" \
+          --batch 32 --graph --pipelined --bench --check --json "$json" &&
+          form_reports+=("$json")
+      done
+    done
+  done
+  # The least a step that exchanges rows between the GPUs costs in the same
+  # harness (bench/exchange_floor.cu): the floor the boundary is held to.
+  floor_tps=1
+  for tp in $tps; do floor_tps=$floor_tps,$tp; done
+  if [ -n "$dry" ] || [ -x "$build/bin/lamport-exchange-floor" ]; then
+    step floor "tp$floor_tps" 240 "$build/bin/lamport-exchange-floor" \
+      --tp "$floor_tps"
+  fi
+  if [ -z "$dry" ]; then
+    {
+      echo
+      echo "The boundary alone, one launch against two (lamport-run --graph"
+      echo "--pipelined --bench --check, batch 32, $bench_steps steps; us per step):"
+      echo
+      python3 - "${form_reports[@]}" <<'PY'
+import json, sys
+rows = {}
+for path in sys.argv[1:]:
+    r = json.load(open(path))
+    form = "two launches" if r["program"].endswith("two_launch") else "one launch"
+    lat = r["latency_us"]
+    rows.setdefault((r["tp"], r["tokens"]), {})[form] = (lat["median"], lat["p99"])
+print("| tp | M | one launch median | p99 | two launches median | p99 | two / one |")
+print("|---:|---:|---:|---:|---:|---:|---:|")
+for (tp, m), forms in sorted(rows.items()):
+    one, two = forms.get("one launch"), forms.get("two launches")
+    cells = [f"{v[0]:.2f} | {v[1]:.2f}" if v else "- | -" for v in (one, two)]
+    ratio = f"{two[0] / one[0]:.2f}x" if one and two else "-"
+    print(f"| {tp} | {m} | {cells[0]} | {cells[1]} | {ratio} |")
+PY
+      if [ -f "$out/floor_tp$floor_tps.log" ]; then
+        echo
+        echo "The exchange floor (lamport-exchange-floor):"
+        echo
+        grep '^|' "$out/floor_tp$floor_tps.log"
+      fi
+    } >>"$out/boundary_peer.md"
   fi
 fi
 
