@@ -1,10 +1,11 @@
 // RUN: lamport-opt %s --lamport-generate-kernels --split-input-file | FileCheck %s
 
 // The fused boundary consumer at H = 4096: 512 fragments a row, so a cluster
-// of C = 2 CTAs of 256 threads per token, one fragment per thread. Weights
+// of C = 4 CTAs of 128 threads per token, one fragment per thread. Weights
 // (and scalar gates) before griddepcontrol.wait, ACTIVE after it; tokens past
-// M skip the row as a whole cluster; the tp partials are polled with the
-// op's timeout, summed rank by rank and re-armed; each row sum goes lanes
+// M skip the row as a whole cluster; the old stream is loaded before the
+// poll; the tp partials are polled with the op's timeout, summed rank by rank
+// and re-armed; each row sum goes lanes
 // (butterfly 16, 8, 4, 2, 1) -> warps (shared memory, warp order) -> CTAs
 // (cluster barrier, distributed shared memory, cluster rank order); both
 // norms use sqrt.rn and a division; one thread of the grid advances NEXT.
@@ -16,17 +17,17 @@
 //       CHECK: %[[M:.*]] = memref.dim %[[STREAM]], %{{.*}} : memref<?x4096xf32>
 //       CHECK: %[[TOKENS:.*]] = arith.index_castui %[[M]] : index to i32
 //   CHECK-DAG: %[[ONE:.*]] = arith.constant 1 : index
-//   CHECK-DAG: %[[TWO:.*]] = arith.constant 2 : index
+//   CHECK-DAG: %[[FOUR:.*]] = arith.constant 4 : index
 //   CHECK-DAG: %[[ROWS:.*]] = arith.constant 16 : index
-//   CHECK-DAG: %[[THREADS:.*]] = arith.constant 256 : index
+//   CHECK-DAG: %[[THREADS:.*]] = arith.constant 128 : index
 //       CHECK: gpu.launch_func @all_reduce_dual_norm_0::@all_reduce_dual_norm_0
-//  CHECK-SAME: clusters in (%[[ONE]], %[[TWO]], %[[ONE]])
-//  CHECK-SAME: blocks in (%[[ROWS]], %[[TWO]], %[[ONE]])
+//  CHECK-SAME: clusters in (%[[ONE]], %[[FOUR]], %[[ONE]])
+//  CHECK-SAME: blocks in (%[[ROWS]], %[[FOUR]], %[[ONE]])
 //  CHECK-SAME: threads in (%[[THREADS]], %[[ONE]], %[[ONE]])
 //  CHECK-SAME: args(%[[MB]] : !lamport.mailbox<tp = 4, capacity = 16, width = 4096>, %{{.*}} : memref<16x4096xf32, 1>, %{{.*}} : memref<1xf32, 1>, %{{.*}} : memref<1xf32, 1>, %{{.*}} : memref<4096xbf16, 1>, %{{.*}} : memref<4096xbf16, 1>, %{{.*}} : memref<16x4096xbf16, 1>, %[[TOKENS]] : i32)
 
 //       CHECK: gpu.module @all_reduce_dual_norm_0
-//   CHECK-DAG: llvm.mlir.global internal @warp_sums() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<16 x f32>
+//   CHECK-DAG: llvm.mlir.global internal @warp_sums() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<8 x f32>
 //   CHECK-DAG: llvm.mlir.global internal @cta_sums() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<2 x f32>
 //       CHECK: gpu.func @all_reduce_dual_norm_0(
 //  CHECK-SAME: %[[KMB:[a-z0-9_]+]]: !lamport.mailbox<tp = 4, capacity = 16, width = 4096> {lamport.param = "mailbox"}
@@ -37,11 +38,11 @@
 //  CHECK-SAME: %[[KNW:[a-z0-9_]+]]: memref<4096xbf16, 1> {lamport.io = "in", lamport.param = "buffer", lamport.role = "next_weight"}
 //  CHECK-SAME: %[[KOUT:[a-z0-9_]+]]: memref<16x4096xbf16, 1> {lamport.io = "out", lamport.param = "buffer", lamport.role = "out"}
 //  CHECK-SAME: %[[KTOKENS:[a-z0-9_]+]]: i32 {lamport.param = "tokens"}) kernel
-//  CHECK-SAME: known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 16, 2, 1>
+//  CHECK-SAME: known_block_size = array<i32: 128, 1, 1>, known_grid_size = array<i32: 16, 4, 1>
 //  CHECK-SAME: lamport.attributes = {eps = 9.99999974E-6 : f32, sum_order = #lamport.sum_order<rank_ascending>, timeout_ns = 2000000 : i64}
 //  CHECK-SAME: lamport.op = "all_reduce_dual_norm", lamport.pdl
 
-// The token, M clamped to the 16 rows, fragment f = cta * 256 + thread.
+// The token, M clamped to the 16 rows, fragment f = cta * 128 + thread.
 //       CHECK: %[[MIDX:.*]] = arith.index_castui %[[KTOKENS]] : i32 to index
 //       CHECK: %[[CLAMPED:.*]] = arith.minui %[[MIDX]]
 //       CHECK: %[[TOKEN:.*]] = gpu.block_id x
@@ -63,6 +64,9 @@
 //  CHECK-NEXT: %[[STAGE:.*]] = lamport.stage.active %[[KMB]]
 //       CHECK: scf.if %[[ACTIVE]] {
 
+// The old stream, in flight during the poll.
+//       CHECK:   %[[OLD:.*]] = vector.load %[[KSTREAM]][%[[TOKEN]], %[[COL]]] {alignment = 16 : i64} : memref<16x4096xf32, 1>, vector<8xf32>
+
 // r: the polled partials summed in rank order, then re-armed.
 //       CHECK:   %[[POLLED:.*]] = lamport.mailbox.poll %[[KMB]][%[[STAGE]], %{{.*}}, %[[TOKEN]], %[[COL]]] stride %{{.*}} {timeout_ns = 2000000 : i64} {{.*}} -> vector<4x8xbf16>
 //       CHECK:   %[[W0:.*]] = arith.extf
@@ -75,7 +79,6 @@
 //       CHECK:   lamport.mailbox.rearm %[[KMB]][%[[STAGE]], %{{.*}}, %[[TOKEN]], %[[COL]]] stride %{{.*}} count 4
 // r is in registers: the next kernel may start (PDL) during the norms.
 //       CHECK:   nvvm.griddepcontrol launch_dependents
-//       CHECK:   %[[OLD:.*]] = vector.load %[[KSTREAM]][%[[TOKEN]], %[[COL]]] {alignment = 16 : i64} : memref<16x4096xf32, 1>, vector<8xf32>
 
 // First row sum: squares in lane order, the warp butterfly, the warps, the
 // CTAs of the cluster.
@@ -96,7 +99,7 @@
 //       CHECK:   nvvm.barrier0
 //       CHECK:   %[[SLOT:.*]] = llvm.getelementptr inbounds %{{.*}}[%c0_i32{{.*}}] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, f32
 //       CHECK:   scf.if
-// CHECK-COUNT-8:     llvm.load %{{.*}} : !llvm.ptr<3> -> f32
+// CHECK-COUNT-4:     llvm.load %{{.*}} : !llvm.ptr<3> -> f32
 //       CHECK:     llvm.store %{{.*}}, %[[SLOT]] : f32, !llvm.ptr<3>
 //       CHECK:   nvvm.cluster.arrive
 //  CHECK-NEXT:   nvvm.cluster.wait
@@ -104,7 +107,13 @@
 //       CHECK:   %[[C0:.*]] = llvm.load %[[P0]] : !llvm.ptr<7> -> f32
 //       CHECK:   %[[P1:.*]] = nvvm.mapa %[[SLOT]], %c1_i32{{.*}} : !llvm.ptr<3> -> !llvm.ptr<7>
 //       CHECK:   %[[C1:.*]] = llvm.load %[[P1]] : !llvm.ptr<7> -> f32
-//       CHECK:   %[[TOTAL:.*]] = arith.addf %[[C0]], %[[C1]] : f32
+//       CHECK:   %[[C01:.*]] = arith.addf %[[C0]], %[[C1]] : f32
+//       CHECK:   %[[P2:.*]] = nvvm.mapa %[[SLOT]], %c2_i32{{.*}} : !llvm.ptr<3> -> !llvm.ptr<7>
+//       CHECK:   %[[C2:.*]] = llvm.load %[[P2]] : !llvm.ptr<7> -> f32
+//       CHECK:   %[[C012:.*]] = arith.addf %[[C01]], %[[C2]] : f32
+//       CHECK:   %[[P3:.*]] = nvvm.mapa %[[SLOT]], %c3_i32{{.*}} : !llvm.ptr<3> -> !llvm.ptr<7>
+//       CHECK:   %[[C3:.*]] = llvm.load %[[P3]] : !llvm.ptr<7> -> f32
+//       CHECK:   %[[TOTAL:.*]] = arith.addf %[[C012]], %[[C3]] : f32
 
 // inv1 = 1 / sqrt(total / H + eps); h, and the gated stream update.
 //       CHECK:   %[[MEAN:.*]] = arith.divf %[[TOTAL]], %{{.*}} : f32
@@ -129,6 +138,8 @@
 //  CHECK-NEXT:   nvvm.cluster.wait
 //       CHECK:   nvvm.mapa %[[SLOT2]], %c0_i32
 //       CHECK:   nvvm.mapa %[[SLOT2]], %c1_i32
+//       CHECK:   nvvm.mapa %[[SLOT2]], %c2_i32
+//       CHECK:   nvvm.mapa %[[SLOT2]], %c3_i32
 //       CHECK:   %[[TOTAL2:.*]] = arith.addf
 //  CHECK-NEXT:   nvvm.cluster.arrive
 //       CHECK:   llvm.call_intrinsic "llvm.nvvm.sqrt.rn.f"
@@ -168,8 +179,9 @@ func.func @boundary(%mb: !mb, %stream: memref<?x4096xf32>,
 
 // -----
 
-// The attention boundary's shape, tp = 8 and H = 8192: clusters of 4 CTAs.
-// Per-channel gates are loaded with the old stream, after r; no post_weight
+// The attention boundary's shape, tp = 8 and H = 8192: clusters of 8 CTAs
+// of 128 threads. Per-channel gates are loaded with the old stream, before
+// the poll; no post_weight
 // and no pdl: no griddepcontrol, h = r * inv1. A static M of 4 sizes the
 // grid (4 tokens) and is passed as a constant. The pairwise order at tp = 8:
 // ((p0 + p1) + (p2 + p3)) + ((p4 + p5) + (p6 + p7)).
@@ -179,10 +191,13 @@ func.func @boundary(%mb: !mb, %stream: memref<?x4096xf32>,
 // CHECK-LABEL: func.func @per_channel_pairwise
 //   CHECK-DAG: %[[ONE:.*]] = arith.constant 1 : index
 //   CHECK-DAG: %[[FOUR:.*]] = arith.constant 4 : index
+//   CHECK-DAG: %[[EIGHT:.*]] = arith.constant 8 : index
+//   CHECK-DAG: %[[THREADS:.*]] = arith.constant 128 : index
 //   CHECK-DAG: %[[M:.*]] = arith.constant 4 : i32
 //       CHECK: gpu.launch_func @all_reduce_dual_norm_0::@all_reduce_dual_norm_0
-//  CHECK-SAME: clusters in (%[[ONE]], %[[FOUR]], %[[ONE]])
-//  CHECK-SAME: blocks in (%{{.*}}, %[[FOUR]], %[[ONE]])
+//  CHECK-SAME: clusters in (%[[ONE]], %[[EIGHT]], %[[ONE]])
+//  CHECK-SAME: blocks in (%[[FOUR]], %[[EIGHT]], %[[ONE]])
+//  CHECK-SAME: threads in (%[[THREADS]], %[[ONE]], %[[ONE]])
 //  CHECK-SAME: %{{.*}} : memref<4x8192xf32, 1>, %{{.*}} : memref<8192xf32, 1>, %{{.*}} : memref<8192xf32, 1>, %{{.*}} : memref<8192xbf16, 1>, %{{.*}} : memref<4x8192xbf16, 1>, %[[M]] : i32)
 //       CHECK: gpu.func @all_reduce_dual_norm_0(
 //  CHECK-SAME: %[[KSTREAM:[a-z0-9_]+]]: memref<4x8192xf32, 1> {{{.*}}lamport.role = "stream"}
@@ -190,12 +205,15 @@ func.func @boundary(%mb: !mb, %stream: memref<?x4096xf32>,
 //  CHECK-SAME: %[[KBETA:[a-z0-9_]+]]: memref<8192xf32, 1> {{{.*}}lamport.role = "beta"}
 //  CHECK-SAME: memref<8192xbf16, 1> {{{.*}}lamport.role = "next_weight"}
 //  CHECK-SAME: memref<4x8192xbf16, 1> {{{.*}}lamport.role = "out"}
-//  CHECK-SAME: known_grid_size = array<i32: 4, 4, 1>
+//  CHECK-SAME: known_grid_size = array<i32: 4, 8, 1>
 //  CHECK-SAME: lamport.attributes = {eps = 9.99999997E-7 : f32, sum_order = #lamport.sum_order<pairwise>}
 //   CHECK-NOT: lamport.pdl
 //   CHECK-NOT: griddepcontrol
 //       CHECK: scf.if %{{.*}} -> (vector<8xbf16>) {
 //       CHECK: lamport.stage.active
+//       CHECK: %[[OLD:.*]] = vector.load %[[KSTREAM]]
+//       CHECK: %[[ALPHA:.*]] = vector.load %[[KALPHA]][%{{.*}}] {alignment = 16 : i64} : memref<8192xf32, 1>, vector<8xf32>
+//       CHECK: %[[BETA:.*]] = vector.load %[[KBETA]][%{{.*}}] {alignment = 16 : i64} : memref<8192xf32, 1>, vector<8xf32>
 //       CHECK: lamport.mailbox.poll {{.*}} -> vector<8x8xbf16>
 //       CHECK: %[[W0:.*]] = arith.extf
 //       CHECK: %[[W1:.*]] = arith.extf
@@ -213,16 +231,13 @@ func.func @boundary(%mb: !mb, %stream: memref<?x4096xf32>,
 //       CHECK: %[[A4567:.*]] = arith.addf %[[A45]], %[[A67]]
 //       CHECK: %[[R:.*]] = arith.addf %[[A0123]], %[[A4567]]
 //       CHECK: lamport.mailbox.rearm {{.*}} count 8
-//       CHECK: %[[OLD:.*]] = vector.load %[[KSTREAM]]
-//       CHECK: %[[ALPHA:.*]] = vector.load %[[KALPHA]][%{{.*}}] {alignment = 16 : i64} : memref<8192xf32, 1>, vector<8xf32>
-//       CHECK: %[[BETA:.*]] = vector.load %[[KBETA]][%{{.*}}] {alignment = 16 : i64} : memref<8192xf32, 1>, vector<8xf32>
-// CHECK-COUNT-4: nvvm.mapa
+// CHECK-COUNT-8: nvvm.mapa
 //       CHECK: %[[INV1:.*]] = vector.broadcast
 //       CHECK: %[[H:.*]] = arith.mulf %[[R]], %[[INV1]] : vector<8xf32>
 //  CHECK-NEXT: %[[AS:.*]] = arith.mulf %[[ALPHA]], %[[OLD]] : vector<8xf32>
 //  CHECK-NEXT: %[[BH:.*]] = arith.mulf %[[BETA]], %[[H]] : vector<8xf32>
 //  CHECK-NEXT: arith.addf %[[AS]], %[[BH]] : vector<8xf32>
-// CHECK-COUNT-4: nvvm.mapa
+// CHECK-COUNT-8: nvvm.mapa
 //       CHECK: lamport.stage.advance
 //   CHECK-NOT: griddepcontrol
 //       CHECK: gpu.return
@@ -281,11 +296,12 @@ func.func @one_cta(%mb: !mb, %stream: memref<?x1024xf32>,
 
 // With `publishing`, the boundary in one kernel: the partial is a kernel
 // buffer (role partial, after out); the stage comes from NEXT after the
-// wait; each thread publishes its fragment of the partial (the op's
-// transport) before it polls that fragment of every slot; at the end every
-// thread of the CTA has passed a barrier before its lead thread counts the
-// CTA out of the grid's 32 (16 rows x 2), and the last one sets ACTIVE and
-// advances NEXT.
+// wait; every thread of the CTA passes a barrier after its read of NEXT,
+// then the CTA counts itself out of the grid's 64 (16 rows x 4) at once,
+// before it publishes; each thread publishes its fragment of the partial
+// (the op's transport) and loads the old stream before it polls that
+// fragment of every slot; at the end the thread that saw 63 earlier
+// arrivals (the last) acquires, sets ACTIVE and advances NEXT.
 
 !mb = !lamport.mailbox<tp = 4, capacity = 16, width = 4096>
 
@@ -301,16 +317,20 @@ func.func @one_cta(%mb: !mb, %stream: memref<?x1024xf32>,
 //  CHECK-SAME: lamport.attributes = {eps = 9.99999997E-7 : f32, sum_order = #lamport.sum_order<rank_ascending>, transport = #lamport.transport<unicast>}
 //       CHECK: nvvm.griddepcontrol wait
 //  CHECK-NEXT: %[[STAGE:.*]] = lamport.stage.next %[[KMB]]
+//  CHECK-NEXT: gpu.barrier
+//  CHECK-NEXT: %[[BEFORE:.*]] = lamport.stage.arrive %[[KMB]] {ctas = 64 : i64}
 //   CHECK-NOT: lamport.stage.active
 //       CHECK: %[[FRAGMENT:.*]] = vector.load %[[KP]][%[[ROW:.*]], %[[COL:.*]]] {alignment = 16 : i64} : memref<16x4096xbf16, 1>, vector<8xbf16>
 //  CHECK-NEXT: lamport.mailbox.publish %[[FRAGMENT]], %[[KMB]][%[[STAGE]], %[[ROW]], %[[COL]]] {transport = #lamport.transport<unicast>}
+//       CHECK: vector.load %{{.*}}[%[[ROW]], %[[COL]]] {alignment = 16 : i64} : memref<16x4096xf32, 1>, vector<8xf32>
 //       CHECK: lamport.mailbox.poll %[[KMB]][%[[STAGE]], %{{.*}}, %[[ROW]], %[[COL]]]
 //       CHECK: lamport.mailbox.rearm %[[KMB]][%[[STAGE]], %{{.*}}, %[[ROW]], %[[COL]]] stride %{{.*}} count 4
 //  CHECK-NEXT: nvvm.griddepcontrol launch_dependents
-//       CHECK: gpu.barrier
-//       CHECK: scf.if
-//  CHECK-NEXT: %[[LAST:.*]] = lamport.stage.arrive %[[KMB]] {ctas = 32 : i64}
+//   CHECK-NOT: lamport.stage.arrive
+//       CHECK: %[[LAST_COUNT:.*]] = arith.constant 63 : i32
+//  CHECK-NEXT: %[[LAST:.*]] = arith.cmpi eq, %[[BEFORE]], %[[LAST_COUNT]] : i32
 //  CHECK-NEXT: scf.if %[[LAST]] {
+//  CHECK-NEXT: llvm.fence syncscope("device") acq_rel
 //  CHECK-NEXT: lamport.stage.set_active %[[KMB]], %[[STAGE]]
 //  CHECK-NEXT: lamport.stage.advance %[[KMB]], %[[STAGE]]
 //   CHECK-NOT: nvvm.griddepcontrol

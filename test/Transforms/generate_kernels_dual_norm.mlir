@@ -3,20 +3,20 @@
 // The standalone dual norm after an external all-reduce: no mailbox, r is the
 // BF16 `reduced` row widened; everything else is the fused kernel's body
 // (test/Transforms/generate_kernels_all_reduce_dual_norm.mlir), with the same
-// launch shape for the same H: at H = 8192 a cluster of 4 CTAs of 256 threads
-// per token, 16 rows when M is dynamic.
+// launch shape for the same H: at H = 8192 a cluster of 8 CTAs of 128 threads
+// per token, 16 rows when M is dynamic; the old stream loads before r.
 
 // CHECK-LABEL: func.func @attention_boundary_unfused
 //  CHECK-SAME: (%[[REDUCED:[a-z0-9_]+]]: memref<?x8192xbf16>
 //       CHECK: %[[M:.*]] = memref.dim %[[REDUCED]], %{{.*}} : memref<?x8192xbf16>
 //       CHECK: %[[TOKENS:.*]] = arith.index_castui %[[M]] : index to i32
 //   CHECK-DAG: %[[ONE:.*]] = arith.constant 1 : index
-//   CHECK-DAG: %[[FOUR:.*]] = arith.constant 4 : index
+//   CHECK-DAG: %[[EIGHT:.*]] = arith.constant 8 : index
 //   CHECK-DAG: %[[ROWS:.*]] = arith.constant 16 : index
-//   CHECK-DAG: %[[THREADS:.*]] = arith.constant 256 : index
+//   CHECK-DAG: %[[THREADS:.*]] = arith.constant 128 : index
 //       CHECK: gpu.launch_func @dual_norm_0::@dual_norm_0
-//  CHECK-SAME: clusters in (%[[ONE]], %[[FOUR]], %[[ONE]])
-//  CHECK-SAME: blocks in (%[[ROWS]], %[[FOUR]], %[[ONE]])
+//  CHECK-SAME: clusters in (%[[ONE]], %[[EIGHT]], %[[ONE]])
+//  CHECK-SAME: blocks in (%[[ROWS]], %[[EIGHT]], %[[ONE]])
 //  CHECK-SAME: threads in (%[[THREADS]], %[[ONE]], %[[ONE]])
 //  CHECK-SAME: args(%{{.*}} : memref<16x8192xbf16, 1>, %{{.*}} : memref<16x8192xf32, 1>, %{{.*}} : memref<1xf32, 1>, %{{.*}} : memref<1xf32, 1>, %{{.*}} : memref<8192xbf16, 1>, %{{.*}} : memref<8192xbf16, 1>, %{{.*}} : memref<16x8192xbf16, 1>, %[[TOKENS]] : i32)
 
@@ -30,7 +30,7 @@
 //  CHECK-SAME: memref<8192xbf16, 1> {lamport.io = "in", lamport.param = "buffer", lamport.role = "next_weight"}
 //  CHECK-SAME: %[[KOUT:[a-z0-9_]+]]: memref<16x8192xbf16, 1> {lamport.io = "out", lamport.param = "buffer", lamport.role = "out"}
 //  CHECK-SAME: %{{.*}}: i32 {lamport.param = "tokens"}) kernel
-//  CHECK-SAME: known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 16, 4, 1>
+//  CHECK-SAME: known_block_size = array<i32: 128, 1, 1>, known_grid_size = array<i32: 16, 8, 1>
 //  CHECK-SAME: lamport.attributes = {eps = 9.99999997E-7 : f32}
 //  CHECK-SAME: lamport.op = "dual_norm", lamport.pdl
 //   CHECK-NOT: lamport.stage
@@ -43,22 +43,22 @@
 //       CHECK: scf.if %[[ACTIVE]] -> (vector<8xbf16>, vector<8xbf16>)
 //       CHECK: nvvm.griddepcontrol wait
 //  CHECK-NEXT: scf.if %[[ACTIVE]] {
+//       CHECK:   vector.load %[[KSTREAM]][%[[TOKEN]], %[[COL]]]
 //       CHECK:   %[[NARROW:.*]] = vector.load %[[KREDUCED]][%[[TOKEN]], %[[COL]]] {alignment = 16 : i64} : memref<16x8192xbf16, 1>, vector<8xbf16>
 //  CHECK-NEXT:   %[[R:.*]] = arith.extf %[[NARROW]] : vector<8xbf16> to vector<8xf32>
 //  CHECK-NEXT:   nvvm.griddepcontrol launch_dependents
-//  CHECK-NEXT:   vector.load %[[KSTREAM]][%[[TOKEN]], %[[COL]]]
 //       CHECK:   arith.mulf %[[R]], %[[R]] : vector<8xf32>
 // CHECK-COUNT-5:   nvvm.shfl.sync bfly
 //       CHECK:   nvvm.barrier0
 //       CHECK:   nvvm.cluster.arrive
 //  CHECK-NEXT:   nvvm.cluster.wait
-// CHECK-COUNT-4:   nvvm.mapa
+// CHECK-COUNT-8:   nvvm.mapa
 //       CHECK:   llvm.call_intrinsic "llvm.nvvm.sqrt.rn.f"
 //       CHECK:   arith.mulf %[[R]], %{{.*}} : vector<8xf32>
 // CHECK-COUNT-5:   nvvm.shfl.sync bfly
 //       CHECK:   nvvm.cluster.arrive
 //  CHECK-NEXT:   nvvm.cluster.wait
-// CHECK-COUNT-4:   nvvm.mapa
+// CHECK-COUNT-8:   nvvm.mapa
 //       CHECK:   nvvm.cluster.arrive
 //       CHECK:   llvm.call_intrinsic "llvm.nvvm.sqrt.rn.f"
 //       CHECK:   vector.store %{{.*}}, %[[KSTREAM]][%[[TOKEN]], %[[COL]]]
@@ -83,21 +83,21 @@ func.func @attention_boundary_unfused(
 // -----
 
 // A hidden size that is no whole multiple of the cluster's threads:
-// H = 18432 is 2304 fragments, clusters of 8 CTAs of 256 threads take
-// 2048 at a time, so each thread has 2 fragments and the second one is
-// guarded (f < 2304): outside the row it loads nothing, squares to nothing
-// and stores nothing. A static M of 3 (stream's) sizes the grid.
+// H = 9216 is 1152 fragments, clusters of 8 CTAs of 128 threads take 1024
+// at a time, so each thread has 2 fragments and the second one is guarded
+// (f < 1152): outside the row it loads nothing, squares to nothing and
+// stores nothing. A static M of 3 (stream's) sizes the grid.
 
 // CHECK-LABEL: func.func @two_fragments
 //       CHECK: gpu.launch_func @dual_norm_0::@dual_norm_0
-//  CHECK-SAME: %{{.*}} : memref<3x18432xbf16, 1>, %{{.*}} : memref<3x18432xf32, 1>, %{{.*}} : memref<18432xf32, 1>, %{{.*}} : memref<1xf32, 1>, %{{.*}} : memref<18432xbf16, 1>, %{{.*}} : memref<3x18432xbf16, 1>, %{{.*}} : i32)
+//  CHECK-SAME: %{{.*}} : memref<3x9216xbf16, 1>, %{{.*}} : memref<3x9216xf32, 1>, %{{.*}} : memref<9216xf32, 1>, %{{.*}} : memref<1xf32, 1>, %{{.*}} : memref<9216xbf16, 1>, %{{.*}} : memref<3x9216xbf16, 1>, %{{.*}} : i32)
 //       CHECK: gpu.func @dual_norm_0(
-//  CHECK-SAME: known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 3, 8, 1>
+//  CHECK-SAME: known_block_size = array<i32: 128, 1, 1>, known_grid_size = array<i32: 3, 8, 1>
 //       CHECK: %[[FIRST:.*]] = arith.addi %{{.*}}, %{{.*}} : index
 //       CHECK: %[[F0:.*]] = arith.addi %[[FIRST]], %c0 : index
 //       CHECK: %[[COL0:.*]] = arith.muli %[[F0]], %{{.*}} : index
-//       CHECK: %[[F1:.*]] = arith.addi %[[FIRST]], %c2048 : index
-//       CHECK: %[[IN:.*]] = arith.cmpi ult, %[[F1]], %c2304 : index
+//       CHECK: %[[F1:.*]] = arith.addi %[[FIRST]], %c1024 : index
+//       CHECK: %[[IN:.*]] = arith.cmpi ult, %[[F1]], %c1152 : index
 //       CHECK: %[[COL1:.*]] = arith.muli %[[F1]], %{{.*}} : index
 //       CHECK: vector.load %{{.*}}[%[[COL0]]]
 //       CHECK: %[[BOTH:.*]] = arith.andi %{{.*}}, %[[IN]] : i1
@@ -116,13 +116,13 @@ func.func @attention_boundary_unfused(
 //       CHECK:   scf.if %[[IN]] {
 //       CHECK:     vector.store %{{.*}}[%{{.*}}, %[[COL1]]]
 func.func @two_fragments(
-    %reduced: memref<?x18432xbf16>, %stream: memref<3x18432xf32>,
-    %alpha: memref<18432xf32>, %beta: memref<1xf32>,
-    %next_weight: memref<18432xbf16>, %out: memref<?x18432xbf16>) {
+    %reduced: memref<?x9216xbf16>, %stream: memref<3x9216xf32>,
+    %alpha: memref<9216xf32>, %beta: memref<1xf32>,
+    %next_weight: memref<9216xbf16>, %out: memref<?x9216xbf16>) {
   lamport.dual_norm %reduced, %stream gates(%alpha, %beta)
       next_weight %next_weight into %out
-      : memref<?x18432xbf16>, memref<3x18432xf32>, memref<18432xf32>,
-        memref<1xf32>, memref<18432xbf16>, memref<?x18432xbf16>
+      : memref<?x9216xbf16>, memref<3x9216xf32>, memref<9216xf32>,
+        memref<1xf32>, memref<9216xbf16>, memref<?x9216xbf16>
   return
 }
 

@@ -1,7 +1,8 @@
 // REQUIRES: ptxas
 // The standalone dual norm down to bundles for both chips: no mailbox, the
 // all-reduced rows come in as a buffer. H = 12288 is 1536 fragments, one
-// cluster of 6 CTAs of 256 threads per token; per-channel alpha, scalar
+// cluster of 8 CTAs of 128 threads per token, two fragments a thread (the
+// second only where f < 1536); per-channel alpha, scalar
 // beta, no post_weight. The PTX reduces each row over the cluster through
 // distributed shared memory and divides by H with div.rn (H is no power of
 // two), never an approximate square root.
@@ -27,9 +28,9 @@
 // MANIFEST-NEXT: ],
 // MANIFEST:      "name": "dual_norm_0",
 // MANIFEST-NEXT: "op": "dual_norm",
-// MANIFEST:      "grid": [16, 6, 1],
-// MANIFEST-NEXT: "block": [256, 1, 1],
-// MANIFEST-NEXT: "cluster": [1, 6, 1],
+// MANIFEST:      "grid": [16, 8, 1],
+// MANIFEST-NEXT: "block": [128, 1, 1],
+// MANIFEST-NEXT: "cluster": [1, 8, 1],
 // MANIFEST-NEXT: "shared_bytes": 0,
 // MANIFEST-NEXT: "pdl": true,
 // MANIFEST-NEXT: "attributes": {"eps": 9.99999974{{[0-9]*}}e-06},
@@ -51,7 +52,7 @@
 // PTX:       bar.sync 0;
 // PTX:       barrier.cluster.arrive;
 // PTX-NEXT:  barrier.cluster.wait;
-// PTX-COUNT-6: mapa.shared::cluster.u64
+// PTX-COUNT-8: mapa.shared::cluster.u64
 // PTX-NOT:   mapa
 // PTX:       div.rn.f32 {{.*}}, 0f46400000;
 // PTX-NEXT:  add.rn.f32
@@ -60,7 +61,7 @@
 // PTX-COUNT-5: shfl.sync.bfly.b32
 // PTX:       barrier.cluster.arrive;
 // PTX-NEXT:  barrier.cluster.wait;
-// PTX-COUNT-6: mapa.shared::cluster.u64
+// PTX-COUNT-8: mapa.shared::cluster.u64
 // PTX:       barrier.cluster.arrive;
 // PTX:       div.rn.f32 {{.*}}, 0f46400000;
 // PTX-NEXT:  add.rn.f32

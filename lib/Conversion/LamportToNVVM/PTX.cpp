@@ -36,3 +36,17 @@ void ptx::storeMulticastFragment(OpBuilder &b, Location loc, Value address,
       b, loc, "multimem.st.relaxed.sys.global.v4.f32 [$0], {$1, $2, $3, $4};",
       "l,r,r,r,r", operands);
 }
+
+Value ptx::countOnThreadZero(OpBuilder &b, Location loc, Value isThreadZero,
+                             Value address, Value limit, Value otherwise) {
+  Type i32 = b.getI32Type();
+  Value predicateWord = LLVM::ZExtOp::create(b, loc, i32, isThreadZero);
+  auto asmOp = LLVM::InlineAsmOp::create(
+      b, loc, /*res=*/i32, ValueRange{predicateWord, address, limit, otherwise},
+      "{ .reg .pred lead; setp.ne.u32 lead, $1, 0; mov.u32 $0, $4; "
+      "@lead fence.acq_rel.gpu; @lead atom.global.inc.u32 $0, [$2], $3; }",
+      "=r,r,l,r,r,~{memory}", /*has_side_effects=*/true,
+      /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
+      /*asm_dialect=*/LLVM::AsmDialectAttr(), /*operand_attrs=*/ArrayAttr());
+  return asmOp.getResult(0);
+}

@@ -24,6 +24,16 @@ namespace mlir::lamport::ptx {
 void storeMulticastFragment(OpBuilder &b, Location loc, Value address,
                             Value words);
 
+/// Thread 0 of the CTA (`isThreadZero`, i1) increments the 32-bit counter
+/// at `address` (`ptr<1>`) with PTX `atom.inc` (old >= limit ? 0 : old + 1)
+/// after a `fence.acq_rel.gpu` and gets the old value; every other thread
+/// gets `otherwise`. One predicated instruction sequence, no branch: the
+/// result is an i32 nobody waits for until it is used (a branch around the
+/// atomic would let LLVM test the result inside it, and the thread's warp
+/// would stall there for the atomic's round trip).
+Value countOnThreadZero(OpBuilder &b, Location loc, Value isThreadZero,
+                        Value address, Value limit, Value otherwise);
+
 } // namespace mlir::lamport::ptx
 
 #endif // LAMPORT_LIB_CONVERSION_LAMPORTTONVVM_PTX_H

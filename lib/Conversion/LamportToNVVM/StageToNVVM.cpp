@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Descriptor.h"
+#include "PTX.h"
 #include "Patterns.h"
 
 #include "mlir/Conversion/LLVMCommon/Pattern.h"
@@ -112,12 +113,14 @@ struct StageAdvanceLowering : public ConvertOpToLLVMPattern<StageAdvanceOp> {
   }
 };
 
-/// lamport.stage.arrive: ARRIVALS = old >= ctas - 1 ? 0 : old + 1 (PTX
-/// atom.inc) between two GPU-scope acquire-release fences: the first orders
-/// this CTA's read of NEXT before its arrival, the second orders what the
-/// last arrival does next after every other arrival (the NVPTX backend emits
-/// atomicrmw as a relaxed atom whatever its ordering, so the fences carry
-/// it). The result is whether this was the last arrival.
+/// lamport.stage.arrive: thread 0 of the CTA sets ARRIVALS = old >= ctas - 1
+/// ? 0 : old + 1 (PTX atom.inc) after a GPU-scope acquire-release fence,
+/// which orders its CTA's reads of NEXT (before the CTA barrier its caller
+/// placed) before the arrival, and returns `old`, the arrivals before this
+/// one; every other thread returns `ctas`. Predicated PTX, no branch, and no
+/// fence after the atomic: the last arrival acquires with its own fence
+/// where it tests the count, so no warp waits for the atomic's round trip
+/// before it needs the count.
 struct StageArriveLowering : public ConvertOpToLLVMPattern<StageArriveOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
 
@@ -126,18 +129,21 @@ struct StageArriveLowering : public ConvertOpToLLVMPattern<StageArriveOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     MailboxDescriptor mailbox(adaptor.getMailbox(), op.getMailbox().getType());
-    Value lastCount = createIntConstant(rewriter, loc, 32, op.getCtas() - 1);
-    StringRef gpuScope = "device";
-    LLVM::FenceOp::create(rewriter, loc, LLVM::AtomicOrdering::acq_rel,
-                          gpuScope);
-    Value old = LLVM::AtomicRMWOp::create(
-        rewriter, loc, LLVM::AtomicBinOp::uinc_wrap,
-        getStageWordAddress(rewriter, loc, mailbox, kArrivals), lastCount,
-        LLVM::AtomicOrdering::acq_rel, gpuScope);
-    LLVM::FenceOp::create(rewriter, loc, LLVM::AtomicOrdering::acq_rel,
-                          gpuScope);
-    rewriter.replaceOpWithNewOp<LLVM::ICmpOp>(op, LLVM::ICmpPredicate::eq, old,
-                                              lastCount);
+    Type i32 = rewriter.getI32Type();
+    Value zero = createIntConstant(rewriter, loc, 32, 0);
+    Value threadIds = zero;
+    for (Value id : {NVVM::ThreadIdXOp::create(rewriter, loc, i32).getResult(),
+                     NVVM::ThreadIdYOp::create(rewriter, loc, i32).getResult(),
+                     NVVM::ThreadIdZOp::create(rewriter, loc, i32).getResult()})
+      threadIds = LLVM::OrOp::create(rewriter, loc, threadIds, id);
+    Value isThreadZero = LLVM::ICmpOp::create(
+        rewriter, loc, LLVM::ICmpPredicate::eq, threadIds, zero);
+    rewriter.replaceOp(
+        op, ptx::countOnThreadZero(
+                rewriter, loc, isThreadZero,
+                getStageWordAddress(rewriter, loc, mailbox, kArrivals),
+                createIntConstant(rewriter, loc, 32, op.getCtas() - 1),
+                createIntConstant(rewriter, loc, 32, op.getCtas())));
     return success();
   }
 };

@@ -74,19 +74,26 @@ gpu.module @stage {
     gpu.return
   }
 
+  // Thread 0 of the CTA (tid.x | tid.y | tid.z == 0) counts: one predicated
+  // PTX sequence, the release fence before the atom and none after it;
+  // every other thread gets ctas = 64.
   // CHECK-LABEL: gpu.func @arrive
-  // CHECK-SAME: (%[[MB:.*]]: !llvm.struct<{{.*}}>, %{{.*}}: memref<1xi1, 1>)
-  // CHECK: %[[LAST_COUNT:.*]] = llvm.mlir.constant(63 : i32) : i32
-  // CHECK-NEXT: llvm.fence syncscope("device") acq_rel
-  // CHECK-NEXT: %[[WORDS:.*]] = llvm.extractvalue %[[MB]][2]
-  // CHECK-NEXT: %[[ARRIVALS:.*]] = llvm.getelementptr inbounds %[[WORDS]][2] : (!llvm.ptr<1>) -> !llvm.ptr<1>, i32
-  // CHECK-NEXT: %[[OLD:.*]] = llvm.atomicrmw uinc_wrap %[[ARRIVALS]], %[[LAST_COUNT]] syncscope("device") acq_rel : !llvm.ptr<1>, i32
-  // CHECK-NEXT: llvm.fence syncscope("device") acq_rel
-  // CHECK-NEXT: %[[LAST:.*]] = llvm.icmp "eq" %[[OLD]], %[[LAST_COUNT]] : i32
-  gpu.func @arrive(%mb: !mb, %out: memref<1xi1, 1>) kernel {
-    %last = lamport.stage.arrive %mb {ctas = 64} : !mb
+  // CHECK-SAME: (%[[MB:.*]]: !llvm.struct<{{.*}}>, %{{.*}}: memref<1xi32, 1>)
+  // CHECK-DAG: %[[X:.*]] = nvvm.read.ptx.sreg.tid.x : i32
+  // CHECK-DAG: %[[Y:.*]] = nvvm.read.ptx.sreg.tid.y : i32
+  // CHECK-DAG: %[[Z:.*]] = nvvm.read.ptx.sreg.tid.z : i32
+  // CHECK: %[[IS_ZERO:.*]] = llvm.icmp "eq"
+  // CHECK-DAG: %[[ARRIVALS:.*]] = llvm.getelementptr inbounds %{{.*}}[2] : (!llvm.ptr<1>) -> !llvm.ptr<1>, i32
+  // CHECK-DAG: %[[LIMIT:.*]] = llvm.mlir.constant(63 : i32) : i32
+  // CHECK-DAG: %[[NONE:.*]] = llvm.mlir.constant(64 : i32) : i32
+  // CHECK-DAG: %[[LEAD:.*]] = llvm.zext %[[IS_ZERO]] : i1 to i32
+  // CHECK: %[[BEFORE:.*]] = llvm.inline_asm has_side_effects "{ .reg .pred lead; setp.ne.u32 lead, $1, 0; mov.u32 $0, $4; @lead fence.acq_rel.gpu; @lead atom.global.inc.u32 $0, [$2], $3; }", "=r,r,l,r,r,~{memory}" %[[LEAD]], %[[ARRIVALS]], %[[LIMIT]], %[[NONE]] : (i32, !llvm.ptr<1>, i32, i32) -> i32
+  // CHECK-NOT: llvm.fence
+  // CHECK: memref.store %[[BEFORE]]
+  gpu.func @arrive(%mb: !mb, %out: memref<1xi32, 1>) kernel {
+    %before = lamport.stage.arrive %mb {ctas = 64} : !mb
     %c0 = arith.constant 0 : index
-    memref.store %last, %out[%c0] : memref<1xi1, 1>
+    memref.store %before, %out[%c0] : memref<1xi32, 1>
     gpu.return
   }
 }
@@ -111,6 +118,6 @@ gpu.module @stage {
 // PTX: st.volatile.global.b32 [%rd{{[0-9]+}}+4], %r{{[0-9]+}};
 
 // PTX-LABEL: .visible .entry arrive(
-// PTX: fence.acq_rel.gpu;
-// PTX: atom.global.inc.u32 %r{{[0-9]+}}, [%rd{{[0-9]+}}+8], 63;
-// PTX-NEXT: fence.acq_rel.gpu;
+// PTX: mov.u32 %[[OUT:r[0-9]+]], %r{{[0-9]+}}; @lead fence.acq_rel.gpu; @lead atom.global.inc.u32 %[[OUT]], [%rd{{[0-9]+}}], %r{{[0-9]+}}; }
+// PTX-NOT: fence
+// PTX: st.global.b32 [%rd{{[0-9]+}}], %[[OUT]];

@@ -57,9 +57,9 @@ func.func @tickets(%ticket: i32, %stage: i32) -> (i32, i32) {
 
 // CHECK-LABEL: func.func @arrive
 // CHECK-SAME: (%[[MB:[a-z0-9]+]]: !lamport.mailbox<tp = 2, capacity = 16, width = 512>)
-func.func @arrive(%mb: !lamport.mailbox<tp = 2, capacity = 16, width = 512>) -> i1 {
-  // CHECK: %[[LAST:.*]] = lamport.stage.arrive %[[MB]] {ctas = 64 : i64} : !lamport.mailbox<tp = 2, capacity = 16, width = 512>
-  %last = lamport.stage.arrive %mb {ctas = 64} : !lamport.mailbox<tp = 2, capacity = 16, width = 512>
-  // CHECK: return %[[LAST]]
-  return %last : i1
+func.func @arrive(%mb: !lamport.mailbox<tp = 2, capacity = 16, width = 512>) -> i32 {
+  // CHECK: %[[BEFORE:.*]] = lamport.stage.arrive %[[MB]] {ctas = 64 : i64} : !lamport.mailbox<tp = 2, capacity = 16, width = 512>
+  %before = lamport.stage.arrive %mb {ctas = 64} : !lamport.mailbox<tp = 2, capacity = 16, width = 512>
+  // CHECK: return %[[BEFORE]] : i32
+  return %before : i32
 }

@@ -61,7 +61,7 @@ func.func @to_ticket_not_i32(%s: i32) {
 
 func.func @arrive_no_ctas(%mb: !lamport.mailbox<tp = 2, capacity = 16, width = 512>) {
   // expected-error @+1 {{'lamport.stage.arrive' op ctas = 0 must be in [1, 2^31 - 1]: the CTAs of the grid that arrive, counted in an int32 word}}
-  %last = lamport.stage.arrive %mb {ctas = 0} : !lamport.mailbox<tp = 2, capacity = 16, width = 512>
+  %before = lamport.stage.arrive %mb {ctas = 0} : !lamport.mailbox<tp = 2, capacity = 16, width = 512>
   return
 }
 
@@ -69,6 +69,6 @@ func.func @arrive_no_ctas(%mb: !lamport.mailbox<tp = 2, capacity = 16, width = 5
 
 func.func @arrive_too_many_ctas(%mb: !lamport.mailbox<tp = 2, capacity = 16, width = 512>) {
   // expected-error @+1 {{'lamport.stage.arrive' op ctas = 2147483648 must be in [1, 2^31 - 1]}}
-  %last = lamport.stage.arrive %mb {ctas = 2147483648} : !lamport.mailbox<tp = 2, capacity = 16, width = 512>
+  %before = lamport.stage.arrive %mb {ctas = 2147483648} : !lamport.mailbox<tp = 2, capacity = 16, width = 512>
   return
 }

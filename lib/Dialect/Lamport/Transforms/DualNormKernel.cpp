@@ -16,22 +16,25 @@
 // one kernel: each thread stores its fragments of this rank's partial into
 // slot [NEXT, rank] of every copy before it polls them, so its stage is NEXT
 // (not ACTIVE, which no publisher set for it), and since a CTA that starts
-// late must still read that NEXT, the grid's last CTA to count itself out on
-// ARRIVALS (lamport.stage.arrive) is the one that sets ACTIVE and advances
-// NEXT.
+// late must still read that NEXT, every CTA counts itself out on ARRIVALS
+// (lamport.stage.arrive) once its threads have read NEXT, before it
+// publishes, and the last to arrive sets ACTIVE and advances NEXT when it is
+// done (its fence then waits for no store of the exchange).
 //
 // Launch: one cluster of C CTAs per token, grid (rows, C), cluster (1, C), T
-// threads a CTA. A row of H BF16 is F = H / 8 fragments; T = min(256, F),
-// C = min(8, ceil(F / T)) (8: the portable cluster size) and each thread
-// takes K = ceil(F / (C * T)) fragments, f = (k * C + cta) * T + thread,
-// keeping their r and stream values in registers between the two norms.
+// threads a CTA. A row of H BF16 is F = H / 8 fragments; T = min(128, F)
+// (256 where H > 32768), C = min(8, ceil(F / T)) (8: the portable cluster
+// size) and each thread takes K = ceil(F / (C * T)) fragments,
+// f = (k * C + cta) * T + thread, keeping their r and stream values in
+// registers between the two norms.
 // Clusters of tokens past M skip the row together, so no cluster barrier
 // waits for a CTA that left.
 //
 // Order of a thread: the weights and scalar gates (they do not depend on
 // the previous kernel, so with `pdl` they load before griddepcontrol.wait),
-// the wait, ACTIVE, r, then the old stream and per-channel gates, whose loads
-// fly during the first row sum that does not need them.
+// the wait, ACTIVE (NEXT and the arrival when publishing, then the
+// fragments published), the old stream and per-channel gates, whose loads fly
+// while the thread polls for r, then r.
 //
 // Row sums, in one fixed order so that every rank and every CTA computes the
 // same bits: each thread adds its squares in fragment then lane order; a
@@ -65,8 +68,14 @@
 using namespace mlir;
 using namespace mlir::lamport;
 
-/// Most threads of one CTA: 8 warps keep the per-warp slots and the CTA's
-/// serial warp sum short.
+/// Threads of one CTA where the row fits: 4 warps, so a row spreads over
+/// as many CTAs (SMs) as a cluster allows. Measured across two H200s (the
+/// boundary alone, tp 2): 128 x 8 CTAs beat 256 x 4 by 3-24%, and fewer,
+/// larger CTAs (no cluster, 1024 threads) lost 10-25% however few cluster
+/// barriers they need.
+static constexpr int64_t kPreferredThreadsPerCta = 128;
+/// Most threads of one CTA, for rows too long for the preferred CTA: 8
+/// warps keep the per-warp slots and the CTA's serial warp sum short.
 static constexpr int64_t kMaxThreadsPerCta = 256;
 /// Most CTAs of one cluster that every cluster-capable GPU accepts.
 static constexpr int64_t kMaxClusterCtas = 8;
@@ -90,7 +99,12 @@ struct DualNormShape {
     shape.fragments = hidden / int64_t(LamportDialect::kFragmentLanes);
     if (!shape.unsupportedHidden().empty())
       return shape;
-    shape.threads = std::min(kMaxThreadsPerCta, shape.fragments);
+    bool fitsPreferred =
+        shape.fragments <=
+        kMaxFragmentsPerThread * kMaxClusterCtas * kPreferredThreadsPerCta;
+    shape.threads =
+        std::min(fitsPreferred ? kPreferredThreadsPerCta : kMaxThreadsPerCta,
+                 shape.fragments);
     shape.ctas = std::min<int64_t>(
         kMaxClusterCtas, llvm::divideCeil(shape.fragments, shape.threads));
     shape.fragmentsPerThread =
@@ -180,10 +194,18 @@ public:
         gridCtas(gridCtas) {}
 
   void prepare(ImplicitLocOpBuilder &b) override {
-    if (partial)
-      stage = StageNextOp::create(b, b.getI32Type(), mailbox);
-    else
+    if (!partial) {
       stage = StageActiveOp::create(b, b.getI32Type(), mailbox);
+      return;
+    }
+    stage = StageNextOp::create(b, b.getI32Type(), mailbox);
+    // Count the CTA out as soon as every one of its threads has read NEXT,
+    // before anything it publishes: the arrival's fence then waits for no
+    // store, and the count is tested only in finish(), so the atomic's round
+    // trip overlaps the exchange instead of ending the grid (an in-order
+    // warp stalls at the first use of the count, not at the atomic).
+    gpu::BarrierOp::create(b);
+    arrivalsBefore = StageArriveOp::create(b, mailbox, gridCtas);
   }
 
   void publish(ImplicitLocOpBuilder &b, Value row, Value col) override {
@@ -221,21 +243,19 @@ public:
                           });
       return;
     }
-    // Every thread of the CTA has read NEXT (and stored what it publishes)
-    // before its lead thread counts the CTA out.
-    gpu::BarrierOp::create(b);
-    kernel.onLeadThread(
-        b, b.getLoc(), /*wholeGrid=*/false,
-        [&](OpBuilder &nested, Location loc) {
-          Value last = StageArriveOp::create(nested, loc, mailbox, gridCtas);
-          scf::IfOp::create(
-              nested, loc, last, [&](OpBuilder &inner, Location innerLoc) {
-                StageSetActiveOp::create(inner, innerLoc, mailbox, stage,
-                                         /*readAfterGrid=*/true);
-                StageAdvanceOp::create(inner, innerLoc, mailbox, stage);
-                scf::YieldOp::create(inner, innerLoc);
-              });
-        });
+    // The last arrival acquires every other one (stage.arrive leaves that
+    // to its user) before it moves the words no CTA of the grid reads again.
+    Value last = arith::CmpIOp::create(
+        b, arith::CmpIPredicate::eq, arrivalsBefore,
+        arith::ConstantIntOp::create(b, gridCtas - 1, 32));
+    scf::IfOp::create(b, last, [&](OpBuilder &nested, Location loc) {
+      LLVM::FenceOp::create(nested, loc, LLVM::AtomicOrdering::acq_rel,
+                            "device");
+      StageSetActiveOp::create(nested, loc, mailbox, stage,
+                               /*readAfterGrid=*/true);
+      StageAdvanceOp::create(nested, loc, mailbox, stage);
+      scf::YieldOp::create(nested, loc);
+    });
   }
 
 private:
@@ -250,6 +270,9 @@ private:
   /// CTAs of the grid: rows x cluster size.
   int64_t gridCtas;
   Value stage;
+  /// i32, publishing form only: the CTAs that arrived before this one, on
+  /// its thread 0; `gridCtas` on every other thread.
+  Value arrivalsBefore;
 };
 
 /// The standalone kernel: r is the BF16 `reduced` row, widened exactly.
@@ -570,20 +593,9 @@ void DualNormBodyBuilder::normalizeRow() {
   // for a peer's fragment while holding back one of its own.
   for (Fragment &fragment : fragments)
     guarded(fragment.inRow, [&] { source.publish(b, token, fragment.col); });
-  for (Fragment &fragment : fragments)
-    fragment.reduced =
-        guarded(fragment.inRow, wideType, [&] {
-          return SmallVector<Value>{source.read(b, token, fragment.col)};
-        }).front();
-  // r is in registers: the next kernel may start its prologue (its weight
-  // loads) during the norms; its griddepcontrol.wait still waits for this
-  // grid to complete. CTAs of tokens past M signal by exiting.
-  if (values.pdl)
-    NVVM::GriddepcontrolOp::create(b,
-                                   NVVM::GridDepActionKind::launch_dependents);
-  // The old stream and the per-channel gates are needed only once the first
-  // row sum is known: loaded now, they are in flight during that sum instead
-  // of holding registers while the thread waits for r.
+  // The old stream and the per-channel gates do not depend on r: loaded
+  // before it, they are in flight while the thread waits for the partials
+  // (the poll) instead of after it, on the way to the first norm.
   for (Fragment &fragment : fragments) {
     SmallVector<Type> types(1 + !fragment.alpha + !fragment.beta, wideType);
     SmallVector<Value> loaded = guarded(fragment.inRow, types, [&] {
@@ -602,7 +614,17 @@ void DualNormBodyBuilder::normalizeRow() {
     if (!fragment.beta)
       fragment.beta = loaded[next++];
   }
-
+  for (Fragment &fragment : fragments)
+    fragment.reduced =
+        guarded(fragment.inRow, wideType, [&] {
+          return SmallVector<Value>{source.read(b, token, fragment.col)};
+        }).front();
+  // r is in registers: the next kernel may start its prologue (its weight
+  // loads) during the norms; its griddepcontrol.wait still waits for this
+  // grid to complete. CTAs of tokens past M signal by exiting.
+  if (values.pdl)
+    NVVM::GriddepcontrolOp::create(b,
+                                   NVVM::GridDepActionKind::launch_dependents);
   // h = r * inv1 [* post_weight]; stream = alpha * stream + beta * h.
   SmallVector<Value> reduced = llvm::map_to_vector(
       fragments, [](const Fragment &fragment) { return fragment.reduced; });

@@ -134,8 +134,9 @@ def Lamport_AllReduceDualNormOp
     (`[m, H]` BF16, -0.0 stored as +0.0) into slot `[NEXT, rank]` of every
     rank's copy (`transport` as for `lamport.publish_rows`), then polls and
     sums that generation. No separate publisher runs, so the stage comes from
-    NEXT, and the last CTA of the grid to finish (an arrival count,
-    `lamport.stage.arrive`) sets ACTIVE and advances NEXT.
+    NEXT; every CTA counts itself in once its threads have read NEXT (an
+    arrival count, `lamport.stage.arrive`), and the last to arrive sets
+    ACTIVE and advances NEXT when its row is done.
 
     ```mlir
     lamport.all_reduce_dual_norm %mb, %stream gates(%alpha, %beta)

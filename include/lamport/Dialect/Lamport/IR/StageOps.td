@@ -106,24 +106,30 @@ def Lamport_StageArriveOp : Lamport_Op<"stage.arrive"> {
   let summary = "count a CTA out of a grid that publishes and consumes";
   let description = [{
     For a kernel that both publishes and consumes the generation `stage` it
-    read from NEXT (`lamport.all_reduce_dual_norm` with `publishing`): one
-    thread of each of the grid's `ctas` CTAs calls it once, after every
-    thread of its CTA has read NEXT. It increments this rank's ARRIVALS word
-    (wrapping to 0 at the last arrival, so the count is ready for the next
-    launch) and returns true to the last of the `ctas` arrivals, which alone
-    may then set ACTIVE and advance NEXT: no CTA of the grid can read NEXT
-    after it moved.
+    read from NEXT (`lamport.all_reduce_dual_norm` with `publishing`):
+    every thread of each of the grid's `ctas` CTAs calls it once, after a
+    CTA barrier that follows every thread's read of NEXT. Thread 0 of the
+    CTA counts the CTA in: it increments this rank's ARRIVALS word with
+    release semantics at GPU scope (wrapping to 0 at the last arrival, so
+    the count is ready for the next launch) and gets how many CTAs arrived
+    before its own; every other thread gets `ctas`. The thread that gets
+    `ctas - 1` is the last arrival, which alone may then set ACTIVE and
+    advance NEXT: no CTA of the grid can read NEXT after it moved. It must
+    acquire first (a GPU-scope acquire-release fence between its test of the
+    count and its writes): the op does not, and returns the count rather
+    than the test, so that a CTA can count itself out early and look at the
+    count late without waiting for the atomic's round trip in between.
 
     ```mlir
-    %last = lamport.stage.arrive %mb {ctas = 64}
+    %before = lamport.stage.arrive %mb {ctas = 64}
         : !lamport.mailbox<tp = 8, capacity = 16, width = 8192>
     ```
   }];
   let arguments = (ins Lamport_MailboxType:$mailbox, I64Attr:$ctas);
-  let results = (outs I1:$last);
+  let results = (outs I32:$before);
   let builders = [
     OpBuilder<(ins "Value":$mailbox, "int64_t":$ctas), [{
-      build($_builder, $_state, $_builder.getI1Type(), mailbox,
+      build($_builder, $_state, $_builder.getI32Type(), mailbox,
             $_builder.getI64IntegerAttr(ctas));
     }]>
   ];
