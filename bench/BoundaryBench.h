@@ -209,6 +209,8 @@ struct TableRow {
   int m = 0;
   TimingMode mode = TimingMode::Graph;
   std::optional<Latency> ours, allReduce, allReduceNorm, baseline;
+  /// The standalone dual norm alone, PDL between steps: no exchange.
+  std::optional<Latency> normAlone;
   /// The boundary alone (--boundary): publish_rows + all_reduce_dual_norm.
   std::optional<Latency> boundary;
   /// "PASS", or what failed.

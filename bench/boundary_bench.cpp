@@ -19,7 +19,10 @@
 //       (cuModuleLoadData, cuLaunchKernelEx with the manifest's grid,
 //       block, cluster and PDL, buffers bound by role);
 //   (4) cublasGemmEx (partial = x @ weight^T, BF16 in and out, FP32
-//       compute), then (3): the whole unfused boundary.
+//       compute), then (3): the whole unfused boundary;
+//   (5) the dual norm of (3) alone, timed only (its kernel and buffers are
+//       (3)'s, checked there): with PDL between steps, what the norm half
+//       of the boundary costs in this harness without any exchange.
 //
 // Every measurement forks every rank's stream from one stream on device 0
 // and joins them back, as lamport-run's Session does, so a step is the whole
@@ -170,6 +173,7 @@ enum class Stage {
   AllReduce,     ///< (2)
   AllReduceNorm, ///< (3)
   Full,          ///< (4)
+  NormAlone,     ///< (5)
 };
 
 /// The baseline's check at one M.
@@ -605,8 +609,9 @@ void Baseline::enqueueStep(int j, Stage stage, bool checked, bool forkJoin) {
   }
   // One group: a thread driving several GPUs must not block in one rank's
   // call waiting for the others.
-  NCCL_CALL(ncclGroupStart(), "ncclGroupStart", nullptr);
-  for (int r = 0; r < tp; ++r) {
+  if (stage != Stage::NormAlone)
+    NCCL_CALL(ncclGroupStart(), "ncclGroupStart", nullptr);
+  for (int r = 0; r < tp && stage != Stage::NormAlone; ++r) {
     Buffers &b = buffers[std::size_t(j) * tp + r];
     NCCL_CALL(ncclAllReduce(reinterpret_cast<void *>(b.partial),
                             reinterpret_cast<void *>(b.reduced), count,
@@ -615,9 +620,10 @@ void Baseline::enqueueStep(int j, Stage stage, bool checked, bool forkJoin) {
               concat(ranks[r].who, ": ncclAllReduce of batch position ", j),
               ranks[r].comm);
   }
-  NCCL_CALL(ncclGroupEnd(),
-            concat("ncclGroupEnd of the all-reduce of batch position ", j),
-            ranks[0].comm);
+  if (stage != Stage::NormAlone)
+    NCCL_CALL(ncclGroupEnd(),
+              concat("ncclGroupEnd of the all-reduce of batch position ", j),
+              ranks[0].comm);
   if (stage != Stage::AllReduce)
     for (int r = 0; r < tp; ++r) {
       use(r);
@@ -825,7 +831,9 @@ BaselineCheck Baseline::check(int m,
 Latency Baseline::time(int m, Stage stage, TimingMode mode) {
   tokens = m;
   const char *names[] = {"NCCL all-reduce", "NCCL all-reduce + dual norm",
-                         "the full baseline"};
+                         "the full baseline", "the dual norm alone"};
+  static_assert(sizeof(names) / sizeof(names[0]) == int(Stage::NormAlone) + 1,
+                "a name per stage");
   std::string what = concat(names[int(stage)], " at M = ", m);
   std::vector<double> samples;
   auto events = [&](std::size_t n) {
@@ -930,6 +938,7 @@ nlohmann::json rowJson(const Row &row) {
                       {"ours_us", latencyJson(t.ours)},
                       {"nccl_all_reduce_us", latencyJson(t.allReduce)},
                       {"nccl_all_reduce_norm_us", latencyJson(t.allReduceNorm)},
+                      {"dual_norm_alone_us", latencyJson(t.normAlone)},
                       {"baseline_us", latencyJson(t.baseline)},
                       {"check", t.check}};
   std::optional<double> ar = medianRatio(t.allReduce, t.ours);
@@ -1211,6 +1220,8 @@ int main(int argc, char **argv) {
         row.table.allReduceNorm =
             baseline.time(m, Stage::AllReduceNorm, row.table.mode);
         row.table.baseline = baseline.time(m, Stage::Full, row.table.mode);
+        row.table.normAlone =
+            baseline.time(m, Stage::NormAlone, row.table.mode);
         std::vector<std::string> failures;
         if (!options.baselineOnly && !row.ours)
           failures.push_back("ours FAIL");
@@ -1225,11 +1236,12 @@ int main(int argc, char **argv) {
           text += concat(text.empty() ? "" : ", ", f);
         row.table.check = text.empty() ? "PASS" : text;
         passed &= text.empty();
-        std::printf(
-            "  M %2d %-9s NCCL AR %.2f us, AR + norm %.2f us, "
-            "baseline %.2f us (medians)\n",
-            m, timingModeName(row.table.mode), row.table.allReduce->median,
-            row.table.allReduceNorm->median, row.table.baseline->median);
+        std::printf("  M %2d %-9s NCCL AR %.2f us, AR + norm %.2f us, "
+                    "baseline %.2f us, norm alone %.2f us (medians)\n",
+                    m, timingModeName(row.table.mode),
+                    row.table.allReduce->median,
+                    row.table.allReduceNorm->median, row.table.baseline->median,
+                    row.table.normAlone->median);
         std::fflush(stdout);
         run.rows.push_back(std::move(row));
       }

@@ -8,8 +8,9 @@ One row per (tp, M) and timing mode: per-step latency of the whole TP group,
 median and p99 in microseconds, of ours fused (the attention boundary,
 gemm_publish + all_reduce_dual_norm, peer transport), the boundary alone
 (publish_rows of partials in memory + all_reduce_dual_norm, --boundary),
-NCCL's all-reduce alone, the all-reduce + the same dual norm, and the full
-baseline (cuBLAS + all-reduce + dual norm); then NCCL all-reduce / the
+NCCL's all-reduce alone, the all-reduce + the same dual norm, that dual
+norm alone (PDL between steps, no exchange: the norm half's cost), and the
+full baseline (cuBLAS + all-reduce + dual norm); then NCCL all-reduce / the
 boundary alone (issue 8's target: at least 2, counted per replayed mode,
 pipelined and graph, over the rows whose checks passed) and baseline / fused.
 Pipelined rows come first: each rank runs a replay's steps back to back, as
@@ -59,17 +60,18 @@ def main(paths):
     print()
     print("| tp | GPUs | M | mode | fused median | fused p99 "
           "| boundary median | boundary p99 | NCCL AR median | NCCL AR p99 "
-          "| AR + norm median | AR + norm p99 | baseline median "
+          "| AR + norm median | AR + norm p99 | norm alone median "
+          "| norm alone p99 | baseline median "
           "| baseline p99 | NCCL AR / boundary | baseline / fused | check |")
     print("|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
-          "---:|---:|---:|---|")
+          "---:|---:|---:|---:|---:|---|")
     order = {"pipelined": 0, "graph": 1, "eager": 2}
     met, total = {}, {}
     for gpus, row in sorted(rows, key=lambda r: (order.get(r[1]["mode"], 3),
                                                  r[1]["tp"], r[1]["m"])):
         ours, alone = row.get("ours_us"), row.get("boundary_us")
         ar, arn = row.get("nccl_all_reduce_us"), row.get("nccl_all_reduce_norm_us")
-        base = row.get("baseline_us")
+        base, norm = row.get("baseline_us"), row.get("dual_norm_alone_us")
         ratio = row.get("ratio_all_reduce_over_boundary")
         mode = row["mode"]
         if (isinstance(ratio, (int, float)) and mode != "eager"
@@ -81,6 +83,7 @@ def main(paths):
               f"{fmt(cell(alone, 'median'))} | {fmt(cell(alone, 'p99'))} | "
               f"{fmt(cell(ar, 'median'))} | {fmt(cell(ar, 'p99'))} | "
               f"{fmt(cell(arn, 'median'))} | {fmt(cell(arn, 'p99'))} | "
+              f"{fmt(cell(norm, 'median'))} | {fmt(cell(norm, 'p99'))} | "
               f"{fmt(cell(base, 'median'))} | {fmt(cell(base, 'p99'))} | "
               f"{fmt(ratio, 'x')} | "
               f"{fmt(row.get('ratio_baseline_over_ours'), 'x')} | "
