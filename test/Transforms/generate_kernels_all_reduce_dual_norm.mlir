@@ -7,7 +7,11 @@
 // poll; the tp partials are polled with the op's timeout, summed rank by rank
 // and re-armed; each row sum goes lanes
 // (butterfly 16, 8, 4, 2, 1) -> warps (shared memory, warp order) -> CTAs
-// (cluster barrier, distributed shared memory, cluster rank order); both
+// (thread 0 sends the CTA's sum into every CTA's slot with st.async, which
+// completes that CTA's mbarrier; every thread waits on its own and adds the
+// slots in cluster rank order); the mbarriers are initialized before the
+// wait and published by one cluster barrier (arrive before the PDL wait,
+// wait after it); both
 // norms use sqrt.rn and a division; one thread of the grid advances NEXT.
 
 !mb = !lamport.mailbox<tp = 4, capacity = 16, width = 4096>
@@ -28,7 +32,8 @@
 
 //       CHECK: gpu.module @all_reduce_dual_norm_0
 //   CHECK-DAG: llvm.mlir.global internal @warp_sums() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<8 x f32>
-//   CHECK-DAG: llvm.mlir.global internal @cta_sums() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<2 x f32>
+//   CHECK-DAG: llvm.mlir.global internal @cta_sums() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<8 x f32>
+//   CHECK-DAG: llvm.mlir.global internal @sum_barriers() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<2 x i64>
 //       CHECK: gpu.func @all_reduce_dual_norm_0(
 //  CHECK-SAME: %[[KMB:[a-z0-9_]+]]: !lamport.mailbox<tp = 4, capacity = 16, width = 4096> {lamport.param = "mailbox"}
 //  CHECK-SAME: %[[KSTREAM:[a-z0-9_]+]]: memref<16x4096xf32, 1> {lamport.io = "inout", lamport.param = "buffer", lamport.role = "stream"}
@@ -47,12 +52,23 @@
 //       CHECK: %[[CLAMPED:.*]] = arith.minui %[[MIDX]]
 //       CHECK: %[[TOKEN:.*]] = gpu.block_id x
 //       CHECK: %[[CTA:.*]] = gpu.block_id y
+//       CHECK: %[[RANK:.*]] = arith.index_castui %[[CTA]] : index to i32
 //       CHECK: %[[THREAD:.*]] = gpu.thread_id x
 //       CHECK: %[[ACTIVE:.*]] = arith.cmpi ult, %[[TOKEN]], %[[CLAMPED]] : index
 //       CHECK: arith.muli %[[CTA]], %{{.*}} : index
 //       CHECK: %[[COL:.*]] = arith.muli %{{.*}}, %{{.*}} : index
 
-// Before the wait: the scalar gates and the BF16 weights.
+// Before the wait: thread 0 initializes the two sums' mbarriers (each
+// expects the 4 CTA sums' 16 bytes) and fences them for the cluster; every
+// thread arrives on the cluster barrier; then the scalar gates and weights.
+//       CHECK: scf.if
+//       CHECK:   %[[B0:.*]] = llvm.getelementptr inbounds %{{.*}}[%c0_i32{{.*}}] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i64
+//  CHECK-NEXT:   llvm.inline_asm has_side_effects "{ .reg .b64 state; mbarrier.init.shared::cta.b64 [$0], 1; mbarrier.arrive.expect_tx.shared::cta.b64 state, [$0], 16; }", "l,~{memory}" %[[B0]]
+//       CHECK:   %[[B1:.*]] = llvm.getelementptr inbounds %{{.*}}[%c1_i32{{.*}}] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i64
+//  CHECK-NEXT:   llvm.inline_asm has_side_effects "{ .reg .b64 state; mbarrier.init.shared::cta.b64 [$0], 1; mbarrier.arrive.expect_tx.shared::cta.b64 state, [$0], 16; }", "l,~{memory}" %[[B1]]
+//  CHECK-NEXT:   llvm.inline_asm has_side_effects "fence.mbarrier_init.release.cluster;", "~{memory}"
+//       CHECK: nvvm.cluster.arrive
+//   CHECK-NOT: nvvm.cluster.wait
 //       CHECK: %[[A:.*]] = memref.load %[[KALPHA]]
 //       CHECK: %[[ALPHA:.*]] = vector.broadcast %[[A]] : f32 to vector<8xf32>
 //       CHECK: %[[B:.*]] = memref.load %[[KBETA]]
@@ -62,6 +78,7 @@
 //       CHECK:   vector.load %[[KPW]][%[[COL]]] {alignment = 16 : i64} : memref<4096xbf16, 1>, vector<8xbf16>
 //       CHECK: nvvm.griddepcontrol wait
 //  CHECK-NEXT: %[[STAGE:.*]] = lamport.stage.active %[[KMB]]
+//  CHECK-NEXT: nvvm.cluster.wait
 //       CHECK: scf.if %[[ACTIVE]] {
 
 // The old stream, in flight during the poll.
@@ -97,23 +114,34 @@
 //       CHECK:     llvm.mlir.addressof @warp_sums
 //       CHECK:     llvm.store %[[WARPSUM]]
 //       CHECK:   nvvm.barrier0
-//       CHECK:   %[[SLOT:.*]] = llvm.getelementptr inbounds %{{.*}}[%c0_i32{{.*}}] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, f32
+//       CHECK:   %[[BAR:.*]] = llvm.getelementptr inbounds %{{.*}}[%c0_i32{{.*}}] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i64
 //       CHECK:   scf.if
 // CHECK-COUNT-4:     llvm.load %{{.*}} : !llvm.ptr<3> -> f32
-//       CHECK:     llvm.store %{{.*}}, %[[SLOT]] : f32, !llvm.ptr<3>
-//       CHECK:   nvvm.cluster.arrive
-//  CHECK-NEXT:   nvvm.cluster.wait
-//       CHECK:   %[[P0:.*]] = nvvm.mapa %[[SLOT]], %c0_i32{{.*}} : !llvm.ptr<3> -> !llvm.ptr<7>
-//       CHECK:   %[[C0:.*]] = llvm.load %[[P0]] : !llvm.ptr<7> -> f32
-//       CHECK:   %[[P1:.*]] = nvvm.mapa %[[SLOT]], %c1_i32{{.*}} : !llvm.ptr<3> -> !llvm.ptr<7>
-//       CHECK:   %[[C1:.*]] = llvm.load %[[P1]] : !llvm.ptr<7> -> f32
-//       CHECK:   %[[C01:.*]] = arith.addf %[[C0]], %[[C1]] : f32
-//       CHECK:   %[[P2:.*]] = nvvm.mapa %[[SLOT]], %c2_i32{{.*}} : !llvm.ptr<3> -> !llvm.ptr<7>
-//       CHECK:   %[[C2:.*]] = llvm.load %[[P2]] : !llvm.ptr<7> -> f32
-//       CHECK:   %[[C012:.*]] = arith.addf %[[C01]], %[[C2]] : f32
-//       CHECK:   %[[P3:.*]] = nvvm.mapa %[[SLOT]], %c3_i32{{.*}} : !llvm.ptr<3> -> !llvm.ptr<7>
-//       CHECK:   %[[C3:.*]] = llvm.load %[[P3]] : !llvm.ptr<7> -> f32
-//       CHECK:   %[[TOTAL:.*]] = arith.addf %[[C012]], %[[C3]] : f32
+//       CHECK:     %[[BITS:.*]] = llvm.bitcast %{{.*}} : f32 to i32
+//       CHECK:     %[[SLOTINDEX:.*]] = arith.addi %c0_i32{{.*}}, %[[RANK]] : i32
+//       CHECK:     %[[OWN:.*]] = llvm.getelementptr inbounds %{{.*}}[%[[SLOTINDEX]]] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, f32
+//       CHECK:     %[[TO0:.*]] = nvvm.mapa %[[OWN]], %c0_i32{{.*}} : !llvm.ptr<3> -> !llvm.ptr<7>
+//       CHECK:     %[[BAR0:.*]] = nvvm.mapa %[[BAR]], %c0_i32{{.*}} : !llvm.ptr<3> -> !llvm.ptr<7>
+//  CHECK-NEXT:     llvm.inline_asm has_side_effects "st.async.shared::cluster.mbarrier::complete_tx::bytes.b32 [$0], $1, [$2];", "l,r,l,~{memory}" %[[TO0]], %[[BITS]], %[[BAR0]]
+//       CHECK:     nvvm.mapa %[[OWN]], %c1_i32
+//       CHECK:     nvvm.mapa %[[BAR]], %c1_i32
+//       CHECK:     nvvm.mapa %[[OWN]], %c2_i32
+//       CHECK:     nvvm.mapa %[[BAR]], %c2_i32
+//       CHECK:     nvvm.mapa %[[OWN]], %c3_i32
+//       CHECK:     nvvm.mapa %[[BAR]], %c3_i32
+//  CHECK-NEXT:     llvm.inline_asm has_side_effects "st.async
+//   CHECK-NOT:     nvvm.mapa
+//       CHECK:   llvm.inline_asm has_side_effects "{ .reg .pred done; wait: mbarrier.try_wait.parity.shared::cta.b64 done, [$0], 0; @!done bra wait; }", "l,~{memory}" %[[BAR]]
+//   CHECK-NOT:   nvvm.cluster
+//       CHECK:   %[[S0:.*]] = llvm.getelementptr inbounds %{{.*}}[%c0_i32{{.*}}] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, f32
+//  CHECK-NEXT:   %[[C0:.*]] = llvm.load %[[S0]] : !llvm.ptr<3> -> f32
+//       CHECK:   %[[S1:.*]] = llvm.getelementptr inbounds %{{.*}}[%c1_i32{{.*}}] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, f32
+//  CHECK-NEXT:   %[[C1:.*]] = llvm.load %[[S1]] : !llvm.ptr<3> -> f32
+//  CHECK-NEXT:   %[[C01:.*]] = arith.addf %[[C0]], %[[C1]] : f32
+//       CHECK:   %[[C2:.*]] = llvm.load %{{.*}} : !llvm.ptr<3> -> f32
+//  CHECK-NEXT:   %[[C012:.*]] = arith.addf %[[C01]], %[[C2]] : f32
+//       CHECK:   %[[C3:.*]] = llvm.load %{{.*}} : !llvm.ptr<3> -> f32
+//  CHECK-NEXT:   %[[TOTAL:.*]] = arith.addf %[[C012]], %[[C3]] : f32
 
 // inv1 = 1 / sqrt(total / H + eps); h, and the gated stream update.
 //       CHECK:   %[[MEAN:.*]] = arith.divf %[[TOTAL]], %{{.*}} : f32
@@ -128,20 +156,19 @@
 //       CHECK:   %[[BH:.*]] = arith.mulf %[[BETA]], %[[H]] : vector<8xf32>
 //       CHECK:   %[[NEW:.*]] = arith.addf %[[AS]], %[[BH]] : vector<8xf32>
 
-// Second row sum over the new stream, in its own slots; the cluster
-// arrives once every CTA has read its peers' sums and waits before exit.
+// Second row sum over the new stream: its own mbarrier and slots 4..7; no
+// cluster barrier before the exit (no CTA reads another's shared memory).
 //       CHECK:   arith.mulf %[[NEW]], %[[NEW]] : vector<8xf32>
 // CHECK-COUNT-5:   nvvm.shfl.sync bfly
 //       CHECK:   nvvm.barrier0
-//       CHECK:   %[[SLOT2:.*]] = llvm.getelementptr inbounds %{{.*}}[%c1_i32{{.*}}] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, f32
-//       CHECK:   nvvm.cluster.arrive
-//  CHECK-NEXT:   nvvm.cluster.wait
-//       CHECK:   nvvm.mapa %[[SLOT2]], %c0_i32
-//       CHECK:   nvvm.mapa %[[SLOT2]], %c1_i32
-//       CHECK:   nvvm.mapa %[[SLOT2]], %c2_i32
-//       CHECK:   nvvm.mapa %[[SLOT2]], %c3_i32
+//       CHECK:   %[[BAR2:.*]] = llvm.getelementptr inbounds %{{.*}}[%c1_i32{{.*}}] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i64
+//       CHECK:     arith.addi %c4_i32{{.*}}, %[[RANK]] : i32
+// CHECK-COUNT-4:     llvm.inline_asm has_side_effects "st.async
+//       CHECK:   llvm.inline_asm has_side_effects "{ .reg .pred done; wait: mbarrier.try_wait.parity.shared::cta.b64 done, [$0], 0; @!done bra wait; }", "l,~{memory}" %[[BAR2]]
+//       CHECK:   llvm.getelementptr inbounds %{{.*}}[%c4_i32{{.*}}] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, f32
+//       CHECK:   llvm.getelementptr inbounds %{{.*}}[%c7_i32{{.*}}] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, f32
 //       CHECK:   %[[TOTAL2:.*]] = arith.addf
-//  CHECK-NEXT:   nvvm.cluster.arrive
+//   CHECK-NOT:   nvvm.cluster
 //       CHECK:   llvm.call_intrinsic "llvm.nvvm.sqrt.rn.f"
 //       CHECK:   %[[INV2:.*]] = vector.broadcast
 //       CHECK:   vector.store %[[NEW]], %[[KSTREAM]][%[[TOKEN]], %[[COL]]] {alignment = 16 : i64} : memref<16x4096xf32, 1>, vector<8xf32>
@@ -150,7 +177,6 @@
 //       CHECK:   %[[WEIGHTED:.*]] = arith.mulf %[[SCALED]], %[[NW]] : vector<8xf32>
 //       CHECK:   %[[ROUNDED:.*]] = arith.truncf %[[WEIGHTED]] : vector<8xf32> to vector<8xbf16>
 //       CHECK:   vector.store %[[ROUNDED]], %[[KOUT]][%[[TOKEN]], %[[COL]]] {alignment = 16 : i64} : memref<16x4096xbf16, 1>, vector<8xbf16>
-//  CHECK-NEXT:   nvvm.cluster.wait
 //  CHECK-NEXT: }
 
 // NEXT advanced by thread 0 of CTA (0, 0) alone.
@@ -231,13 +257,13 @@ func.func @boundary(%mb: !mb, %stream: memref<?x4096xf32>,
 //       CHECK: %[[A4567:.*]] = arith.addf %[[A45]], %[[A67]]
 //       CHECK: %[[R:.*]] = arith.addf %[[A0123]], %[[A4567]]
 //       CHECK: lamport.mailbox.rearm {{.*}} count 8
-// CHECK-COUNT-8: nvvm.mapa
+// CHECK-COUNT-16: nvvm.mapa
 //       CHECK: %[[INV1:.*]] = vector.broadcast
 //       CHECK: %[[H:.*]] = arith.mulf %[[R]], %[[INV1]] : vector<8xf32>
 //  CHECK-NEXT: %[[AS:.*]] = arith.mulf %[[ALPHA]], %[[OLD]] : vector<8xf32>
 //  CHECK-NEXT: %[[BH:.*]] = arith.mulf %[[BETA]], %[[H]] : vector<8xf32>
 //  CHECK-NEXT: arith.addf %[[AS]], %[[BH]] : vector<8xf32>
-// CHECK-COUNT-8: nvvm.mapa
+// CHECK-COUNT-16: nvvm.mapa
 //       CHECK: lamport.stage.advance
 //   CHECK-NOT: griddepcontrol
 //       CHECK: gpu.return

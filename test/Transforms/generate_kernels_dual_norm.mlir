@@ -42,6 +42,7 @@
 //       CHECK: %[[COL:.*]] = arith.muli %{{.*}}, %{{.*}} : index
 //       CHECK: scf.if %[[ACTIVE]] -> (vector<8xbf16>, vector<8xbf16>)
 //       CHECK: nvvm.griddepcontrol wait
+//  CHECK-NEXT: nvvm.cluster.wait
 //  CHECK-NEXT: scf.if %[[ACTIVE]] {
 //       CHECK:   vector.load %[[KSTREAM]][%[[TOKEN]], %[[COL]]]
 //       CHECK:   %[[NARROW:.*]] = vector.load %[[KREDUCED]][%[[TOKEN]], %[[COL]]] {alignment = 16 : i64} : memref<16x8192xbf16, 1>, vector<8xbf16>
@@ -50,21 +51,18 @@
 //       CHECK:   arith.mulf %[[R]], %[[R]] : vector<8xf32>
 // CHECK-COUNT-5:   nvvm.shfl.sync bfly
 //       CHECK:   nvvm.barrier0
-//       CHECK:   nvvm.cluster.arrive
-//  CHECK-NEXT:   nvvm.cluster.wait
-// CHECK-COUNT-8:   nvvm.mapa
+// CHECK-COUNT-8:   st.async.shared::cluster.mbarrier::complete_tx::bytes.b32
+//       CHECK:   mbarrier.try_wait.parity.shared::cta.b64
 //       CHECK:   llvm.call_intrinsic "llvm.nvvm.sqrt.rn.f"
 //       CHECK:   arith.mulf %[[R]], %{{.*}} : vector<8xf32>
 // CHECK-COUNT-5:   nvvm.shfl.sync bfly
-//       CHECK:   nvvm.cluster.arrive
-//  CHECK-NEXT:   nvvm.cluster.wait
-// CHECK-COUNT-8:   nvvm.mapa
-//       CHECK:   nvvm.cluster.arrive
+// CHECK-COUNT-8:   st.async.shared::cluster.mbarrier::complete_tx::bytes.b32
+//       CHECK:   mbarrier.try_wait.parity.shared::cta.b64
+//   CHECK-NOT:   nvvm.cluster
 //       CHECK:   llvm.call_intrinsic "llvm.nvvm.sqrt.rn.f"
 //       CHECK:   vector.store %{{.*}}, %[[KSTREAM]][%[[TOKEN]], %[[COL]]]
 //       CHECK:   arith.truncf %{{.*}} : vector<8xf32> to vector<8xbf16>
-//       CHECK:   vector.store %{{.*}}, %[[KOUT]][%[[TOKEN]], %[[COL]]]
-//  CHECK-NEXT:   nvvm.cluster.wait
+//       CHECK:   vector.store %{{.*}}, %[[KOUT]][%[[TOKEN]], %[[COL]]] {{.*}}
 //  CHECK-NEXT: }
 //  CHECK-NEXT: gpu.return
 func.func @attention_boundary_unfused(

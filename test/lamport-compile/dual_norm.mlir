@@ -3,8 +3,9 @@
 // all-reduced rows come in as a buffer. H = 12288 is 1536 fragments, one
 // cluster of 8 CTAs of 128 threads per token, two fragments a thread (the
 // second only where f < 1536); per-channel alpha, scalar
-// beta, no post_weight. The PTX reduces each row over the cluster through
-// distributed shared memory and divides by H with div.rn (H is no power of
+// beta, no post_weight. The PTX reduces each row over the cluster by
+// sending each CTA's sum to every CTA (st.async into distributed shared
+// memory, an mbarrier per sum) and divides by H with div.rn (H is no power of
 // two), never an approximate square root.
 //
 // RUN: rm -rf %t && mkdir -p %t
@@ -46,29 +47,29 @@
 //
 // PTX:       .visible .entry dual_norm_0(
 // PTX-NOT:   ld.volatile
+// PTX:       fence.mbarrier_init.release.cluster;
+// PTX:       barrier.cluster.arrive;
 // PTX:       griddepcontrol.wait;
+// PTX-NEXT:  barrier.cluster.wait;
 // PTX:       griddepcontrol.launch_dependents;
 // PTX-COUNT-5: shfl.sync.bfly.b32
 // PTX:       bar.sync 0;
-// PTX:       barrier.cluster.arrive;
-// PTX-NEXT:  barrier.cluster.wait;
-// PTX-COUNT-8: mapa.shared::cluster.u64
-// PTX-NOT:   mapa
+// PTX-COUNT-8: st.async.shared::cluster.mbarrier::complete_tx::bytes.b32
+// PTX-NOT:   st.async
+// PTX:       mbarrier.try_wait.parity.shared::cta.b64
 // PTX:       div.rn.f32 {{.*}}, 0f46400000;
 // PTX-NEXT:  add.rn.f32
 // PTX-NEXT:  sqrt.rn.f32
 // PTX-NEXT:  {{div|rcp}}.rn.f32
 // PTX-COUNT-5: shfl.sync.bfly.b32
-// PTX:       barrier.cluster.arrive;
-// PTX-NEXT:  barrier.cluster.wait;
-// PTX-COUNT-8: mapa.shared::cluster.u64
-// PTX:       barrier.cluster.arrive;
+// PTX-COUNT-8: st.async.shared::cluster.mbarrier::complete_tx::bytes.b32
+// PTX:       mbarrier.try_wait.parity.shared::cta.b64
 // PTX:       div.rn.f32 {{.*}}, 0f46400000;
 // PTX-NEXT:  add.rn.f32
 // PTX-NEXT:  sqrt.rn.f32
 // PTX-NEXT:  {{div|rcp}}.rn.f32
 // PTX:       cvt.rn.bf16x2.f32
-// PTX:       barrier.cluster.wait;
+// PTX-NOT:   barrier.cluster
 // PTX-NOT:   griddepcontrol.launch_dependents
 // PTX-NOT:   approx
 // PTX-NOT:   trap
