@@ -51,12 +51,12 @@
 //       CHECK:   arith.mulf %[[R]], %[[R]] : vector<8xf32>
 // CHECK-COUNT-5:   nvvm.shfl.sync bfly
 //       CHECK:   nvvm.barrier0
-// CHECK-COUNT-8:   st.async.shared::cluster.mbarrier::complete_tx::bytes.b32
+//       CHECK:   st.async.shared::cluster.mbarrier::complete_tx::bytes.b32
 //       CHECK:   mbarrier.try_wait.parity.shared::cta.b64
 //       CHECK:   llvm.call_intrinsic "llvm.nvvm.sqrt.rn.f"
 //       CHECK:   arith.mulf %[[R]], %{{.*}} : vector<8xf32>
 // CHECK-COUNT-5:   nvvm.shfl.sync bfly
-// CHECK-COUNT-8:   st.async.shared::cluster.mbarrier::complete_tx::bytes.b32
+//       CHECK:   st.async.shared::cluster.mbarrier::complete_tx::bytes.b32
 //       CHECK:   mbarrier.try_wait.parity.shared::cta.b64
 //   CHECK-NOT:   nvvm.cluster
 //       CHECK:   llvm.call_intrinsic "llvm.nvvm.sqrt.rn.f"

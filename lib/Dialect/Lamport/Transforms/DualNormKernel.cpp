@@ -41,15 +41,15 @@
 // warp adds its lanes with a butterfly shuffle (offsets 16, 8, 4, 2, 1; every
 // lane ends with the same bits since a + b == b + a); lane 0 stores the warp
 // sum in shared memory; thread 0 adds the warps in warp order. With a
-// cluster, thread 0 then sends the CTA's sum into its slot in every CTA of
-// the cluster with st.async, whose bytes complete that CTA's mbarrier for
-// the sum, and every thread waits on its own CTA's mbarrier and adds the C
-// slots in cluster rank order 0..C-1. The two sums have their own slots and
-// mbarriers, set up before griddepcontrol.wait and published by the
-// kernel's one cluster barrier; no CTA reads another's shared memory, so
-// none has to wait for its peers before it exits. (Cluster barriers around
-// distributed shared memory reads cost about 1.1 us of a 2.6 us step of the
-// dual norm alone on an H200.)
+// cluster, threads 0..C-1 each add the warps and send the CTA's sum into
+// its slot in CTA `thread` of the cluster with st.async, whose bytes
+// complete that CTA's mbarrier for the sum, and every thread waits on its
+// own CTA's mbarrier and adds the C slots in cluster rank order 0..C-1. The two
+// sums have their own slots and mbarriers, set up before griddepcontrol.wait
+// and published by the kernel's one cluster barrier; no CTA reads another's
+// shared memory, so none has to wait for its peers before it exits. (Cluster
+// barriers around distributed shared memory reads cost about 1.1 us of a 2.6 us
+// step of the dual norm alone on an H200.)
 //
 // inv = 1 / sqrt(sum / H + eps) is correctly rounded at each step (sqrt.rn,
 // div.rn or the equal rcp.rn), never an approximate rsqrt: the same bits on
@@ -624,32 +624,30 @@ Value DualNormBodyBuilder::sumRow(Value threadSum, int64_t reduction) {
   if (shape.ctas == 1)
     return sumWarps();
 
-  // The cluster: thread 0 sends the CTA's sum into slot [reduction, this
-  // CTA] of every CTA of the cluster, itself included, with st.async, whose
-  // bytes complete that CTA's mbarrier of this reduction; every thread
-  // waits for its own CTA's barrier (all C sums arrived) and adds the C
-  // slots in cluster rank order, which is CTA y order. No cluster barrier:
-  // a CTA leaves only after every sum meant for it arrived, and no CTA
-  // reads another's shared memory.
-  Value isThreadZero = arith::CmpIOp::create(b, arith::CmpIPredicate::eq,
-                                             thread32, i32Constant(0));
+  // The cluster: threads 0..C-1 (lanes of warp 0) each add the warps and
+  // send the CTA's sum into slot [reduction, this CTA] of CTA `thread`, so
+  // the C sends leave together, with st.async, whose bytes complete that
+  // CTA's mbarrier of this reduction; every thread waits for its own CTA's
+  // barrier (all C sums arrived) and adds the C slots in cluster rank
+  // order, which is CTA y order. No cluster barrier: a CTA leaves only
+  // after every sum meant for it arrived, and no CTA reads another's shared
+  // memory.
+  Value isSender = arith::CmpIOp::create(b, arith::CmpIPredicate::ult, thread32,
+                                         i32Constant(shape.ctas));
   Value firstSlot = i32Constant(reduction * shape.ctas);
   Value barrier =
       sharedElement(sumBarriers, i32Constant(reduction), b.getI64Type());
-  guarded(isThreadZero, [&] {
+  guarded(isSender, [&] {
     Value ctaSum = LLVM::BitcastOp::create(b, i32, sumWarps());
     Value ownSlot =
         sharedElement(ctaSums, arith::AddIOp::create(b, firstSlot, ctaRank));
-    for (int64_t rank = 0; rank < shape.ctas; ++rank) {
-      Value remoteSlot =
-          NVVM::MapaOp::create(b, clusterPtr, ownSlot, i32Constant(rank));
-      Value remoteBarrier =
-          NVVM::MapaOp::create(b, clusterPtr, barrier, i32Constant(rank));
-      inlinePTX(Type(),
-                "st.async.shared::cluster.mbarrier::complete_tx::bytes.b32 "
-                "[$0], $1, [$2];",
-                "l,r,l", ValueRange{remoteSlot, ctaSum, remoteBarrier});
-    }
+    Value remoteSlot = NVVM::MapaOp::create(b, clusterPtr, ownSlot, thread32);
+    Value remoteBarrier =
+        NVVM::MapaOp::create(b, clusterPtr, barrier, thread32);
+    inlinePTX(Type(),
+              "st.async.shared::cluster.mbarrier::complete_tx::bytes.b32 "
+              "[$0], $1, [$2];",
+              "l,r,l", ValueRange{remoteSlot, ctaSum, remoteBarrier});
   });
   // Phase 0 of the barrier: each is used once per launch.
   inlinePTX(Type(),
