@@ -8,8 +8,10 @@
 # bundles/gemm/<shape>_m<M>_s<splits>_kw<kw>_tiles<tiles>. The variants of a
 # shape: its tactic (docs/design/gemm.md) at 1, 2 and 4 tiles of 16 features
 # per CTA, and for o_proj also kw = 64 at 2 tiles; and the shape's tactic at
-# 1 tile publishing y into a mailbox (_publish: the epilogue's cost). A
-# variant the generator
+# 1 tile publishing y into a mailbox (_publish: the epilogue's cost); and
+# the shape's tactic at 1 tile with min_ctas_per_sm = 1 (_occ1: ptxas's
+# register budget for one CTA per SM, docs/design/gemm.md). A variant the
+# generator
 # has no kernel for (the reduction's shared memory grows with the tiles, so
 # some only fit the 8-token tile) is skipped with its reason. One run of
 # bench/run_gemm.sh then times every variant against cuBLAS.
@@ -27,26 +29,33 @@ rm -rf "$out" && mkdir -p "$out"
 token_tiles="8, 8, 8, 8, 8, 8, 8, 8, 16, 16, 16, 16, 16, 16, 16, 16"
 skipped=0
 
-# compile SHAPE N K M SPLITS KW TILES [TP]: one bundle, or a skip line where
-# the generator has no kernel for the tactic. With TP, the GEMM also
-# publishes y into a mailbox of tp = TP (the zero-copy epilogue; bundle name
-# ending in _publish).
+# compile SHAPE N K M SPLITS KW TILES [TP [MIN_CTAS]]: one bundle, or a skip
+# line where the generator has no kernel for the tactic. With TP, the GEMM
+# also publishes y into a mailbox of tp = TP (the zero-copy epilogue; bundle
+# name ending in _publish); with MIN_CTAS, the tactic asks ptxas for
+# registers that leave room for MIN_CTAS CTAs per SM (name ending in
+# _occ<MIN_CTAS>).
 compile_variant() {
   local shape=$1 n=$2 k=$3 m=$4 splits=$5 kw=$6 tiles=$7 tp=${8:-}
+  local min_ctas=${9:-}
   local name=${shape}_m${m}_s${splits}_kw${kw}_tiles${tiles}
-  local mailbox_arg="" mailbox_use=""
+  local mailbox_arg="" mailbox_use="" hint=""
   if [ -n "$tp" ]; then
     name=${name}_publish
     local type="!lamport.mailbox<tp = $tp, capacity = 16, width = $n>"
     mailbox_arg=", %mb: $type"
     mailbox_use="mailbox %mb : $type"
   fi
+  if [ -n "$min_ctas" ]; then
+    name=${name}_occ$min_ctas
+    hint="min_ctas_per_sm = $min_ctas, "
+  fi
   cat >"$programs/$name.mlir" <<MLIR
 func.func @$shape(%x: memref<${m}x${k}xbf16>, %w: memref<${n}x${k}xbf16>,
                   %y: memref<${m}x${n}xbf16>$mailbox_arg) {
   lamport.gemm_publish %x, %w into %y $mailbox_use
       tactic(#lamport.tactic<splits = $splits, kw = $kw, accs = 2,
-                             tiles = $tiles, token_tiles = [$token_tiles]>)
+                             tiles = $tiles, ${hint}token_tiles = [$token_tiles]>)
       {pdl}
       : memref<${m}x${k}xbf16>, memref<${n}x${k}xbf16>, memref<${m}x${n}xbf16>
   return
@@ -72,6 +81,8 @@ while read -r shape n k splits kw; do
     done
     # The same GEMM publishing y into its TP group's mailbox.
     compile_variant "$shape" "$n" "$k" "$m" "$splits" "$kw" 1 "${shape##*_tp}"
+    # The same GEMM with ptxas's register budget for one CTA per SM.
+    compile_variant "$shape" "$n" "$k" "$m" "$splits" "$kw" 1 "" 1
     # o_proj: more warps of half the K each, with the activations shared by
     # two tiles.
     if [[ $shape == oproj_* && $kw != 64 ]]; then

@@ -58,3 +58,20 @@ func.func @tactic_tiles() attributes {
         token_tiles = [16]>} {
   return
 }
+
+// `min_ctas_per_sm` (ptxas's register budget hint) may be left out: it is
+// then 0 (no hint) and, like an explicit 0, not printed. Any other count
+// prints after tiles.
+// CHECK-LABEL: func.func @tactic_min_ctas_per_sm
+// CHECK-SAME: explicit_zero = #lamport.tactic<splits = 1, kw = 64, accs = 2, token_tiles = [8]>
+// CHECK-SAME: one = #lamport.tactic<splits = 1, kw = 128, accs = 2, min_ctas_per_sm = 1, token_tiles = [16]>
+// CHECK-SAME: with_tiles = #lamport.tactic<splits = 1, kw = 128, accs = 2, tiles = 2, min_ctas_per_sm = 2, token_tiles = [8]>
+func.func @tactic_min_ctas_per_sm() attributes {
+    explicit_zero = #lamport.tactic<splits = 1, kw = 64, accs = 2,
+        min_ctas_per_sm = 0, token_tiles = [8]>,
+    one = #lamport.tactic<splits = 1, kw = 128, accs = 2, min_ctas_per_sm = 1,
+        token_tiles = [16]>,
+    with_tiles = #lamport.tactic<splits = 1, kw = 128, accs = 2, tiles = 2,
+        min_ctas_per_sm = 2, token_tiles = [8]>} {
+  return
+}

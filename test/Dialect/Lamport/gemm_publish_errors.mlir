@@ -264,6 +264,19 @@ func.func @accs_not_allowed(%x: memref<?x1024xbf16>,
 
 // -----
 
+func.func @min_ctas_per_sm_too_many(%x: memref<?x1024xbf16>,
+                                    %w: memref<8192x1024xbf16>,
+                                    %y: memref<?x8192xbf16>) {
+  // expected-error @+1 {{'lamport.gemm_publish' op min_ctas_per_sm = 33 must be at most 32 (the most CTAs one SM holds), or 0 for no hint}}
+  lamport.gemm_publish %x, %w into %y
+      tactic(#lamport.tactic<splits = 1, kw = 64, accs = 2,
+                             min_ctas_per_sm = 33, token_tiles = [8]>)
+      : memref<?x1024xbf16>, memref<8192x1024xbf16>, memref<?x8192xbf16>
+  return
+}
+
+// -----
+
 func.func @accs_too_many(%x: memref<?x1024xbf16>,
                          %w: memref<8192x1024xbf16>,
                          %y: memref<?x8192xbf16>) {

@@ -17,6 +17,9 @@ using namespace mlir::lamport;
 static constexpr int64_t kBlockK = 16;
 /// Most warps one CTA launches.
 static constexpr int64_t kMaxWarps = 32;
+/// Most CTAs one SM holds on sm_90 and sm_100a: the ceiling of
+/// `.minnctapersm`.
+static constexpr unsigned kMaxCtasPerSm = 32;
 
 std::string GemmPublishOp::launchUnsupported(int64_t n, int64_t k,
                                              TacticAttr tactic) {
@@ -38,6 +41,10 @@ std::string GemmPublishOp::launchUnsupported(int64_t n, int64_t k,
     return llvm::formatv("splits = {0} must be one of 1, 2, 4, 8", splits);
   if (!llvm::is_contained({1u, 2u, 4u}, accs))
     return llvm::formatv("accs = {0} must be one of 1, 2, 4", accs);
+  if (tactic.getMinCtasPerSm() > kMaxCtasPerSm)
+    return llvm::formatv("min_ctas_per_sm = {0} must be at most {1} (the most "
+                         "CTAs one SM holds), or 0 for no hint",
+                         tactic.getMinCtasPerSm(), kMaxCtasPerSm);
   if (kw == 0 || kw % kBlockK)
     return llvm::formatv("kw = {0} must be a positive multiple of {1} (the "
                          "MMA's K)",

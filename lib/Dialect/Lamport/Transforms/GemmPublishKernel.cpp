@@ -663,6 +663,12 @@ LogicalResult mlir::lamport::generateGemmPublishKernel(
     shape.tokenTile = tile;
     kernels.push_back(
         createKernel(op, tileSignature, options, buildBody(shape)));
+    // The register budget hint: the NVVM lowering turns nvvm.minctasm into
+    // PTX .minnctapersm.
+    if (unsigned minCtas = tactic.getMinCtasPerSm())
+      kernels.back()->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
+                              IntegerAttr::get(IntegerType::get(ctx, 32),
+                                               minCtas));
     signatures.push_back(std::move(tileSignature));
   }
 

@@ -79,10 +79,12 @@ def Lamport_TacticAttr : AttrDef<Lamport_Dialect, "Tactic"> {
     `splits` CTAs along grid y), each warp owns `kw` consecutive K, `accs`
     independent accumulators per warp hide MMA latency, each CTA owns `tiles`
     tiles of 16 output features (1, 2 or 4; 1 when left out, and then not
-    printed) whose MMAs share the warp's activation fragments, and
-    `token_tiles[m-1]` is the token tile (8 or 16) the kernel uses for m
-    tokens. Warps per CTA follow: K / (splits * kw); CTAs along grid x:
-    N / (16 * tiles).
+    printed) whose MMAs share the warp's activation fragments,
+    `min_ctas_per_sm` asks ptxas to leave registers for that many CTAs on
+    one SM (PTX `.minnctapersm`; 0, the default, not printed, asks nothing:
+    ptxas then keeps registers low on its own), and `token_tiles[m-1]` is
+    the token tile (8 or 16) the kernel uses for m tokens. Warps per CTA
+    follow: K / (splits * kw); CTAs along grid x: N / (16 * tiles).
 
     ```mlir
     #lamport.tactic<splits = 4, kw = 64, accs = 2,
@@ -90,6 +92,8 @@ def Lamport_TacticAttr : AttrDef<Lamport_Dialect, "Tactic"> {
                                    16, 16, 16, 16, 16, 16, 16, 16]>
     #lamport.tactic<splits = 1, kw = 128, accs = 2, tiles = 2,
                     token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>
+    #lamport.tactic<splits = 1, kw = 128, accs = 2, min_ctas_per_sm = 1,
+                    token_tiles = [16]>
     ```
   }];
   let parameters = (ins
@@ -99,12 +103,16 @@ def Lamport_TacticAttr : AttrDef<Lamport_Dialect, "Tactic"> {
       Lamport_CountParameter<"accumulators per warp: 1, 2 or 4">:$accs,
       Lamport_DefaultedCountParameter<"tiles of 16 output features per CTA, "
                                       "sharing x: 1, 2 or 4", "1">:$tiles,
+      Lamport_DefaultedCountParameter<"CTAs per SM ptxas leaves registers "
+                                      "for (.minnctapersm), 0 for no hint, "
+                                      "at most 32", "0">:$min_ctas_per_sm,
       ArrayRefParameter<"int64_t", "token_tiles[m - 1]: the token tile, 8 or "
                                    "16, the kernel uses for m tokens">
           :$token_tiles);
   let assemblyFormat = [{
     `<` `splits` `=` $splits `,` `kw` `=` $kw `,` `accs` `=` $accs `,`
         (`tiles` `=` $tiles^ `,`)?
+        (`min_ctas_per_sm` `=` $min_ctas_per_sm^ `,`)?
         `token_tiles` `=` `[` $token_tiles `]` `>`
   }];
 }
