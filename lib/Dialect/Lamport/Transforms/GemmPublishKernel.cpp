@@ -666,9 +666,9 @@ LogicalResult mlir::lamport::generateGemmPublishKernel(
     // The register budget hint: the NVVM lowering turns nvvm.minctasm into
     // PTX .minnctapersm.
     if (unsigned minCtas = tactic.getMinCtasPerSm())
-      kernels.back()->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
-                              IntegerAttr::get(IntegerType::get(ctx, 32),
-                                               minCtas));
+      kernels.back()->setAttr(
+          NVVM::NVVMDialect::getMinctasmAttrName(),
+          IntegerAttr::get(IntegerType::get(ctx, 32), minCtas));
     signatures.push_back(std::move(tileSignature));
   }
 
