@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "PTX.h"
+#include "lamport/Conversion/LamportToNVVM/PTX.h"
 #include "Fragment.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -12,16 +12,17 @@
 using namespace mlir;
 using namespace mlir::lamport;
 
-/// Emits `instruction` as inline PTX with side effects and a memory clobber,
-/// so LLVM neither drops it nor moves memory accesses across it. Operands
-/// are bound to registers by `constraints` ("l" 64-bit, "r" 32-bit).
-static void createInlinePTX(OpBuilder &b, Location loc, StringRef instruction,
-                            StringRef constraints, ValueRange operands) {
-  LLVM::InlineAsmOp::create(
-      b, loc, /*res=*/Type(), operands, instruction,
-      (constraints + ",~{memory}").str(), /*has_side_effects=*/true,
-      /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
+Value ptx::inlinePTX(OpBuilder &b, Location loc, Type result,
+                     StringRef instruction, StringRef constraints,
+                     ValueRange operands) {
+  std::string allConstraints = constraints.str();
+  allConstraints += allConstraints.empty() ? "~{memory}" : ",~{memory}";
+  auto asmOp = LLVM::InlineAsmOp::create(
+      b, loc, result ? TypeRange{result} : TypeRange{}, operands, instruction,
+      allConstraints, /*has_side_effects=*/true, /*is_align_stack=*/false,
+      LLVM::tailcallkind::TailCallKind::None,
       /*asm_dialect=*/LLVM::AsmDialectAttr(), /*operand_attrs=*/ArrayAttr());
+  return result ? asmOp.getResult(0) : Value();
 }
 
 void ptx::storeMulticastFragment(OpBuilder &b, Location loc, Value address,
@@ -32,21 +33,46 @@ void ptx::storeMulticastFragment(OpBuilder &b, Location loc, Value address,
         b, loc, words,
         LLVM::ConstantOp::create(b, loc, b.getI32Type(),
                                  b.getI32IntegerAttr(i))));
-  createInlinePTX(
-      b, loc, "multimem.st.relaxed.sys.global.v4.f32 [$0], {$1, $2, $3, $4};",
-      "l,r,r,r,r", operands);
+  inlinePTX(b, loc, Type(),
+            "multimem.st.relaxed.sys.global.v4.f32 [$0], {$1, $2, $3, $4};",
+            "l,r,r,r,r", operands);
 }
 
 Value ptx::countOnThreadZero(OpBuilder &b, Location loc, Value isThreadZero,
                              Value address, Value limit, Value otherwise) {
   Type i32 = b.getI32Type();
   Value predicateWord = LLVM::ZExtOp::create(b, loc, i32, isThreadZero);
-  auto asmOp = LLVM::InlineAsmOp::create(
-      b, loc, /*res=*/i32, ValueRange{predicateWord, address, limit, otherwise},
+  return inlinePTX(
+      b, loc, i32,
       "{ .reg .pred lead; setp.ne.u32 lead, $1, 0; mov.u32 $0, $4; "
       "@lead fence.acq_rel.gpu; @lead atom.global.inc.u32 $0, [$2], $3; }",
-      "=r,r,l,r,r,~{memory}", /*has_side_effects=*/true,
-      /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
-      /*asm_dialect=*/LLVM::AsmDialectAttr(), /*operand_attrs=*/ArrayAttr());
-  return asmOp.getResult(0);
+      "=r,r,l,r,r", ValueRange{predicateWord, address, limit, otherwise});
+}
+
+void ptx::initMbarrierExpectingBytes(OpBuilder &b, Location loc, Value barrier,
+                                     int64_t bytes) {
+  inlinePTX(b, loc, Type(),
+            "{ .reg .b64 state; mbarrier.init.shared::cta.b64 [$0], 1; "
+            "mbarrier.arrive.expect_tx.shared::cta.b64 state, [$0], " +
+                std::to_string(bytes) + "; }",
+            "l", barrier);
+}
+
+void ptx::fenceMbarrierInit(OpBuilder &b, Location loc) {
+  inlinePTX(b, loc, Type(), "fence.mbarrier_init.release.cluster;", "", {});
+}
+
+void ptx::storeAsyncToCluster(OpBuilder &b, Location loc, Value address,
+                              Value value, Value barrier) {
+  inlinePTX(b, loc, Type(),
+            "st.async.shared::cluster.mbarrier::complete_tx::bytes.b32 "
+            "[$0], $1, [$2];",
+            "l,r,l", ValueRange{address, value, barrier});
+}
+
+void ptx::waitMbarrierPhaseZero(OpBuilder &b, Location loc, Value barrier) {
+  inlinePTX(b, loc, Type(),
+            "{ .reg .pred done; wait: mbarrier.try_wait.parity.shared::cta.b64 "
+            "done, [$0], 0; @!done bra wait; }",
+            "l", barrier);
 }

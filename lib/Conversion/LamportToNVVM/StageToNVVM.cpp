@@ -13,8 +13,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "Descriptor.h"
-#include "PTX.h"
 #include "Patterns.h"
+#include "lamport/Conversion/LamportToNVVM/PTX.h"
 
 #include "mlir/Conversion/LLVMCommon/Pattern.h"
 

@@ -59,6 +59,8 @@
 
 #include "KernelGeneration.h"
 
+#include "lamport/Conversion/LamportToNVVM/PTX.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -381,9 +383,6 @@ private:
   }
   LLVM::GlobalOp sharedArray(gpu::GPUModuleOp module, StringRef name,
                              int64_t elements, Type elementType = Type());
-  /// `instruction` as inline PTX with side effects and a memory clobber.
-  Value inlinePTX(Type result, StringRef instruction, StringRef constraints,
-                  ValueRange operands);
   Value sharedElement(LLVM::GlobalOp array, Value index, Type type = Type()) {
     Value base = LLVM::AddressOfOp::create(b, array);
     return LLVM::GEPOp::create(b, sharedPtr, type ? type : f32, base,
@@ -421,18 +420,6 @@ LLVM::GlobalOp DualNormBodyBuilder::sharedArray(gpu::GPUModuleOp module,
   return LLVM::GlobalOp::create(b, type, /*isConstant=*/false,
                                 LLVM::Linkage::Internal, name, Attribute(),
                                 /*alignment=*/16, /*addrSpace=*/3);
-}
-
-Value DualNormBodyBuilder::inlinePTX(Type result, StringRef instruction,
-                                     StringRef constraints,
-                                     ValueRange operands) {
-  auto asmOp = LLVM::InlineAsmOp::create(
-      b, result ? TypeRange{result} : TypeRange{}, operands, instruction,
-      (constraints + (constraints.empty() ? "" : ",") + "~{memory}").str(),
-      /*has_side_effects=*/true, /*is_align_stack=*/false,
-      LLVM::tailcallkind::TailCallKind::None,
-      /*asm_dialect=*/LLVM::AsmDialectAttr(), /*operand_attrs=*/ArrayAttr());
-  return result ? asmOp.getResult(0) : Value();
 }
 
 SmallVector<Value>
@@ -486,17 +473,13 @@ void DualNormBodyBuilder::build(gpu::GPUModuleOp module) {
 void DualNormBodyBuilder::initSumBarriers() {
   Value isThreadZero = arith::CmpIOp::create(b, arith::CmpIPredicate::eq,
                                              thread32, i32Constant(0));
-  std::string expect = std::to_string(shape.ctas * 4);
   guarded(isThreadZero, [&] {
     for (int64_t reduction = 0; reduction < 2; ++reduction)
-      inlinePTX(
-          Type(),
-          "{ .reg .b64 state; mbarrier.init.shared::cta.b64 [$0], 1; "
-          "mbarrier.arrive.expect_tx.shared::cta.b64 state, [$0], " +
-              expect + "; }",
-          "l",
-          sharedElement(sumBarriers, i32Constant(reduction), b.getI64Type()));
-    inlinePTX(Type(), "fence.mbarrier_init.release.cluster;", "", {});
+      ptx::initMbarrierExpectingBytes(
+          b, b.getLoc(),
+          sharedElement(sumBarriers, i32Constant(reduction), b.getI64Type()),
+          shape.ctas * 4);
+    ptx::fenceMbarrierInit(b, b.getLoc());
   });
   // Release: a peer that has waited on the cluster barrier sees both
   // barriers initialized before it sends into them.
@@ -644,16 +627,10 @@ Value DualNormBodyBuilder::sumRow(Value threadSum, int64_t reduction) {
     Value remoteSlot = NVVM::MapaOp::create(b, clusterPtr, ownSlot, thread32);
     Value remoteBarrier =
         NVVM::MapaOp::create(b, clusterPtr, barrier, thread32);
-    inlinePTX(Type(),
-              "st.async.shared::cluster.mbarrier::complete_tx::bytes.b32 "
-              "[$0], $1, [$2];",
-              "l,r,l", ValueRange{remoteSlot, ctaSum, remoteBarrier});
+    ptx::storeAsyncToCluster(b, b.getLoc(), remoteSlot, ctaSum, remoteBarrier);
   });
   // Phase 0 of the barrier: each is used once per launch.
-  inlinePTX(Type(),
-            "{ .reg .pred done; wait: mbarrier.try_wait.parity.shared::cta.b64 "
-            "done, [$0], 0; @!done bra wait; }",
-            "l", barrier);
+  ptx::waitMbarrierPhaseZero(b, b.getLoc(), barrier);
   Value total;
   for (int64_t rank = 0; rank < shape.ctas; ++rank) {
     Value value = LLVM::LoadOp::create(

@@ -1,0 +1,69 @@
+//===- PTX.h - PTX the NVVM dialect has no op for ---------------*- C++ -*-===//
+//
+// Part of the Lamport project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Every PTX instruction Lamport writes as text (the lowering, and the
+// kernels lamport-generate-kernels builds) lives in PTX.cpp, emitted as
+// llvm.inline_asm with every operand in a register: ptxas rejects
+// immediates folded into some of them (multimem.st).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LAMPORT_CONVERSION_LAMPORTTONVVM_PTX_H
+#define LAMPORT_CONVERSION_LAMPORTTONVVM_PTX_H
+
+#include "mlir/IR/Builders.h"
+
+namespace mlir::lamport::ptx {
+
+/// `instruction` as inline PTX with side effects and a memory clobber, so
+/// LLVM neither drops it nor moves memory accesses across it. Operands are
+/// bound to registers by `constraints` ("l" 64-bit, "r" 32-bit; an output
+/// first as "=r" where `result` is set). Returns the result, or null.
+Value inlinePTX(OpBuilder &b, Location loc, Type result, StringRef instruction,
+                StringRef constraints, ValueRange operands);
+
+/// `multimem.st.relaxed.sys.global.v4.f32 [address], {w0, w1, w2, w3}`: one
+/// 16-byte fragment (`words`, vector<4xi32>) stored through the NVLink
+/// multicast `address` (`ptr<1>`) into every rank's copy (PTX ISA 8.1,
+/// sm_90). The .f32 type only moves bits: nothing is rounded or flushed.
+void storeMulticastFragment(OpBuilder &b, Location loc, Value address,
+                            Value words);
+
+/// Thread 0 of the CTA (`isThreadZero`, i1) increments the 32-bit counter
+/// at `address` (`ptr<1>`) with PTX `atom.inc` (old >= limit ? 0 : old + 1)
+/// after a `fence.acq_rel.gpu` and gets the old value; every other thread
+/// gets `otherwise`. One predicated instruction sequence, no branch: the
+/// result is an i32 nobody waits for until it is used (a branch around the
+/// atomic would let LLVM test the result inside it, and the thread's warp
+/// would stall there for the atomic's round trip).
+Value countOnThreadZero(OpBuilder &b, Location loc, Value isThreadZero,
+                        Value address, Value limit, Value otherwise);
+
+/// `mbarrier.init` of the shared-memory mbarrier at `barrier` (`ptr<3>`)
+/// with one arrival, which this thread then makes with
+/// `mbarrier.arrive.expect_tx` of `bytes`: phase 0 completes once that many
+/// bytes of asynchronous stores (storeAsyncToCluster) have landed.
+void initMbarrierExpectingBytes(OpBuilder &b, Location loc, Value barrier,
+                                int64_t bytes);
+
+/// `fence.mbarrier_init.release.cluster`: this thread's mbarrier inits are
+/// released to the cluster (a cluster barrier must follow before peers use
+/// them).
+void fenceMbarrierInit(OpBuilder &b, Location loc);
+
+/// `st.async.shared::cluster.mbarrier::complete_tx::bytes.b32`: the i32
+/// `value` into `address` (`ptr<7>`, a peer's shared memory through mapa),
+/// completing 4 bytes of the mbarrier at `barrier` (`ptr<7>`, same CTA).
+void storeAsyncToCluster(OpBuilder &b, Location loc, Value address, Value value,
+                         Value barrier);
+
+/// Spins on `mbarrier.try_wait.parity` of the mbarrier at `barrier`
+/// (`ptr<3>`) until its phase 0 completed.
+void waitMbarrierPhaseZero(OpBuilder &b, Location loc, Value barrier);
+
+} // namespace mlir::lamport::ptx
+
+#endif // LAMPORT_CONVERSION_LAMPORTTONVVM_PTX_H
