@@ -609,21 +609,21 @@ void Baseline::enqueueStep(int j, Stage stage, bool checked, bool forkJoin) {
   }
   // One group: a thread driving several GPUs must not block in one rank's
   // call waiting for the others.
-  if (stage != Stage::NormAlone)
+  if (stage != Stage::NormAlone) {
     NCCL_CALL(ncclGroupStart(), "ncclGroupStart", nullptr);
-  for (int r = 0; r < tp && stage != Stage::NormAlone; ++r) {
-    Buffers &b = buffers[std::size_t(j) * tp + r];
-    NCCL_CALL(ncclAllReduce(reinterpret_cast<void *>(b.partial),
-                            reinterpret_cast<void *>(b.reduced), count,
-                            ncclBfloat16, ncclSum, ranks[r].comm,
-                            ranks[r].stream),
-              concat(ranks[r].who, ": ncclAllReduce of batch position ", j),
-              ranks[r].comm);
-  }
-  if (stage != Stage::NormAlone)
+    for (int r = 0; r < tp; ++r) {
+      Buffers &b = buffers[std::size_t(j) * tp + r];
+      NCCL_CALL(ncclAllReduce(reinterpret_cast<void *>(b.partial),
+                              reinterpret_cast<void *>(b.reduced), count,
+                              ncclBfloat16, ncclSum, ranks[r].comm,
+                              ranks[r].stream),
+                concat(ranks[r].who, ": ncclAllReduce of batch position ", j),
+                ranks[r].comm);
+    }
     NCCL_CALL(ncclGroupEnd(),
               concat("ncclGroupEnd of the all-reduce of batch position ", j),
               ranks[0].comm);
+  }
   if (stage != Stage::AllReduce)
     for (int r = 0; r < tp; ++r) {
       use(r);
