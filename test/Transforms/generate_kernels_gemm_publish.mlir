@@ -66,6 +66,13 @@ func.func @oproj_tp8(%x: memref<4x1024xbf16>, %w: memref<8192x1024xbf16>,
 // CHECK-SAME: blocks in (%{{.*}}, %[[FOUR]], %[[ONE]])
 // CHECK: gpu.func @gemm_publish_1(%{{.*}}: !lamport.mailbox<tp = 8, capacity = 16, width = 1024> {lamport.param = "mailbox"}
 // CHECK-SAME: lamport.attributes = {token_tile = 16 : i64, transport = #lamport.transport<multicast>}
+// Before the weight loads, rank 0's split barrier expects the other three
+// splits' [16 tokens, 16 features] FP32 sums: 3 x 16 x 16 x 4 bytes.
+// CHECK: nvvm.read.ptx.sreg.cluster.ctarank
+// CHECK: mbarrier.arrive.expect_tx.shared::cta.b64 state, [$0], 3072;
+// CHECK: fence.mbarrier_init.release.cluster
+// CHECK: nvvm.cluster.arrive
+// CHECK: llvm.load %{{.*}} invariant {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xi32>
 // NEXT is read by thread 0 as soon as the previous kernel is done, not in
 // the epilogue, and handed to the epilogue through shared memory.
 // CHECK: nvvm.griddepcontrol wait
@@ -78,10 +85,10 @@ func.func @oproj_tp8(%x: memref<4x1024xbf16>, %w: memref<8192x1024xbf16>,
 // CHECK: %[[BITS:.*]] = arith.bitcast %[[EARLY]] : i32 to f32
 // CHECK: %[[SLOT:.*]] = llvm.mlir.addressof @publish_stage : !llvm.ptr<3>
 // CHECK: llvm.store %[[BITS]], %{{.*}} : f32, !llvm.ptr<3>
-// CHECK: nvvm.mapa %{{.*}} : !llvm.ptr<3> -> !llvm.ptr<7>
-// CHECK: nvvm.cluster.arrive
 // CHECK: nvvm.cluster.wait
-// CHECK: nvvm.read.ptx.sreg.cluster.ctarank
+// CHECK: nvvm.mapa %{{.*}} : !llvm.ptr<3> -> !llvm.ptr<7>
+// CHECK: st.async.shared::cluster.mbarrier::complete_tx::bytes.b32
+// CHECK: mbarrier.try_wait.parity.shared::cta.b64
 // CHECK-NOT: lamport.stage.next
 // CHECK: llvm.mlir.addressof @publish_stage : !llvm.ptr<3>
 // CHECK: %[[LOADED:.*]] = llvm.load %{{.*}} : !llvm.ptr<3> -> f32
@@ -114,6 +121,7 @@ func.func @unpooler_tp8(%x: memref<?x4096xbf16>, %w: memref<1024x4096xbf16>,
 // CHECK: %[[TICKET:.*]] = memref.load %{{.*}}[%{{.*}}] : memref<1xi32, 1>
 // CHECK: lamport.stage.from_ticket %[[TICKET]]
 // CHECK: nvvm.mma.sync
+// CHECK: mbarrier.try_wait.parity.shared::cta.b64
 // CHECK: %[[STAGE:.*]] = arith.bitcast %{{.*}} : f32 to i32
 // CHECK: lamport.mailbox.publish %{{.*}}, %{{.*}}[%[[STAGE]], %{{.*}}, %{{.*}}] {transport = #lamport.transport<unicast>}
 // CHECK-NOT: lamport.stage.set_active

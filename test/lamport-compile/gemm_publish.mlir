@@ -62,6 +62,11 @@
 // The reduction's shared memory: (8 warps + 2 splits) x tile x 16 x 4.
 // T8:        .shared .align 16 .b8 warp_partials[4096];
 // T16:       .shared .align 16 .b8 warp_partials[8192];
+// Rank 0 expects the other split's [tile, 16] FP32 sum: 512 or 1024 bytes.
+// T8:        mbarrier.init.shared::cta.b64 [{{.*}}], 1; mbarrier.arrive.expect_tx.shared::cta.b64 state, [{{.*}}], 512;
+// T16:       mbarrier.init.shared::cta.b64 [{{.*}}], 1; mbarrier.arrive.expect_tx.shared::cta.b64 state, [{{.*}}], 1024;
+// PTX:       fence.mbarrier_init.release.cluster
+// PTX:       barrier.cluster.arrive
 // PTX:       ld.global.nc.{{v4.b32|v2.b64}}
 // PTX:       griddepcontrol.wait
 // 16-byte activation loads (sm_100a spells them v2.b64).
@@ -71,9 +76,13 @@
 // T16-COUNT-8: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 // PTX-NOT:   mma.sync
 // PTX:       griddepcontrol.launch_dependents
-// PTX:       mapa.shared::cluster
-// PTX:       barrier.cluster.arrive
+// The splits' sums reach rank 0 by st.async, counted by its mbarrier
+// (initialized and released to the cluster before the weight loads).
 // PTX:       barrier.cluster.wait
+// PTX:       mapa.shared::cluster
+// PTX:       st.async.shared::cluster.mbarrier::complete_tx::bytes.b32
+// PTX:       mbarrier.try_wait.parity.shared::cta.b64
+// PTX-NOT:   barrier.cluster
 // PTX:       cvt.rn.bf16{{(x2)?}}.f32
 // Every rank's copy, one 16-byte store each, then y's own fragment.
 // UNICAST-COUNT-9: st.global.v4.b32

@@ -62,6 +62,10 @@
 // PTX2:      .shared .align 16 .b8 warp_partials[32768];
 // PTX4:      .shared .align 16 .b8 split_sums[4096];
 // PTX4:      .shared .align 16 .b8 warp_partials[16384];
+// Rank 0 expects the other split's [8 tokens, 64 features] FP32 sum.
+// CLUSTER:   mbarrier.init.shared::cta.b64 [{{.*}}], 1; mbarrier.arrive.expect_tx.shared::cta.b64 state, [{{.*}}], 2048;
+// CLUSTER:   fence.mbarrier_init.release.cluster
+// CLUSTER:   barrier.cluster.arrive
 // PTX:       ld.global.nc.{{v4.b32|v2.b64}}
 // PTX:       griddepcontrol.wait
 // PTX:       ld.global.{{v4.b32|v2.b64}}
@@ -71,9 +75,13 @@
 // PTX4-COUNT-16: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 // PTX-NOT:   mma.sync
 // PTX:       griddepcontrol.launch_dependents
-// CLUSTER:   mapa.shared::cluster
-// CLUSTER:   barrier.cluster.arrive
+// The splits' sums reach rank 0 by st.async, counted by its mbarrier
+// (initialized and released to the cluster before the weight loads).
 // CLUSTER:   barrier.cluster.wait
+// CLUSTER:   mapa.shared::cluster
+// CLUSTER:   st.async.shared::cluster.mbarrier::complete_tx::bytes.b32
+// CLUSTER:   mbarrier.try_wait.parity.shared::cta.b64
+// CLUSTER-NOT: barrier.cluster
 // PTX:       cvt.rn.bf16{{(x2)?}}.f32
 // One pass of the epilogue (64 slots, 512 or 256 threads): every rank's
 // copy, one 16-byte store each, then y's own fragment.

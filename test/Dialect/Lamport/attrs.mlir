@@ -75,3 +75,32 @@ func.func @tactic_min_ctas_per_sm() attributes {
         min_ctas_per_sm = 2, token_tiles = [8]>} {
   return
 }
+
+// `early_dependents` may be left out: it is then false and, like an explicit
+// false, not printed; true prints after min_ctas_per_sm.
+// CHECK-LABEL: func.func @tactic_early_dependents
+// CHECK-SAME: early = #lamport.tactic<splits = 1, kw = 128, accs = 2, early_dependents = true, token_tiles = [8]>
+// CHECK-SAME: explicit_false = #lamport.tactic<splits = 1, kw = 64, accs = 2, token_tiles = [8]>
+// CHECK-SAME: with_hint = #lamport.tactic<splits = 2, kw = 64, accs = 2, min_ctas_per_sm = 1, early_dependents = true, token_tiles = [16]>
+func.func @tactic_early_dependents() attributes {
+    explicit_false = #lamport.tactic<splits = 1, kw = 64, accs = 2,
+        early_dependents = false, token_tiles = [8]>,
+    early = #lamport.tactic<splits = 1, kw = 128, accs = 2,
+        early_dependents = true, token_tiles = [8]>,
+    with_hint = #lamport.tactic<splits = 2, kw = 64, accs = 2,
+        min_ctas_per_sm = 1, early_dependents = true, token_tiles = [16]>} {
+  return
+}
+
+// `passes` may be left out: it is then 1 and, like an explicit 1, not
+// printed; any other count prints after tiles.
+// CHECK-LABEL: func.func @tactic_passes
+// CHECK-SAME: explicit_one = #lamport.tactic<splits = 1, kw = 64, accs = 2, token_tiles = [8]>
+// CHECK-SAME: four = #lamport.tactic<splits = 1, kw = 128, accs = 2, tiles = 2, passes = 4, min_ctas_per_sm = 1, token_tiles = [16]>
+func.func @tactic_passes() attributes {
+    explicit_one = #lamport.tactic<splits = 1, kw = 64, accs = 2, passes = 1,
+        token_tiles = [8]>,
+    four = #lamport.tactic<splits = 1, kw = 128, accs = 2, tiles = 2,
+        passes = 4, min_ctas_per_sm = 1, token_tiles = [16]>} {
+  return
+}

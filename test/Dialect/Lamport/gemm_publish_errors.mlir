@@ -479,3 +479,43 @@ func.func @y_not_bf16(%x: memref<?x1024xbf16>, %w: memref<8192x1024xbf16>,
       : memref<?x1024xbf16>, memref<8192x1024xbf16>, memref<?x8192xf32>
   return
 }
+
+// -----
+
+func.func @passes_not_allowed(%x: memref<?x1024xbf16>,
+                              %w: memref<8192x1024xbf16>,
+                              %y: memref<?x8192xbf16>) {
+  // expected-error @+1 {{'lamport.gemm_publish' op passes = 3 must be one of 1, 2, 4, 8}}
+  lamport.gemm_publish %x, %w into %y
+      tactic(#lamport.tactic<splits = 1, kw = 64, accs = 2, passes = 3,
+                             token_tiles = [8]>)
+      : memref<?x1024xbf16>, memref<8192x1024xbf16>, memref<?x8192xbf16>
+  return
+}
+
+// -----
+
+// 80 features are 5 tiles of 16: not a whole number of 4 passes of a tile.
+func.func @passes_do_not_divide_n(%x: memref<?x1024xbf16>,
+                                  %w: memref<80x1024xbf16>,
+                                  %y: memref<?x80xbf16>) {
+  // expected-error @+1 {{'lamport.gemm_publish' op N = 80 must be a multiple of 64 (the MMA's 16 weight rows x 1 tiles x 4 passes per CTA)}}
+  lamport.gemm_publish %x, %w into %y
+      tactic(#lamport.tactic<splits = 1, kw = 64, accs = 2, passes = 4,
+                             token_tiles = [8]>)
+      : memref<?x1024xbf16>, memref<80x1024xbf16>, memref<?x80xbf16>
+  return
+}
+
+// -----
+
+func.func @passes_with_splits(%x: memref<?x1024xbf16>,
+                              %w: memref<8192x1024xbf16>,
+                              %y: memref<?x8192xbf16>) {
+  // expected-error @+1 {{'lamport.gemm_publish' op passes = 2 needs splits = 1 (the split-K sums reach rank 0 once per launch), not 2}}
+  lamport.gemm_publish %x, %w into %y
+      tactic(#lamport.tactic<splits = 2, kw = 64, accs = 2, passes = 2,
+                             token_tiles = [8]>)
+      : memref<?x1024xbf16>, memref<8192x1024xbf16>, memref<?x8192xbf16>
+  return
+}

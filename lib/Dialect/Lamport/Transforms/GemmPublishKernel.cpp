@@ -8,10 +8,10 @@
 // 1 <= M <= 16, memory-bound on the weight, so the whole design is about
 // keeping enough weight bytes in flight and touching each byte once.
 //
-// Grid (N / (16 R), splits) for R = `tiles`, a cluster of `splits` CTAs
-// along y. CTA (t, s) owns output features [16Rt, 16Rt + 16R) (R tiles of
-// 16) and the K slice s; each of its warps owns `kw` consecutive K of that
-// slice. Every lane loads its operands straight into registers with 16-byte
+// Grid (N / (16 R P), splits) for R = `tiles` and P = `passes`, a cluster
+// of `splits` CTAs along y. CTA (t, s) owns output features [16RPt,
+// 16RP(t + 1)) (P blocks of R tiles of 16) and the K slice s; each of its
+// warps owns `kw` consecutive K of that slice. Every lane loads its operands straight into registers with 16-byte
 // loads, weights before griddepcontrol.wait and activations after it, and
 // feeds mma.sync.m16n8k16 (A = 16 weight rows of one tile, B = 8 tokens).
 // The R tiles' MMAs of one step share the B operand: x is loaded once per
@@ -27,11 +27,21 @@
 // four loaded K feed the chunk's first MMA, the last four its second.
 //
 // Reduction: each warp writes its [token tile, 16R] FP32 partial to shared
-// memory; the CTA sums its warps in warp order, sends the sum to cluster rank
-// 0 (distributed shared memory), which sums the splits in split order, rounds
-// to BF16 and stores y. The order depends only on splits, kw and accs (not
-// on R: a feature's sums are the same whichever tile of the CTA holds it), so
-// runs are bitwise reproducible and R = 2 or 4 gives the bits of R = 1.
+// memory; the CTA sums its warps in warp order; every other cluster rank
+// sends its sum into rank 0's shared memory with st.async, whose bytes
+// complete rank 0's mbarrier (initialized and released to the cluster
+// before the weight loads, so no cluster barrier waits at the tail); rank 0
+// sums the splits in split order, rounds to BF16 and stores y. The order
+// depends only on splits, kw and accs (not on R or the passes: a feature's
+// sums are the same whichever tile or pass holds it), so runs are bitwise
+// reproducible and every such variant gives the bits of R = 1.
+//
+// Passes: with `passes` P > 1 (one split only) a CTA takes P consecutive
+// blocks of 16R features in turn. x is loaded once for all of them; the
+// next block's weights are loaded before the current block's MMAs, so they
+// fly while it multiplies, reduces and stores (two sets of weight
+// registers); the grid is P times smaller, which fits o_proj's 512 blocks
+// in one wave.
 // With a mailbox, rank 0 also publishes y, one 16-byte fragment per thread
 // (lamport.mailbox.publish: -0.0 stored as +0.0) and sets ACTIVE, the bytes
 // and stage word lamport.publish_rows would write; with a ticket the stage
@@ -47,6 +57,7 @@
 
 #include "GemmPublishKernel.h"
 #include "KernelGeneration.h"
+#include "lamport/Conversion/LamportToNVVM/PTX.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -68,6 +79,9 @@ static constexpr int64_t kFeaturesPerTile = GemmPublishOp::kFeaturesPerTile;
 static constexpr int64_t kFragmentFeatures = LamportDialect::kFragmentLanes;
 /// Static shared memory a kernel may declare.
 static constexpr int64_t kMaxStaticSharedBytes = 48 * 1024;
+/// Shared memory beside the reduction's: the publish stage word and the
+/// split barrier, 16 bytes each with their alignment.
+static constexpr int64_t kOtherSharedBytes = 32;
 /// K one lane covers with one 16-byte load, times the 4 lanes of a row.
 static constexpr int64_t kChunkK = 32;
 /// Tokens of one MMA B operand.
@@ -83,13 +97,14 @@ std::string GemmLaunchShape::unsupported() const {
     return llvm::formatv("token tile {0} must be 8 or 16", tokenTile);
   // At one tile the verifier's bounds (32 warps, 8 splits) keep this within
   // 40 KiB; two or four tiles double or quadruple it.
-  if (sharedBytes() > kMaxStaticSharedBytes)
+  if (sharedBytes() > kMaxStaticSharedBytes - kOtherSharedBytes)
     return llvm::formatv(
         "the reduction needs (warps + splits) x token tile x features x 4 = "
         "({0} + {1}) x {2} x {3} x 4 = {4} bytes of shared memory, over the "
-        "{5}-byte static limit: use fewer tiles or warps (a larger kw)",
+        "{5}-byte static limit less {6} for the stage word and the split "
+        "barrier: use fewer tiles or warps (a larger kw)",
         warps, splits, tokenTile, featuresPerCta(), sharedBytes(),
-        kMaxStaticSharedBytes);
+        kMaxStaticSharedBytes, kOtherSharedBytes);
   return "";
 }
 
@@ -122,24 +137,38 @@ private:
 
   /// The kernel's phases, in the order build() emits them.
   void computeLaneCoordinates();
-  void loadWeights(Fragments &upperRows, Fragments &lowerRows);
+  /// The weight rows of the block of `features` features from
+  /// `blockFeature` (this lane's fragments).
+  void loadWeights(Value blockFeature, Fragments &upperRows,
+                   Fragments &lowerRows);
+  /// The first feature of this CTA's block in pass `pass`.
+  Value passFeature(int64_t pass) {
+    return pass ? add(firstFeature, pass * features) : firstFeature;
+  }
   Fragments loadActivations();
   Accumulators multiply(const Fragments &upperRows, const Fragments &lowerRows,
                         const Fragments &activations);
   void storeWarpPartials(const Accumulators &accumulators);
+  /// With several splits: rank 0's split barrier, an mbarrier expecting the
+  /// other ranks' sums, initialized and released to the cluster before the
+  /// weight loads.
+  void initSplitBarrier(gpu::GPUModuleOp module);
   void sumWarpsIntoSplitSlot();
   /// Orders every split's sum before rank 0 reads them; true on rank 0.
   Value synchronizeSplits();
   /// The stage the epilogue publishes into: NEXT, or the ticket's.
   Value stageToPublish();
-  void emitEpilogue(Value isRankZero);
+  /// Rank 0 stores (and publishes) the block from `blockFeature`; after the
+  /// last pass, CTA (0, 0) also sets ACTIVE.
+  void emitEpilogue(Value isRankZero, Value blockFeature, bool lastPass);
   Value isThreadZero() {
     return arith::CmpIOp::create(b, arith::CmpIPredicate::eq, thread,
                                  constant(0));
   }
   /// One epilogue thread's work: slot `slot` of `slots` (token, fragment)
   /// pairs; slots past the last or tokens past M do nothing.
-  void storeFragment(Value slot, int64_t slots, Value stage);
+  void storeFragment(Value slot, int64_t slots, Value stage,
+                     Value blockFeature);
 
   Value constant(int64_t value) {
     return arith::ConstantIntOp::create(b, i32, value);
@@ -181,8 +210,11 @@ private:
   /// tiles per CTA, features per CTA (16 per tile), and FP32 values of one
   /// CTA's [token tile, features] partial.
   int64_t tokenBlocks, chunks, tiles, features, ctaElements;
-  /// The reduction's shared-memory arrays.
-  LLVM::GlobalOp partials, splitSums;
+  /// The reduction's shared-memory arrays, and rank 0's mbarrier that the
+  /// other ranks' sums complete (several splits only).
+  LLVM::GlobalOp partials, splitSums, splitBarrier;
+  /// Cluster rank, and whether it is 0 (several splits only).
+  Value rank, isRankZero;
   /// One word of shared memory: the stage thread 0 read after the PDL wait,
   /// for the epilogue (kept as the bits of an FP32, as sharedArray makes).
   LLVM::GlobalOp stageSlot;
@@ -230,11 +262,22 @@ void GemmBodyBuilder::build(gpu::GPUModuleOp module) {
   partials = sharedArray(module, "warp_partials", shape.warps * ctaElements);
   splitSums = sharedArray(module, "split_sums", shape.splits * ctaElements);
   computeLaneCoordinates();
+  if (shape.splits > 1)
+    initSplitBarrier(module);
 
+  // With early dependents the next kernel may launch now: its CTAs take
+  // the SMs this grid leaves free and issue their weight loads while this
+  // one streams its own (pays where this grid fills the SMs, docs/design/
+  // gemm.md).
+  if (values.pdl && shape.earlyDependents)
+    NVVM::GriddepcontrolOp::create(b,
+                                   NVVM::GridDepActionKind::launch_dependents);
   // Weights first: they do not depend on the previous kernel, so with PDL
   // their loads overlap its tail.
-  Fragments upperRows, lowerRows;
-  loadWeights(upperRows, lowerRows);
+  // Two sets of weight fragments: with several passes, the next pass's
+  // loads fly while the current pass multiplies and reduces.
+  Fragments upperRows[2], lowerRows[2];
+  loadWeights(passFeature(0), upperRows[0], lowerRows[0]);
   if (values.pdl)
     NVVM::GriddepcontrolOp::create(b, NVVM::GridDepActionKind::wait);
   // The stage word (or the ticket) is the previous kernels' output, so it is
@@ -257,24 +300,62 @@ void GemmBodyBuilder::build(gpu::GPUModuleOp module) {
     scf::YieldOp::create(b, constant(0));
     earlyStage = read.getResult(0);
   }
+  // x once, for every pass.
   Fragments activations = loadActivations();
-  Accumulators accumulators = multiply(upperRows, lowerRows, activations);
-  if (values.pdl)
-    NVVM::GriddepcontrolOp::create(b,
-                                   NVVM::GridDepActionKind::launch_dependents);
-  if (values.mailbox) {
-    // Ordered before the epilogue's reads by the barriers of the reduction.
-    auto write = scf::IfOp::create(b, isThreadZero(), /*withElseRegion=*/false);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(&write.getThenRegion().front());
-    Value asFloat = arith::BitcastOp::create(b, b.getF32Type(), earlyStage);
-    LLVM::StoreOp::create(b, asFloat, sharedElement(stageSlot, constant(0)));
+  for (int64_t pass = 0; pass < shape.passes; ++pass) {
+    const Fragments &upper = upperRows[pass % 2], &lower = lowerRows[pass % 2];
+    if (pass + 1 < shape.passes)
+      loadWeights(passFeature(pass + 1), upperRows[(pass + 1) % 2],
+                  lowerRows[(pass + 1) % 2]);
+    Accumulators accumulators = multiply(upper, lower, activations);
+    bool lastPass = pass + 1 == shape.passes;
+    if (lastPass && values.pdl && !shape.earlyDependents)
+      NVVM::GriddepcontrolOp::create(
+          b, NVVM::GridDepActionKind::launch_dependents);
+    if (pass == 0 && values.mailbox) {
+      // Ordered before the epilogue's reads by the barriers of the
+      // reduction.
+      auto write =
+          scf::IfOp::create(b, isThreadZero(), /*withElseRegion=*/false);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(&write.getThenRegion().front());
+      Value asFloat = arith::BitcastOp::create(b, b.getF32Type(), earlyStage);
+      LLVM::StoreOp::create(b, asFloat, sharedElement(stageSlot, constant(0)));
+    }
+    // One set of reduction buffers serves every pass: a pass's partials are
+    // written after the barrier that ends the previous pass's sums, and its
+    // sums after the barrier every epilogue thread reaches once done with
+    // the previous pass's.
+    storeWarpPartials(accumulators);
+    NVVM::Barrier0Op::create(b);
+    if (shape.splits > 1)
+      NVVM::ClusterWaitOp::create(b, UnitAttr());
+    sumWarpsIntoSplitSlot();
+    emitEpilogue(synchronizeSplits(), passFeature(pass), lastPass);
   }
+}
 
-  storeWarpPartials(accumulators);
-  NVVM::Barrier0Op::create(b);
-  sumWarpsIntoSplitSlot();
-  emitEpilogue(synchronizeSplits());
+void GemmBodyBuilder::initSplitBarrier(gpu::GPUModuleOp module) {
+  // Two FP32 words: the 8-byte mbarrier (sharedArray aligns to 16).
+  splitBarrier = sharedArray(module, "split_barrier", 2);
+  rank = NVVM::ClusterId::create(b, i32);
+  isRankZero =
+      arith::CmpIOp::create(b, arith::CmpIPredicate::eq, rank, constant(0));
+  auto init =
+      scf::IfOp::create(b, arith::AndIOp::create(b, isRankZero, isThreadZero()),
+                        /*withElseRegion=*/false);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&init.getThenRegion().front());
+    ptx::initMbarrierExpectingBytes(b, b.getLoc(),
+                                    sharedElement(splitBarrier, constant(0)),
+                                    (shape.splits - 1) * ctaElements * 4);
+    ptx::fenceMbarrierInit(b, b.getLoc());
+  }
+  // Release: a rank that has waited on this cluster barrier (after its
+  // MMAs, long after every rank arrived here) sees rank 0's mbarrier
+  // initialized before it sends into it.
+  NVVM::ClusterArriveOp::create(b, UnitAttr());
 }
 
 void GemmBodyBuilder::computeLaneCoordinates() {
@@ -285,7 +366,7 @@ void GemmBodyBuilder::computeLaneCoordinates() {
   Value lane = arith::AndIOp::create(b, thread, constant(31));
   group = arith::ShRUIOp::create(b, lane, constant(2));
   quad = arith::AndIOp::create(b, lane, constant(3));
-  firstFeature = mul(featureTile, features);
+  firstFeature = mul(featureTile, features * shape.passes);
   // First K of this lane: the split's slice, the warp's kw, the lane's 8.
   laneK = add(add(mul(split, shape.k / shape.splits), mul(warp, shape.kw)),
               mul(quad, 8));
@@ -294,10 +375,11 @@ void GemmBodyBuilder::computeLaneCoordinates() {
   y = globalPointer(values.y);
 }
 
-void GemmBodyBuilder::loadWeights(Fragments &upperRows, Fragments &lowerRows) {
+void GemmBodyBuilder::loadWeights(Value blockFeature, Fragments &upperRows,
+                                  Fragments &lowerRows) {
   // Rows g and g + 8 of every tile; chunk by chunk, in the order the MMAs
   // consume them.
-  Value upperBase = add(mul(add(firstFeature, group), shape.k), laneK);
+  Value upperBase = add(mul(add(blockFeature, group), shape.k), laneK);
   upperRows.assign(tiles, {});
   lowerRows.assign(tiles, {});
   for (int64_t c = 0; c < chunks; ++c) {
@@ -423,22 +505,41 @@ void GemmBodyBuilder::sumWarpsIntoSplitSlot() {
       sum = sum ? Value(arith::AddFOp::create(b, sum, value)) : value;
     }
     Value slot = sharedElement(splitSums, add(splitBase, element));
-    if (shape.splits > 1)
-      slot = NVVM::MapaOp::create(b, clusterPtr, slot, constant(0));
+    if (shape.splits == 1) {
+      LLVM::StoreOp::create(b, sum, slot);
+      continue;
+    }
+    // Rank 0 keeps its own sum; every other rank sends it with st.async,
+    // whose bytes complete rank 0's split barrier.
+    auto local = scf::IfOp::create(b, isRankZero, /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard localGuard(b);
+    b.setInsertionPointToStart(&local.getThenRegion().front());
     LLVM::StoreOp::create(b, sum, slot);
+    b.setInsertionPointToStart(&local.getElseRegion().front());
+    Value remoteSlot = NVVM::MapaOp::create(b, clusterPtr, slot, constant(0));
+    Value remoteBarrier = NVVM::MapaOp::create(
+        b, clusterPtr, sharedElement(splitBarrier, constant(0)), constant(0));
+    ptx::storeAsyncToCluster(b, b.getLoc(), remoteSlot,
+                             arith::BitcastOp::create(b, i32, sum),
+                             remoteBarrier);
   }
 }
 
 Value GemmBodyBuilder::synchronizeSplits() {
-  if (shape.splits == 1) {
-    NVVM::Barrier0Op::create(b);
+  // The CTA's own sums, written by other threads of it.
+  NVVM::Barrier0Op::create(b);
+  if (shape.splits == 1)
     return arith::ConstantIntOp::create(b, b.getI1Type(), 1);
-  }
-  // The cluster barrier orders the remote stores before rank 0 reads.
-  NVVM::ClusterArriveOp::create(b, UnitAttr());
-  NVVM::ClusterWaitOp::create(b, UnitAttr());
-  Value rank = NVVM::ClusterId::create(b, i32);
-  return arith::CmpIOp::create(b, arith::CmpIPredicate::eq, rank, constant(0));
+  // On rank 0, the other ranks' sums: phase 0 of the split barrier completes
+  // once all their bytes landed. No cluster barrier: the other ranks leave
+  // as soon as they sent, and rank 0 leaves only after everything meant
+  // for it arrived (no CTA reads another's shared memory).
+  auto wait = scf::IfOp::create(b, isRankZero, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&wait.getThenRegion().front());
+  ptx::waitMbarrierPhaseZero(b, b.getLoc(),
+                             sharedElement(splitBarrier, constant(0)));
+  return isRankZero;
 }
 
 Value GemmBodyBuilder::stageToPublish() {
@@ -449,7 +550,8 @@ Value GemmBodyBuilder::stageToPublish() {
   return StageFromTicketOp::create(b, ticket);
 }
 
-void GemmBodyBuilder::emitEpilogue(Value isRankZero) {
+void GemmBodyBuilder::emitEpilogue(Value isRankZero, Value blockFeature,
+                                   bool lastPass) {
   // On rank 0, one thread per (token, fragment) of the CTA's block; a CTA
   // with fewer threads than that takes several passes.
   auto epilogue = scf::IfOp::create(b, isRankZero, /*withElseRegion=*/false);
@@ -463,8 +565,9 @@ void GemmBodyBuilder::emitEpilogue(Value isRankZero) {
                              sharedElement(stageSlot, constant(0))));
   int64_t slots = shape.tokenTile * (features / kFragmentFeatures);
   for (int64_t first = 0; first < slots; first += shape.threads())
-    storeFragment(first ? add(thread, first) : thread, slots, stage);
-  if (values.mailbox && !values.ticket) {
+    storeFragment(first ? add(thread, first) : thread, slots, stage,
+                  blockFeature);
+  if (values.mailbox && !values.ticket && lastPass) {
     // One CTA writes ACTIVE: the consumer reads it only after this whole
     // grid has completed (stream order, or griddepcontrol.wait, which waits
     // for completion), so no other CTA's publishes need ordering before it.
@@ -490,7 +593,8 @@ void GemmBodyBuilder::emitEpilogue(Value isRankZero) {
   }
 }
 
-void GemmBodyBuilder::storeFragment(Value slot, int64_t slots, Value stage) {
+void GemmBodyBuilder::storeFragment(Value slot, int64_t slots, Value stage,
+                                    Value blockFeature) {
   // Slot (token, fragment) sums the fragment's 8 features over the splits in
   // split order, rounds to BF16, stores y and publishes the fragment.
   int64_t fragmentsPerToken = features / kFragmentFeatures;
@@ -518,7 +622,7 @@ void GemmBodyBuilder::storeFragment(Value slot, int64_t slots, Value stage) {
   }
   auto fragmentType = VectorType::get({kFragmentFeatures}, b.getBF16Type());
   Value fragment = vector::FromElementsOp::create(b, fragmentType, lanes);
-  Value column = add(firstFeature, firstInCta);
+  Value column = add(blockFeature, firstInCta);
   Value yIndex = add(mul(token, shape.n), column);
   LLVM::StoreOp::create(
       b, fragment, elementAddress(y, yIndex, b.getBF16Type(), globalPtr), 16);
@@ -566,7 +670,9 @@ LogicalResult mlir::lamport::generateGemmPublishKernel(
   shape.kw = tactic.getKw();
   shape.accs = tactic.getAccs();
   shape.tiles = tactic.getTiles();
+  shape.passes = tactic.getPasses();
   shape.warps = shape.k / (shape.splits * shape.kw);
+  shape.earlyDependents = tactic.getEarlyDependents();
   // Which token tile serves which M. x's static M runs one kernel with the
   // largest tile any M up to it asks for. A dynamic M runs one kernel per
   // distinct tile the tactic asks for over 1..maxTokens, chosen by M at
@@ -660,6 +766,13 @@ LogicalResult mlir::lamport::generateGemmPublishKernel(
     tileSignature.attributes.push_back(
         NamedAttribute(StringAttr::get(ctx, "token_tile"),
                        IntegerAttr::get(IntegerType::get(ctx, 64), tile)));
+    // Consumers that read the tactic back from the launch shape (the
+    // benchmark) need the passes: the grid alone cannot tell them from
+    // tiles.
+    if (shape.passes > 1)
+      tileSignature.attributes.push_back(NamedAttribute(
+          StringAttr::get(ctx, "passes"),
+          IntegerAttr::get(IntegerType::get(ctx, 64), shape.passes)));
     shape.tokenTile = tile;
     kernels.push_back(
         createKernel(op, tileSignature, options, buildBody(shape)));

@@ -32,15 +32,21 @@ struct GemmLaunchShape {
   /// Tiles of 16 features one CTA owns (1, 2 or 4); their MMAs share the
   /// warp's activation fragments.
   int64_t tiles = 1;
+  /// Blocks of featuresPerCta() features one CTA takes in turn (1, 2, 4 or
+  /// 8; more than 1 with one split only).
+  int64_t passes = 1;
   /// Tokens one kernel computes (8 or 16): M up to this.
   int64_t tokenTile = 8;
   int64_t warps = 1;
+  /// Whether griddepcontrol.launch_dependents comes before the weight loads
+  /// (else after the MMAs).
+  bool earlyDependents = false;
 
   int64_t threads() const { return warps * 32; }
   int64_t featuresPerCta() const {
     return GemmPublishOp::kFeaturesPerTile * tiles;
   }
-  int64_t gridX() const { return n / featuresPerCta(); }
+  int64_t gridX() const { return n / (featuresPerCta() * passes); }
   /// Static shared memory of the reduction: every warp's FP32 partial of
   /// the CTA's [tokenTile, features] block, and one slot per split.
   int64_t sharedBytes() const {

@@ -79,12 +79,19 @@ def Lamport_TacticAttr : AttrDef<Lamport_Dialect, "Tactic"> {
     `splits` CTAs along grid y), each warp owns `kw` consecutive K, `accs`
     independent accumulators per warp hide MMA latency, each CTA owns `tiles`
     tiles of 16 output features (1, 2 or 4; 1 when left out, and then not
-    printed) whose MMAs share the warp's activation fragments,
+    printed) whose MMAs share the warp's activation fragments, `passes`
+    blocks of 16 x tiles features one CTA takes in turn (1, 2, 4 or 8, more
+    than 1 with splits = 1 only; 1 when left out, not printed), loading the next block's weights while it
+    multiplies and reduces the current one, with x loaded once for all,
     `min_ctas_per_sm` asks ptxas to leave registers for that many CTAs on
     one SM (PTX `.minnctapersm`; 0, the default, not printed, asks nothing:
-    ptxas then keeps registers low on its own), and `token_tiles[m-1]` is
+    ptxas then keeps registers low on its own), `early_dependents = true`
+    lets the next kernel launch (PTX `griddepcontrol.launch_dependents`)
+    before the weight loads instead of after the MMAs (false, the default,
+    not printed), and `token_tiles[m-1]` is
     the token tile (8 or 16) the kernel uses for m tokens. Warps per CTA
-    follow: K / (splits * kw); CTAs along grid x: N / (16 * tiles).
+    follow: K / (splits * kw); CTAs along grid x: N / (16 * tiles *
+    passes).
 
     ```mlir
     #lamport.tactic<splits = 4, kw = 64, accs = 2,
@@ -93,6 +100,10 @@ def Lamport_TacticAttr : AttrDef<Lamport_Dialect, "Tactic"> {
     #lamport.tactic<splits = 1, kw = 128, accs = 2, tiles = 2,
                     token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>
     #lamport.tactic<splits = 1, kw = 128, accs = 2, min_ctas_per_sm = 1,
+                    token_tiles = [16]>
+    #lamport.tactic<splits = 1, kw = 128, accs = 2, early_dependents = true,
+                    token_tiles = [8]>
+    #lamport.tactic<splits = 1, kw = 128, accs = 2, passes = 4,
                     token_tiles = [16]>
     ```
   }];
@@ -103,16 +114,24 @@ def Lamport_TacticAttr : AttrDef<Lamport_Dialect, "Tactic"> {
       Lamport_CountParameter<"accumulators per warp: 1, 2 or 4">:$accs,
       Lamport_DefaultedCountParameter<"tiles of 16 output features per CTA, "
                                       "sharing x: 1, 2 or 4", "1">:$tiles,
+      Lamport_DefaultedCountParameter<"blocks of 16 x tiles features one CTA "
+                                      "takes in turn: 1, 2, 4 or 8 (more "
+                                      "than 1 needs splits = 1)", "1">:$passes,
       Lamport_DefaultedCountParameter<"CTAs per SM ptxas leaves registers "
                                       "for (.minnctapersm), 0 for no hint, "
                                       "at most 32", "0">:$min_ctas_per_sm,
+      DefaultValuedParameter<"bool", "false", "whether the next kernel may "
+                             "launch before the weight loads rather than "
+                             "after the MMAs">:$early_dependents,
       ArrayRefParameter<"int64_t", "token_tiles[m - 1]: the token tile, 8 or "
                                    "16, the kernel uses for m tokens">
           :$token_tiles);
   let assemblyFormat = [{
     `<` `splits` `=` $splits `,` `kw` `=` $kw `,` `accs` `=` $accs `,`
         (`tiles` `=` $tiles^ `,`)?
+        (`passes` `=` $passes^ `,`)?
         (`min_ctas_per_sm` `=` $min_ctas_per_sm^ `,`)?
+        (`early_dependents` `=` $early_dependents^ `,`)?
         `token_tiles` `=` `[` $token_tiles `]` `>`
   }];
 }
