@@ -110,7 +110,7 @@ func.func @four_tiles_one_warp(%x: memref<?x64xbf16>, %w: memref<64x64xbf16>,
 // CHECK-SAME: clusters in (%{{.*}}, %[[EIGHT]], %{{.*}})
 // CHECK-DAG: llvm.mlir.global internal @warp_partials() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<7680 x f32>
 // CHECK-DAG: llvm.mlir.global internal @split_sums() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<4096 x f32>
-// CHECK-DAG: llvm.mlir.global internal @split_barrier() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<2 x f32>
+// CHECK-DAG: llvm.mlir.global internal @split_barrier() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<1 x i64>
 func.func @shared_memory_edge(%x: memref<16x3840xbf16>,
                               %w: memref<32x3840xbf16>,
                               %y: memref<16x32xbf16>) {

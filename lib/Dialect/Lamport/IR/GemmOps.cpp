@@ -45,12 +45,12 @@ std::string GemmPublishOp::launchUnsupported(int64_t n, int64_t k,
                          "weight rows x {3} tiles x {4} passes per CTA)",
                          n, featuresPerCta * passes, kFeaturesPerTile, tiles,
                          passes);
+  if (!llvm::is_contained({1u, 2u, 4u, 8u}, splits))
+    return llvm::formatv("splits = {0} must be one of 1, 2, 4, 8", splits);
   if (passes > 1 && splits != 1)
     return llvm::formatv("passes = {0} needs splits = 1 (the split-K sums "
                          "reach rank 0 once per launch), not {1}",
                          passes, splits);
-  if (!llvm::is_contained({1u, 2u, 4u, 8u}, splits))
-    return llvm::formatv("splits = {0} must be one of 1, 2, 4, 8", splits);
   if (!llvm::is_contained({1u, 2u, 4u}, accs))
     return llvm::formatv("accs = {0} must be one of 1, 2, 4", accs);
   if (tactic.getMinCtasPerSm() > kMaxCtasPerSm)

@@ -382,7 +382,10 @@ private:
                                   /*nontemporal=*/false, llvm::MaybeAlign(16));
   }
   LLVM::GlobalOp sharedArray(gpu::GPUModuleOp module, StringRef name,
-                             int64_t elements, Type elementType = Type());
+                             int64_t elements, Type elementType = Type()) {
+    return createSharedArray(b, b.getLoc(), module, name,
+                             elementType ? elementType : f32, elements);
+  }
   Value sharedElement(LLVM::GlobalOp array, Value index, Type type = Type()) {
     Value base = LLVM::AddressOfOp::create(b, array);
     return LLVM::GEPOp::create(b, sharedPtr, type ? type : f32, base,
@@ -408,19 +411,6 @@ private:
   SmallVector<Fragment> fragments;
 };
 } // namespace
-
-LLVM::GlobalOp DualNormBodyBuilder::sharedArray(gpu::GPUModuleOp module,
-                                                StringRef name,
-                                                int64_t elements,
-                                                Type elementType) {
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(module.getBody());
-  auto type =
-      LLVM::LLVMArrayType::get(elementType ? elementType : f32, elements);
-  return LLVM::GlobalOp::create(b, type, /*isConstant=*/false,
-                                LLVM::Linkage::Internal, name, Attribute(),
-                                /*alignment=*/16, /*addrSpace=*/3);
-}
 
 SmallVector<Value>
 DualNormBodyBuilder::guarded(Value condition, TypeRange types,

@@ -11,12 +11,13 @@
 // Grid (N / (16 R P), splits) for R = `tiles` and P = `passes`, a cluster
 // of `splits` CTAs along y. CTA (t, s) owns output features [16RPt,
 // 16RP(t + 1)) (P blocks of R tiles of 16) and the K slice s; each of its
-// warps owns `kw` consecutive K of that slice. Every lane loads its operands straight into registers with 16-byte
-// loads, weights before griddepcontrol.wait and activations after it, and
-// feeds mma.sync.m16n8k16 (A = 16 weight rows of one tile, B = 8 tokens).
-// The R tiles' MMAs of one step share the B operand: x is loaded once per
-// CTA for 16R features instead of 16, which divides the activation traffic
-// from L2 by R and puts R times the weight bytes in flight per CTA.
+// warps owns `kw` consecutive K of that slice. Every lane loads its operands
+// straight into registers with 16-byte loads, weights before
+// griddepcontrol.wait and activations after it, and feeds mma.sync.m16n8k16 (A
+// = 16 weight rows of one tile, B = 8 tokens). The R tiles' MMAs of one step
+// share the B operand: x is loaded once per CTA for 16R features instead of 16,
+// which divides the activation traffic from L2 by R and puts R times the weight
+// bytes in flight per CTA.
 //
 // Register-direct operands: within each 32-wide K chunk, lane (g, t) of a
 // warp (g = lane / 4, t = lane % 4) loads the 8 consecutive K [8t, 8t + 8)
@@ -195,10 +196,20 @@ private:
   }
   /// A shared-memory array of `elements` FP32 in `module`.
   LLVM::GlobalOp sharedArray(gpu::GPUModuleOp module, StringRef name,
-                             int64_t elements);
-  Value sharedElement(LLVM::GlobalOp array, Value index) {
+                             int64_t elements, Type elementType = Type()) {
+    return createSharedArray(b, b.getLoc(), module, name,
+                             elementType ? elementType : b.getF32Type(),
+                             elements);
+  }
+  Value sharedElement(LLVM::GlobalOp array, Value index,
+                      Type elementType = Type()) {
     Value base = LLVM::AddressOfOp::create(b, array);
-    return elementAddress(base, index, b.getF32Type(), sharedPtr);
+    return elementAddress(
+        base, index, elementType ? elementType : b.getF32Type(), sharedPtr);
+  }
+  /// Rank 0's split barrier (an i64 mbarrier).
+  Value splitBarrierAddress() {
+    return sharedElement(splitBarrier, constant(0), b.getI64Type());
   }
 
   ImplicitLocOpBuilder &b;
@@ -246,16 +257,6 @@ Value GemmBodyBuilder::loadFragment(Value base, Value index, bool invariant) {
   return LLVM::LoadOp::create(b, fragmentWords, address, /*alignment=*/16,
                               /*isVolatile=*/false, /*isNonTemporal=*/false,
                               invariant);
-}
-
-LLVM::GlobalOp GemmBodyBuilder::sharedArray(gpu::GPUModuleOp module,
-                                            StringRef name, int64_t elements) {
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(module.getBody());
-  auto type = LLVM::LLVMArrayType::get(b.getF32Type(), elements);
-  return LLVM::GlobalOp::create(b, type, /*isConstant=*/false,
-                                LLVM::Linkage::Internal, name, Attribute(),
-                                /*alignment=*/16, /*addrSpace=*/3);
 }
 
 void GemmBodyBuilder::build(gpu::GPUModuleOp module) {
@@ -336,8 +337,7 @@ void GemmBodyBuilder::build(gpu::GPUModuleOp module) {
 }
 
 void GemmBodyBuilder::initSplitBarrier(gpu::GPUModuleOp module) {
-  // Two FP32 words: the 8-byte mbarrier (sharedArray aligns to 16).
-  splitBarrier = sharedArray(module, "split_barrier", 2);
+  splitBarrier = sharedArray(module, "split_barrier", 1, b.getI64Type());
   rank = NVVM::ClusterId::create(b, i32);
   isRankZero =
       arith::CmpIOp::create(b, arith::CmpIPredicate::eq, rank, constant(0));
@@ -347,8 +347,7 @@ void GemmBodyBuilder::initSplitBarrier(gpu::GPUModuleOp module) {
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(&init.getThenRegion().front());
-    ptx::initMbarrierExpectingBytes(b, b.getLoc(),
-                                    sharedElement(splitBarrier, constant(0)),
+    ptx::initMbarrierExpectingBytes(b, b.getLoc(), splitBarrierAddress(),
                                     (shape.splits - 1) * ctaElements * 4);
     ptx::fenceMbarrierInit(b, b.getLoc());
   }
@@ -491,6 +490,12 @@ void GemmBodyBuilder::sumWarpsIntoSplitSlot() {
   // cluster rank 0's split sums.
   int64_t threads = shape.threads();
   Value splitBase = mul(split, ctaElements);
+  // Where the other ranks' st.async bytes count: rank 0's split barrier,
+  // the same for every element this thread sends.
+  Value remoteBarrier =
+      shape.splits > 1 ? Value(NVVM::MapaOp::create(
+                             b, clusterPtr, splitBarrierAddress(), constant(0)))
+                       : Value();
   for (int64_t first = 0; first < ctaElements; first += threads) {
     Value element = add(thread, first);
     auto inTile = scf::IfOp::create(b, lessThan(element, constant(ctaElements)),
@@ -517,8 +522,6 @@ void GemmBodyBuilder::sumWarpsIntoSplitSlot() {
     LLVM::StoreOp::create(b, sum, slot);
     b.setInsertionPointToStart(&local.getElseRegion().front());
     Value remoteSlot = NVVM::MapaOp::create(b, clusterPtr, slot, constant(0));
-    Value remoteBarrier = NVVM::MapaOp::create(
-        b, clusterPtr, sharedElement(splitBarrier, constant(0)), constant(0));
     ptx::storeAsyncToCluster(b, b.getLoc(), remoteSlot,
                              arith::BitcastOp::create(b, i32, sum),
                              remoteBarrier);
@@ -537,8 +540,7 @@ Value GemmBodyBuilder::synchronizeSplits() {
   auto wait = scf::IfOp::create(b, isRankZero, /*withElseRegion=*/false);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(&wait.getThenRegion().front());
-  ptx::waitMbarrierPhaseZero(b, b.getLoc(),
-                             sharedElement(splitBarrier, constant(0)));
+  ptx::waitMbarrierPhaseZero(b, b.getLoc(), splitBarrierAddress());
   return isRankZero;
 }
 

@@ -95,6 +95,19 @@ void KernelBody::onLeadThread(OpBuilder &b, Location loc, bool wholeGrid,
 // Kernel bodies
 //===----------------------------------------------------------------------===//
 
+LLVM::GlobalOp mlir::lamport::createSharedArray(OpBuilder &b, Location loc,
+                                                gpu::GPUModuleOp module,
+                                                StringRef name,
+                                                Type elementType,
+                                                int64_t elements) {
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(module.getBody());
+  auto type = LLVM::LLVMArrayType::get(elementType, elements);
+  return LLVM::GlobalOp::create(b, loc, type, /*isConstant=*/false,
+                                LLVM::Linkage::Internal, name, Attribute(),
+                                /*alignment=*/16, /*addrSpace=*/3);
+}
+
 std::pair<Value, Value> mlir::lamport::getRowAndColumn(OpBuilder &b,
                                                        Location loc, Value item,
                                                        int64_t width) {

@@ -18,6 +18,7 @@
 #include "lamport/Dialect/Lamport/IR/Lamport.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Builders.h"
 
 #include <functional>
@@ -161,6 +162,13 @@ LogicalResult generateKernel(Operation *op, const KernelSignature &signature,
 FailureOr<MemRefType> getKernelBufferType(Operation *op, StringRef name,
                                           MemRefType type, unsigned tokensDim,
                                           int64_t capacity, bool flat);
+
+/// A CTA-shared array of `elements` values of `elementType` in `module`
+/// (internal, 16-byte aligned, address space 3), as the kernels' reductions
+/// and mbarriers use them.
+LLVM::GlobalOp createSharedArray(OpBuilder &b, Location loc,
+                                 gpu::GPUModuleOp module, StringRef name,
+                                 Type elementType, int64_t elements);
 
 /// Splits a work item into its token row and the first column of its
 /// fragment, for a mailbox `width` BF16 wide.

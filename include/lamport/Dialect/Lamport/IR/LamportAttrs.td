@@ -81,17 +81,16 @@ def Lamport_TacticAttr : AttrDef<Lamport_Dialect, "Tactic"> {
     tiles of 16 output features (1, 2 or 4; 1 when left out, and then not
     printed) whose MMAs share the warp's activation fragments, `passes`
     blocks of 16 x tiles features one CTA takes in turn (1, 2, 4 or 8, more
-    than 1 with splits = 1 only; 1 when left out, not printed), loading the next block's weights while it
-    multiplies and reduces the current one, with x loaded once for all,
-    `min_ctas_per_sm` asks ptxas to leave registers for that many CTAs on
-    one SM (PTX `.minnctapersm`; 0, the default, not printed, asks nothing:
-    ptxas then keeps registers low on its own), `early_dependents = true`
-    lets the next kernel launch (PTX `griddepcontrol.launch_dependents`)
-    before the weight loads instead of after the MMAs (false, the default,
-    not printed), and `token_tiles[m-1]` is
-    the token tile (8 or 16) the kernel uses for m tokens. Warps per CTA
-    follow: K / (splits * kw); CTAs along grid x: N / (16 * tiles *
-    passes).
+    than 1 with splits = 1 only; 1 when left out, not printed), loading the
+    next block's weights while it multiplies and reduces the current one,
+    with x loaded once for all, `min_ctas_per_sm` asks ptxas to leave
+    registers for that many CTAs on one SM (PTX `.minnctapersm`; 0, the
+    default, not printed, asks nothing: ptxas then keeps registers low on its
+    own), `early_dependents = true` lets the next kernel launch (PTX
+    `griddepcontrol.launch_dependents`) before the weight loads instead of
+    after the MMAs (false, the default, not printed), and `token_tiles[m-1]`
+    is the token tile (8 or 16) the kernel uses for m tokens. Warps per CTA
+    follow: K / (splits * kw); CTAs along grid x: N / (16 * tiles * passes).
 
     ```mlir
     #lamport.tactic<splits = 4, kw = 64, accs = 2,
