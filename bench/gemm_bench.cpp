@@ -15,14 +15,16 @@
 // N, K and M are variants (tactics) of one point: they share the inputs,
 // the reference and the cuBLAS time. The tactic is read off the launch
 // shape: splits (grid y), kw (K / (splits * warps)), tiles (N / (16 * grid
-// x)) and the token tile; text the name has past _s<S>_kw<W>_tiles<R> is
-// shown after it (a variant built another way). For each variant the bench
+// x)) and the token tile; the accumulators per warp from an _a<N> right
+// after _s<S>_kw<W>_tiles<R>[_p<P>] (2 without one); further text the name
+// has is shown after it (a variant built another way). For each variant the
+// bench
 //   - checks y against an FP64 host reference on fresh random inputs, with
 //     y poisoned before the run (relative L2 error below 1e-2, no NaN, every
 //     element written), that a second run gives the same bytes, and that a
-//     variant of several tiles gives the bytes of the point's tiles = 1
-//     variant of the same splits, kw and token tile (prepare_gemm.sh uses
-//     accs = 2 throughout; tiles never change the summation order);
+//     variant gives the bytes of the point's plain variant of the same
+//     splits, kw, token tile and accs (tiles, passes, hints and the publish
+//     epilogue never change the summation order; accs does);
 //   - times the kernel and, once per point, cublasGemmEx (BF16 in and out,
 //     FP32 compute) as nodes of a CUDA graph over max(8, 512 MiB / W) weight
 //     copies, so the weights rotate past the 60 MB L2: median of 20
@@ -116,17 +118,23 @@ struct GemmBundle {
   /// Blocks of 16 x tiles features each CTA takes in turn (the kernel's
   /// `passes` attribute; 1 where it has none).
   int64_t passes = 1;
+  /// Accumulators per warp: named "_a<N>" after the launch shape, since
+  /// the launch cannot tell; 2, the scripts' default, where the name says
+  /// nothing. They set the order of the FP32 sums, so only variants of the
+  /// same accs share bits.
+  int64_t accs = 2;
   /// What the name says beyond the point and the launch shape (after
   /// "_m<M>_s<S>_kw<W>_tiles<R>"), so that variants of one launch shape
   /// built differently stay apart; usually empty.
   std::string label;
 
   /// The tactic in the docs' words: "s1 kw128 tiles2 t16", "s1 kw128
-  /// tiles1 p4 t8".
+  /// tiles1 p4 a1 t8".
   std::string tactic() const {
     std::string text = "s" + std::to_string(splits) + " kw" +
                        std::to_string(kw) + " tiles" + std::to_string(tiles) +
                        (passes > 1 ? " p" + std::to_string(passes) : "") +
+                       (accs != 2 ? " a" + std::to_string(accs) : "") +
                        " t" + std::to_string(tokenTile);
     return label.empty() ? text : text + " " + label;
   }
@@ -144,9 +152,9 @@ static std::string plainTactic(std::string tactic) {
   return tactic;
 }
 
-/// Whether `gemm` is the plain variant of its splits, kw and token tile
-/// (one tile, one pass, no mailbox, nothing in its label), the one whose y
-/// every other variant of them must equal bit for bit where a point has it.
+/// Whether `gemm` is the plain variant of its splits, kw, token tile and
+/// accs (one tile, one pass, no mailbox, nothing in its label), the one whose
+/// y every other variant of them must equal bit for bit where a point has it.
 static bool isReference(const GemmBundle &gemm) {
   return gemm.tiles == 1 && gemm.passes == 1 && !gemm.mailbox &&
          gemm.label.empty();
@@ -225,6 +233,11 @@ GemmBundle openGemmBundle(const std::string &directory) {
     tacticName += "_p" + std::to_string(gemm.passes);
   if (rest.rfind(tacticName, 0) == 0)
     rest = rest.substr(tacticName.size());
+  static const std::regex accsName("_a([124])(_.*)?");
+  if (std::regex_match(rest, match, accsName)) {
+    gemm.accs = std::stoll(match[1].str());
+    rest = match[2].str();
+  }
   if (!rest.empty() && rest.front() == '_')
     rest = rest.substr(1);
   gemm.label = rest;
@@ -569,22 +582,25 @@ Bench::runPoint(const std::vector<const GemmBundle *> &variants) {
   }
   // Tiles, passes, the publish epilogue, the register hint and the launch
   // order must not change a bit: once every variant has run, whatever the
-  // order of the bundles, compare each with the reference of its splits, kw
-  // and token tile: the plain variant (isReference) where the point has
-  // one, else the first that ran without a mailbox.
-  std::map<std::array<int64_t, 3>, size_t> referenceOf;
+  // order of the bundles, compare each with the reference of its splits,
+  // kw, token tile and accs: the plain variant (isReference) where the
+  // point has one, else the first that ran without a mailbox.
+  auto key = [](const GemmBundle &gemm) {
+    return std::array<int64_t, 4>{gemm.splits, gemm.kw, gemm.tokenTile,
+                                  gemm.accs};
+  };
+  std::map<std::array<int64_t, 4>, size_t> referenceOf;
   for (size_t v = 0; v < variants.size(); ++v) {
     const GemmBundle &gemm = *variants[v];
     if (bits[v].empty() || gemm.mailbox)
       continue;
-    auto [it, inserted] = referenceOf.emplace(
-        std::array<int64_t, 3>{gemm.splits, gemm.kw, gemm.tokenTile}, v);
+    auto [it, inserted] = referenceOf.emplace(key(gemm), v);
     if (!inserted && isReference(gemm) && !isReference(*variants[it->second]))
       it->second = v;
   }
   for (size_t v = 0; v < variants.size(); ++v) {
     const GemmBundle &gemm = *variants[v];
-    auto ref = referenceOf.find({gemm.splits, gemm.kw, gemm.tokenTile});
+    auto ref = referenceOf.find(key(gemm));
     if (ref != referenceOf.end() && ref->second != v && !bits[v].empty())
       rows[v].sameBitsAsReference = bits[v] == bits[ref->second];
   }
@@ -684,7 +700,7 @@ int main(int argc, char **argv) {
                 gemms.size(), points.size());
     std::printf("check: FP64 reference (rel. L2 < 1e-2), a bitwise repeat, and "
                 "every variant the bits of the point's reference (same s, kw, "
-                "t)\n");
+                "t, a)\n");
     std::printf("%-14s %3s %-20s %8s %9s %7s %7s  %s\n", "shape", "M", "tactic",
                 "ours_us", "cublas_us", "speedup", "%floor", "check");
     std::vector<Row> rows;

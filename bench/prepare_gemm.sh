@@ -5,19 +5,21 @@
 # issue 5 (the seeds' unpooler [M,4096]x[8192/tp,4096]^T and o_proj
 # [M,8192/tp]x[8192,8192/tp]^T for tp = 4, 8, 16, at M = 1, 2, 4, 8, 16) and
 # tactic variant, and compiles each with lamport-compile into
-# bundles/gemm/<shape>_m<M>_s<splits>_kw<kw>_tiles1[_p<passes>][_publish]
-# [_occ1][_early].
-# The variants of a point: the shape's tactic (docs/design/gemm.md) and
-# the same tactic publishing y into a mailbox of its tp (_publish: the
-# epilogue's cost). With SWEEP=1, also splits 1, 2, 4 x kw 64, 128 around
-# it, each as is, with min_ctas_per_sm = 1 (_occ1: ptxas's register budget
-# for one CTA per SM), with early dependents (_early: the next kernel may
-# launch before the weight loads) and with both, and for o_proj at one
-# split each of those at 2 and 4 passes (_p2, _p4: each CTA takes that many
-# blocks of 16 features in turn). (Several tiles per CTA were measured and
-# do not pay: docs/design/gemm.md.) A variant the generator has no kernel
-# for is skipped with its reason. One run of bench/run_gemm.sh then times
-# every variant against cuBLAS.
+# bundles/gemm/<shape>_m<M>_s<splits>_kw<kw>_tiles1[_p<passes>][_a<accs>]
+# [_publish][_occ<N>][_early], named after the tactic that serves M.
+# The variants of a point: the program with the shape's two tactics (one
+# for M = 1..8 on the 8-token tile, one for 9..16 on the 16-token tile; the
+# op takes both and M picks: docs/design/gemm.md) and the same program
+# publishing y into a mailbox of its tp (_publish: the epilogue's cost).
+# With SWEEP=1, also splits 1, 2, 4 x kw 64, 128 at accs 2 around the
+# tactic that serves M, each as is, with min_ctas_per_sm = 1 (_occ1:
+# ptxas's register budget for one CTA per SM), with early dependents
+# (_early: the next kernel may launch before the weight loads) and with
+# both, and for o_proj at one split each of those at 2 and 4 passes (_p2,
+# _p4: each CTA takes that many blocks of 16 features in turn). (Several
+# tiles per CTA were measured and do not pay: docs/design/gemm.md.) A
+# variant the generator has no kernel for is skipped with its reason. One
+# run of bench/run_gemm.sh then times every variant against cuBLAS.
 #
 #   [SWEEP=1] bash bench/prepare_gemm.sh [LAMPORT_COMPILE]
 #                                     (default build/bin/lamport-compile)
@@ -30,45 +32,49 @@ out=$root/bundles/gemm
 programs=$(mktemp -d)
 trap 'rm -rf "$programs"' EXIT
 rm -rf "$out" && mkdir -p "$out"
-token_tiles="8, 8, 8, 8, 8, 8, 8, 8, 16, 16, 16, 16, 16, 16, 16, 16"
 skipped=0
 
-# compile SHAPE N K M SPLITS KW TILES [TP [MIN_CTAS [EARLY [PASSES]]]]: one
-# bundle, or a skip line where the generator has no kernel for the tactic.
-# With PASSES > 1, each CTA takes that many blocks in turn (_p<PASSES>).
-# With TP, the GEMM also publishes y into a mailbox of tp = TP (the
-# zero-copy epilogue; name ending in _publish); with MIN_CTAS, the tactic
-# asks ptxas for registers that leave room for MIN_CTAS CTAs per SM
-# (_occ<MIN_CTAS>); with EARLY non-empty, early_dependents = true (_early).
+# tactic SPLITS KW ACCS MIN_CTAS EARLY PASSES TILES: one #lamport.tactic,
+# knobs at their defaults left out (MIN_CTAS 0, EARLY 0, PASSES 1).
+tactic() {
+  local hint=""
+  (($6 > 1)) && hint="passes = $6, "
+  (($4)) && hint="${hint}min_ctas_per_sm = $4, "
+  (($5)) && hint="${hint}early_dependents = true, "
+  echo "#lamport.tactic<splits = $1, kw = $2, accs = $3, ${hint}token_tiles = [$7]>"
+}
+
+# variant_name SHAPE M PUBLISH SPLITS KW ACCS MIN_CTAS EARLY PASSES: the
+# bundle's name after the tactic that serves M (accs only where not 2).
+variant_name() {
+  local name=${1}_m${2}_s${4}_kw${5}_tiles1
+  if (($9 > 1)); then name=${name}_p$9; fi
+  if (($6 != 2)); then name=${name}_a$6; fi
+  if [ -n "$3" ]; then name=${name}_publish; fi
+  if (($7)); then name=${name}_occ$7; fi
+  if (($8)); then name=${name}_early; fi
+  echo "$name"
+}
+
+eight="8, 8, 8, 8, 8, 8, 8, 8"
+sixteen="16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16"
+
+# compile_variant SHAPE N K M TP NAME TACTICS: one bundle of the program
+# with TACTICS (the op's tactic list), publishing into a mailbox of tp = TP
+# where TP is not empty, or a skip line where the generator has no kernel.
 compile_variant() {
-  local shape=$1 n=$2 k=$3 m=$4 splits=$5 kw=$6 tiles=$7 tp=${8:-}
-  local min_ctas=${9:-} early=${10:-} passes=${11:-1}
-  local name=${shape}_m${m}_s${splits}_kw${kw}_tiles${tiles}
-  local mailbox_arg="" mailbox_use="" hint=""
-  if ((passes > 1)); then
-    name=${name}_p$passes
-    hint="passes = $passes, "
-  fi
+  local shape=$1 n=$2 k=$3 m=$4 tp=$5 name=$6 tactics=$7
+  local mailbox_arg="" mailbox_use=""
   if [ -n "$tp" ]; then
-    name=${name}_publish
     local type="!lamport.mailbox<tp = $tp, capacity = 16, width = $n>"
     mailbox_arg=", %mb: $type"
     mailbox_use="mailbox %mb : $type"
-  fi
-  if [ -n "$min_ctas" ]; then
-    name=${name}_occ$min_ctas
-    hint="${hint}min_ctas_per_sm = $min_ctas, "
-  fi
-  if [ -n "$early" ]; then
-    name=${name}_early
-    hint="${hint}early_dependents = true, "
   fi
   cat >"$programs/$name.mlir" <<MLIR
 func.func @$shape(%x: memref<${m}x${k}xbf16>, %w: memref<${n}x${k}xbf16>,
                   %y: memref<${m}x${n}xbf16>$mailbox_arg) {
   lamport.gemm_publish %x, %w into %y $mailbox_use
-      tactic(#lamport.tactic<splits = $splits, kw = $kw, accs = 2,
-                             tiles = $tiles, ${hint}token_tiles = [$token_tiles]>)
+      tactic($tactics)
       {pdl}
       : memref<${m}x${k}xbf16>, memref<${n}x${k}xbf16>, memref<${m}x${n}xbf16>
   return
@@ -86,22 +92,31 @@ MLIR
   fi
 }
 
-# shape N K splits kw min_ctas early passes: the tactic each shape uses
-# (docs/design/gemm.md; min_ctas 0 and early 0 ask nothing). Every point
-# gets its tactic and the tactic publishing y; with SWEEP=1 also the sweep
-# around it: splits 1, 2, 4 x kw 64, 128 (where K / (splits x kw) gives
-# 1..32 warps), each with and without the register budget hint and early
-# dependents, and for o_proj at one split 2 and 4 passes as well.
+# shape N K, then the tactic of M = 1..8 (8-token tile) and of M = 9..16
+# (16-token tile), each as splits kw accs min_ctas early passes: the best of
+# the sweeps in docs/design/gemm.md (min_ctas 0 and early 0 ask nothing).
+# Every point gets the program with both tactics, publishing and not; with
+# SWEEP=1 also the sweep around the tactic that serves it: splits 1, 2, 4 x
+# kw 64, 128 (where K / (splits x kw) gives 1..32 warps), accs 2, each with
+# and without the register budget hint and early dependents, and for o_proj
+# at one split at 2 and 4 passes as well.
 sweep=${SWEEP:-0}
-while read -r shape n k splits kw min_ctas early passes; do
-  ((min_ctas)) || min_ctas=""
-  ((early)) || early=""
+while read -r shape n k s8 kw8 a8 occ8 early8 p8 s16 kw16 a16 occ16 early16 \
+  p16; do
   tp=${shape##*_tp}
+  tactics="$(tactic "$s8" "$kw8" "$a8" "$occ8" "$early8" "$p8" "$eight"),
+             $(tactic "$s16" "$kw16" "$a16" "$occ16" "$early16" "$p16" \
+    "$sixteen")"
   for m in 1 2 4 8 16; do
-    compile_variant "$shape" "$n" "$k" "$m" "$splits" "$kw" 1 "" \
-      "$min_ctas" "$early" "$passes"
-    compile_variant "$shape" "$n" "$k" "$m" "$splits" "$kw" 1 "$tp" \
-      "$min_ctas" "$early" "$passes"
+    if ((m <= 8)); then
+      serving=("$s8" "$kw8" "$a8" "$occ8" "$early8" "$p8")
+    else
+      serving=("$s16" "$kw16" "$a16" "$occ16" "$early16" "$p16")
+    fi
+    compile_variant "$shape" "$n" "$k" "$m" "" \
+      "$(variant_name "$shape" "$m" "" "${serving[@]}")" "$tactics"
+    compile_variant "$shape" "$n" "$k" "$m" "$tp" \
+      "$(variant_name "$shape" "$m" 1 "${serving[@]}")" "$tactics"
     ((sweep)) || continue
     for s in 1 2 4; do
       for w in 64 128; do
@@ -110,12 +125,14 @@ while read -r shape n k splits kw min_ctas early passes; do
         variant_passes=1
         [[ $shape == oproj_* && $s == 1 ]] && variant_passes="1 2 4"
         for p in $variant_passes; do
-          for hint in "" 1; do
-            for launch in "" 1; do
-              [[ $s == "$splits" && $w == "$kw" && $p == "$passes" &&
-                $hint == "$min_ctas" && $launch == "$early" ]] && continue
-              compile_variant "$shape" "$n" "$k" "$m" "$s" "$w" 1 "" \
-                "$hint" "$launch" "$p"
+          for hint in 0 1; do
+            for launch in 0 1; do
+              name=$(variant_name "$shape" "$m" "" "$s" "$w" 2 "$hint" \
+                "$launch" "$p")
+              [ -e "$out/$name" ] && continue
+              compile_variant "$shape" "$n" "$k" "$m" "" "$name" \
+                "$(tactic "$s" "$w" 2 "$hint" "$launch" "$p" \
+                  "$eight, $sixteen")"
             done
           done
         done
@@ -123,11 +140,11 @@ while read -r shape n k splits kw min_ctas early passes; do
     done
   done
 done <<'SHAPES'
-unpooler_tp4 2048 4096 1 128 0 0 1
-unpooler_tp8 1024 4096 1 128 0 0 1
-unpooler_tp16 512 4096 2 128 1 0 1
-oproj_tp4 8192 2048 1 128 0 0 4
-oproj_tp8 8192 1024 1 128 1 1 1
-oproj_tp16 8192 512 1 128 1 0 1
+unpooler_tp4 2048 4096   1 128 2 0 1 1   1 128 1 0 1 1
+unpooler_tp8 1024 4096   1 128 2 0 0 1   2 128 1 1 0 1
+unpooler_tp16 512 4096   2 128 4 1 0 1   2 128 2 1 1 1
+oproj_tp4 8192 2048      1 128 1 1 0 1   1 64 1 0 1 4
+oproj_tp8 8192 1024      1 128 2 1 1 1   1 128 1 1 1 1
+oproj_tp16 8192 512      1 128 2 1 0 1   1 128 4 1 0 1
 SHAPES
 echo "$(ls "$out" | wc -l) bundles in $out, $skipped variants skipped"

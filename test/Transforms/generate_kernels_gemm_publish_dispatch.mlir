@@ -125,3 +125,89 @@ func.func @two_changes(%x: memref<?x1024xbf16>, %w: memref<1024x1024xbf16>,
       : memref<?x1024xbf16>, memref<1024x1024xbf16>, memref<?x1024xbf16>
   return
 }
+
+// -----
+
+// Several tactics: each serves the M past the previous one's token_tiles,
+// one kernel per (tactic, tile) in the order of the first M it serves, with
+// that tactic's launch: M = 1..4 one split of 32 warps, 5..8 two splits
+// (a cluster of 2) of 32 warps launching dependents early, 9..16 two
+// splits of 16 warps with the register budget hint and the 16-token tile.
+
+// CHECK-LABEL: func.func @three_tactics
+// CHECK: %[[M:.*]] = memref.dim
+// CHECK: %[[FOUR:.*]] = arith.constant 4 : index
+// CHECK: %[[FEW:.*]] = arith.cmpi ule, %[[M]], %[[FOUR]] : index
+// CHECK: scf.if %[[FEW]] {
+// CHECK: gpu.launch_func @gemm_publish_0::@gemm_publish_0 blocks in
+// CHECK: } else {
+// CHECK: %[[EIGHT:.*]] = arith.constant 8 : index
+// CHECK: %[[SOME:.*]] = arith.cmpi ule, %[[M]], %[[EIGHT]] : index
+// CHECK: scf.if %[[SOME]] {
+// CHECK: gpu.launch_func @gemm_publish_1::@gemm_publish_1 clusters in
+// CHECK: } else {
+// CHECK: gpu.launch_func @gemm_publish_2::@gemm_publish_2 clusters in
+// CHECK: gpu.func @gemm_publish_0
+// CHECK-SAME: known_block_size = array<i32: 1024, 1, 1>
+// CHECK-SAME: known_grid_size = array<i32: 64, 1, 1>
+// CHECK-SAME: lamport.attributes = {token_tile = 8 : i64}
+// CHECK-SAME: lamport.pdl} {
+// CHECK: nvvm.griddepcontrol wait
+// CHECK: nvvm.mma.sync
+// CHECK: nvvm.griddepcontrol launch_dependents
+// CHECK: gpu.func @gemm_publish_1
+// CHECK-SAME: known_block_size = array<i32: 1024, 1, 1>
+// CHECK-SAME: known_grid_size = array<i32: 64, 2, 1>
+// CHECK-SAME: lamport.attributes = {token_tile = 8 : i64}
+// CHECK: nvvm.griddepcontrol launch_dependents
+// CHECK: nvvm.griddepcontrol wait
+// CHECK: gpu.func @gemm_publish_2
+// CHECK-SAME: known_block_size = array<i32: 512, 1, 1>
+// CHECK-SAME: known_grid_size = array<i32: 64, 2, 1>
+// CHECK-SAME: lamport.attributes = {token_tile = 16 : i64}
+// CHECK-SAME: lamport.pdl, nvvm.minctasm = 1 : i32} {
+// CHECK-COUNT-16: nvvm.mma.sync
+// CHECK-NOT: nvvm.mma.sync
+// CHECK-NOT: gpu.module
+func.func @three_tactics(%x: memref<?x4096xbf16>, %w: memref<1024x4096xbf16>,
+                         %y: memref<?x1024xbf16>) {
+  lamport.gemm_publish %x, %w into %y
+      tactic(#lamport.tactic<splits = 1, kw = 128, accs = 2,
+                             token_tiles = [8, 8, 8, 8]>,
+             #lamport.tactic<splits = 2, kw = 64, accs = 2,
+                             early_dependents = true,
+                             token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>,
+             #lamport.tactic<splits = 2, kw = 128, accs = 2,
+                             min_ctas_per_sm = 1,
+                             token_tiles = [16, 16, 16, 16, 16, 16, 16, 16,
+                                            16, 16, 16, 16, 16, 16, 16, 16]>)
+      {pdl} : memref<?x4096xbf16>, memref<1024x4096xbf16>, memref<?x1024xbf16>
+  return
+}
+
+// -----
+
+// A static M runs the one tactic that serves it: M = 12 takes the second
+// (two splits, 16-token tile), and the first never becomes a kernel.
+
+// CHECK-LABEL: func.func @static_m_second_tactic
+// CHECK-NOT: scf.if
+// CHECK: gpu.launch_func @gemm_publish_0::@gemm_publish_0 clusters in
+// CHECK-NOT: gpu.launch_func
+// CHECK: gpu.func @gemm_publish_0
+// CHECK-SAME: known_block_size = array<i32: 512, 1, 1>
+// CHECK-SAME: known_grid_size = array<i32: 64, 2, 1>
+// CHECK-SAME: lamport.attributes = {token_tile = 16 : i64}
+// CHECK-NOT: gpu.module
+func.func @static_m_second_tactic(%x: memref<12x4096xbf16>,
+                                  %w: memref<1024x4096xbf16>,
+                                  %y: memref<12x1024xbf16>) {
+  lamport.gemm_publish %x, %w into %y
+      tactic(#lamport.tactic<splits = 1, kw = 128, accs = 2,
+                             token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>,
+             #lamport.tactic<splits = 2, kw = 128, accs = 2,
+                             token_tiles = [16, 16, 16, 16, 16, 16, 16, 16,
+                                            16, 16, 16, 16, 16, 16, 16, 16]>)
+      : memref<12x4096xbf16>, memref<1024x4096xbf16>, memref<12x1024xbf16>
+  return
+}

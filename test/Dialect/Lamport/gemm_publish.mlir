@@ -109,3 +109,27 @@ func.func @gemm_tiles(%x1: memref<?x2048xbf16>, %w1: memref<8192x2048xbf16>,
       : memref<1x32xbf16>, memref<64x32xbf16>, memref<1x64xbf16>
   return
 }
+
+// -----
+
+// Several tactics split M between them, printed as the list they were
+// written as: the first serves M = 1..4, the second 5..8, the third 9..16.
+
+// CHECK-LABEL: func.func @gemm_tactic_per_m
+// CHECK: tactic(#lamport.tactic<splits = 1, kw = 128, accs = 2, token_tiles = [8, 8, 8, 8]>, #lamport.tactic<splits = 2, kw = 64, accs = 4, early_dependents = true, token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>, #lamport.tactic<splits = 2, kw = 128, accs = 1, min_ctas_per_sm = 1, token_tiles = [16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16]>)
+func.func @gemm_tactic_per_m(%x: memref<?x4096xbf16>,
+                             %w: memref<1024x4096xbf16>,
+                             %y: memref<?x1024xbf16>) {
+  lamport.gemm_publish %x, %w into %y
+      tactic(#lamport.tactic<splits = 1, kw = 128, accs = 2,
+                             token_tiles = [8, 8, 8, 8]>,
+             #lamport.tactic<splits = 2, kw = 64, accs = 4,
+                             early_dependents = true,
+                             token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>,
+             #lamport.tactic<splits = 2, kw = 128, accs = 1,
+                             min_ctas_per_sm = 1,
+                             token_tiles = [16, 16, 16, 16, 16, 16, 16, 16,
+                                            16, 16, 16, 16, 16, 16, 16, 16]>)
+      : memref<?x4096xbf16>, memref<1024x4096xbf16>, memref<?x1024xbf16>
+  return
+}

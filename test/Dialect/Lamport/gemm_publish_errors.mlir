@@ -519,3 +519,93 @@ func.func @passes_with_splits(%x: memref<?x1024xbf16>,
       : memref<?x1024xbf16>, memref<8192x1024xbf16>, memref<?x8192xbf16>
   return
 }
+
+// -----
+
+// With several tactics, the one at fault is named by its place.
+func.func @second_tactic_unsupported(%x: memref<?x1024xbf16>,
+                                     %w: memref<8192x1024xbf16>,
+                                     %y: memref<?x8192xbf16>) {
+  // expected-error @+1 {{'lamport.gemm_publish' op tactic 1: passes = 2 needs splits = 1 (the split-K sums reach rank 0 once per launch), not 2}}
+  lamport.gemm_publish %x, %w into %y
+      tactic(#lamport.tactic<splits = 1, kw = 64, accs = 2,
+                             token_tiles = [8]>,
+             #lamport.tactic<splits = 2, kw = 64, accs = 2, passes = 2,
+                             token_tiles = [8, 8, 8, 8, 8, 8, 8, 8,
+                                            16, 16, 16, 16, 16, 16, 16, 16]>)
+      : memref<?x1024xbf16>, memref<8192x1024xbf16>, memref<?x8192xbf16>
+  return
+}
+
+// -----
+
+// The second tactic covers no M past the first's 1..8: it would never run.
+func.func @tactic_serves_nothing(%x: memref<?x1024xbf16>,
+                                 %w: memref<8192x1024xbf16>,
+                                 %y: memref<?x8192xbf16>) {
+  // expected-error @+1 {{'lamport.gemm_publish' op tactic 1: serves no M: its token_tiles cover M 1..4 and earlier tactics already serve M 1..8}}
+  lamport.gemm_publish %x, %w into %y
+      tactic(#lamport.tactic<splits = 1, kw = 64, accs = 2,
+                             token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>,
+             #lamport.tactic<splits = 2, kw = 64, accs = 2,
+                             token_tiles = [8, 8, 8, 8]>,
+             #lamport.tactic<splits = 1, kw = 64, accs = 2,
+                             token_tiles = [16, 16, 16, 16, 16, 16, 16, 16,
+                                            16, 16, 16, 16, 16, 16, 16, 16]>)
+      : memref<?x1024xbf16>, memref<8192x1024xbf16>, memref<?x8192xbf16>
+  return
+}
+
+// -----
+
+// A mailbox of capacity 8 takes M up to 8, all of it served by the first
+// tactic: the second, for M = 9..16, would never run.
+!mb8 = !lamport.mailbox<tp = 4, capacity = 8, width = 8192>
+func.func @tactic_past_capacity(%x: memref<?x1024xbf16>,
+                                %w: memref<8192x1024xbf16>,
+                                %y: memref<?x8192xbf16>, %mb: !mb8) {
+  // expected-error @+1 {{'lamport.gemm_publish' op tactic 1: serves no M: its token_tiles cover M 1..16 and earlier tactics already serve M 1..8 (every M the op takes)}}
+  lamport.gemm_publish %x, %w into %y mailbox %mb : !mb8
+      tactic(#lamport.tactic<splits = 1, kw = 64, accs = 2,
+                             token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>,
+             #lamport.tactic<splits = 1, kw = 64, accs = 2,
+                             token_tiles = [16, 16, 16, 16, 16, 16, 16, 16,
+                                            16, 16, 16, 16, 16, 16, 16, 16]>)
+      : memref<?x1024xbf16>, memref<8192x1024xbf16>, memref<?x8192xbf16>
+  return
+}
+
+// -----
+
+// An earlier tactic's tiles must hold for the M it lists, served or not:
+// its second entry, 2, is no tile at all.
+func.func @earlier_tactic_bad_tile(%x: memref<?x1024xbf16>,
+                                   %w: memref<8192x1024xbf16>,
+                                   %y: memref<?x8192xbf16>) {
+  // expected-error @+1 {{'lamport.gemm_publish' op tactic 0: token tiles [8, 2] do not cover M 1..2: token_tiles[m - 1] must be 8 or 16 and at least m}}
+  lamport.gemm_publish %x, %w into %y
+      tactic(#lamport.tactic<splits = 1, kw = 64, accs = 2,
+                             token_tiles = [8, 2]>,
+             #lamport.tactic<splits = 1, kw = 64, accs = 2,
+                             token_tiles = [16, 16, 16, 16, 16, 16, 16, 16,
+                                            16, 16, 16, 16, 16, 16, 16, 16]>)
+      : memref<?x1024xbf16>, memref<8192x1024xbf16>, memref<?x8192xbf16>
+  return
+}
+
+// -----
+
+// The last tactic must reach every M the op takes (16 here).
+func.func @last_tactic_short(%x: memref<?x1024xbf16>,
+                             %w: memref<8192x1024xbf16>,
+                             %y: memref<?x8192xbf16>) {
+  // expected-error @+1 {{'lamport.gemm_publish' op tactic 1: token tiles [16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16] do not cover M 1..16: token_tiles[m - 1] must be 8 or 16 and at least m}}
+  lamport.gemm_publish %x, %w into %y
+      tactic(#lamport.tactic<splits = 1, kw = 64, accs = 2,
+                             token_tiles = [8, 8, 8, 8]>,
+             #lamport.tactic<splits = 1, kw = 64, accs = 2,
+                             token_tiles = [16, 16, 16, 16, 16, 16, 16, 16,
+                                            16, 16, 16, 16]>)
+      : memref<?x1024xbf16>, memref<8192x1024xbf16>, memref<?x8192xbf16>
+  return
+}

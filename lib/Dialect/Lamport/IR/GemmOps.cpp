@@ -77,6 +77,14 @@ int64_t GemmPublishOp::getMaxTokens() {
   return LamportDialect::kMaxTokens;
 }
 
+TacticAttr GemmPublishOp::getTacticFor(int64_t m) {
+  SmallVector<TacticAttr> tactics = getTacticList();
+  for (TacticAttr tactic : tactics)
+    if (int64_t(tactic.getTokenTiles().size()) >= m)
+      return tactic;
+  return tactics.back();
+}
+
 /// Token tiles the kernel is generated for.
 static bool isTokenTile(int64_t tile) { return tile == 8 || tile == 16; }
 
@@ -111,23 +119,50 @@ LogicalResult GemmPublishOp::verify() {
                            << " != GEMM N " << n;
   }
 
-  std::string reason = launchUnsupported(n, k, getTactic());
-  if (!reason.empty())
-    return emitOpError() << reason;
+  SmallVector<TacticAttr> tactics = getTacticList();
+  // One tactic keeps its messages as they were; several name the one at
+  // fault by its place in the list.
+  auto named = [&](size_t i) {
+    return tactics.size() == 1 ? std::string()
+                               : llvm::formatv("tactic {0}: ", i).str();
+  };
+  for (auto [i, tactic] : llvm::enumerate(tactics)) {
+    std::string reason = launchUnsupported(n, k, tactic);
+    if (!reason.empty())
+      return emitOpError() << named(i) << reason;
+  }
 
   int64_t maxTokens = getMaxTokens();
   if (failed(verifyTokens(*this, xType, "x", maxTokens)) ||
       failed(verifyTokens(*this, yType, "y", maxTokens)))
     return failure();
-  ArrayRef<int64_t> tiles = getTactic().getTokenTiles();
-  bool covered = int64_t(tiles.size()) >= maxTokens;
-  for (int64_t m = 1; covered && m <= maxTokens; ++m)
-    covered = isTokenTile(tiles[m - 1]) && tiles[m - 1] >= m;
-  if (!covered) {
-    InFlightDiagnostic diag = emitOpError() << "token tiles [";
-    llvm::interleaveComma(tiles, diag);
-    return diag << "] do not cover M 1.." << maxTokens
-                << ": token_tiles[m - 1] must be 8 or 16 and at least m";
+  // Each tactic serves the M past the previous one's token_tiles, up to its
+  // own: a list no longer than the previous one would serve none.
+  int64_t served = 0;
+  for (auto [i, tactic] : llvm::enumerate(tactics)) {
+    int64_t covers = tactic.getTokenTiles().size();
+    if (i > 0 && (covers <= served || served >= maxTokens))
+      return emitOpError()
+             << named(i) << "serves no M: its token_tiles cover M 1.."
+             << covers << " and earlier tactics already serve M 1.."
+             << served << (served >= maxTokens ? " (every M the op takes)"
+                                               : "");
+    served = covers;
+  }
+  for (auto [i, tactic] : llvm::enumerate(tactics)) {
+    ArrayRef<int64_t> tiles = tactic.getTokenTiles();
+    bool last = i + 1 == tactics.size();
+    bool covered = !last || int64_t(tiles.size()) >= maxTokens;
+    int64_t checked = std::min<int64_t>(tiles.size(), maxTokens);
+    for (int64_t m = 1; covered && m <= checked; ++m)
+      covered = isTokenTile(tiles[m - 1]) && tiles[m - 1] >= m;
+    if (!covered) {
+      InFlightDiagnostic diag = emitOpError() << named(i) << "token tiles [";
+      llvm::interleaveComma(tiles, diag);
+      return diag << "] do not cover M 1.."
+                  << (last ? maxTokens : checked)
+                  << ": token_tiles[m - 1] must be 8 or 16 and at least m";
+    }
   }
   return success();
 }

@@ -42,6 +42,28 @@ static FailureOr<unsigned> parseCountParameter(AsmParser &parser) {
 #define GET_TYPEDEF_CLASSES
 #include "lamport/Dialect/Lamport/IR/LamportOpsTypes.cpp.inc"
 
+/// `tactic(#lamport.tactic<...>, ...)`: lamport.gemm_publish's tactics as a
+/// comma-separated list, so that one tactic reads as it always did.
+static ParseResult parseTacticList(OpAsmParser &parser, ArrayAttr &tactics) {
+  SmallVector<Attribute> list;
+  if (parser.parseCommaSeparatedList([&]() -> ParseResult {
+        TacticAttr tactic;
+        if (parser.parseAttribute(tactic))
+          return failure();
+        list.push_back(tactic);
+        return success();
+      }))
+    return failure();
+  tactics = parser.getBuilder().getArrayAttr(list);
+  return success();
+}
+
+static void printTacticList(OpAsmPrinter &printer, Operation *,
+                            ArrayAttr tactics) {
+  llvm::interleaveComma(tactics, printer,
+                        [&](Attribute tactic) { printer.printAttribute(tactic); });
+}
+
 #define GET_OP_CLASSES
 #include "lamport/Dialect/Lamport/IR/LamportOps.cpp.inc"
 

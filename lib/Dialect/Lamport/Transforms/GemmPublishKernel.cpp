@@ -649,57 +649,75 @@ void mlir::lamport::buildGemmPublishBody(ImplicitLocOpBuilder &b,
 static constexpr unsigned kNoTokensDim = ~0u;
 
 namespace {
-/// Consecutive M, up to `last`, that one token tile serves.
+/// Consecutive M, up to `last`, that one kernel serves: one tactic's launch
+/// at one token tile.
 struct TileRun {
-  int64_t tile;
+  /// Index of the kernel (distinct tactic and tile) that serves the run.
+  unsigned kernel;
   int64_t last;
 };
 } // namespace
 
-LogicalResult mlir::lamport::generateGemmPublishKernel(
-    GemmPublishOp op, const KernelGenerationOptions &options) {
-  MemRefType weightType = op.getWeight().getType();
-  TacticAttr tactic = op.getTactic();
-  // The most tokens a launch can carry: x's static M where it has one, else
-  // the op's bound (16, or the mailbox capacity).
-  MemRefType xType = op.getX().getType();
-  int64_t maxTokens =
-      xType.isDynamicDim(0) ? op.getMaxTokens() : xType.getDimSize(0);
+/// The launch shape `tactic` gives an [n, k] weight at `tokenTile` tokens.
+static GemmLaunchShape launchShape(TacticAttr tactic, int64_t n, int64_t k,
+                                   int64_t tokenTile) {
   GemmLaunchShape shape;
-  shape.n = weightType.getDimSize(0);
-  shape.k = weightType.getDimSize(1);
+  shape.n = n;
+  shape.k = k;
   shape.splits = tactic.getSplits();
   shape.kw = tactic.getKw();
   shape.accs = tactic.getAccs();
   shape.tiles = tactic.getTiles();
   shape.passes = tactic.getPasses();
-  shape.warps = shape.k / (shape.splits * shape.kw);
+  shape.warps = k / (shape.splits * shape.kw);
   shape.earlyDependents = tactic.getEarlyDependents();
-  // Which token tile serves which M. x's static M runs one kernel with the
-  // largest tile any M up to it asks for. A dynamic M runs one kernel per
-  // distinct tile the tactic asks for over 1..maxTokens, chosen by M at
-  // launch: each run of consecutive M with one tile is one alternative.
-  ArrayRef<int64_t> tiles = tactic.getTokenTiles();
+  shape.tokenTile = tokenTile;
+  return shape;
+}
+
+LogicalResult mlir::lamport::generateGemmPublishKernel(
+    GemmPublishOp op, const KernelGenerationOptions &options) {
+  MemRefType weightType = op.getWeight().getType();
+  int64_t n = weightType.getDimSize(0), k = weightType.getDimSize(1);
+  // The most tokens a launch can carry: x's static M where it has one, else
+  // the op's bound (16, or the mailbox capacity).
+  MemRefType xType = op.getX().getType();
+  int64_t maxTokens =
+      xType.isDynamicDim(0) ? op.getMaxTokens() : xType.getDimSize(0);
+  // Which kernel serves which M: the tactic that serves M at its token
+  // tile. x's static M runs one kernel: its tactic at the largest tile any M
+  // up to it asks of that tactic. A dynamic M runs one kernel per distinct
+  // (tactic, tile) over 1..maxTokens, chosen by M at launch: each run of
+  // consecutive M with one of them is one alternative.
+  SmallVector<TacticAttr> kernelTactics;
+  SmallVector<GemmLaunchShape> shapes;
+  auto kernelFor = [&](TacticAttr tactic, int64_t tile) -> unsigned {
+    for (auto [i, shape] : llvm::enumerate(shapes))
+      if (kernelTactics[i] == tactic && shape.tokenTile == tile)
+        return i;
+    kernelTactics.push_back(tactic);
+    shapes.push_back(launchShape(tactic, n, k, tile));
+    return shapes.size() - 1;
+  };
   SmallVector<TileRun> runs;
   if (!xType.isDynamicDim(0)) {
-    runs.push_back({*std::max_element(tiles.begin(), tiles.begin() + maxTokens),
-                    maxTokens});
+    TacticAttr tactic = op.getTacticFor(maxTokens);
+    ArrayRef<int64_t> tiles = tactic.getTokenTiles();
+    runs.push_back(
+        {kernelFor(tactic,
+                   *std::max_element(tiles.begin(), tiles.begin() + maxTokens)),
+         maxTokens});
   } else {
     for (int64_t m = 1; m <= maxTokens; ++m) {
-      if (runs.empty() || runs.back().tile != tiles[m - 1])
-        runs.push_back({tiles[m - 1], m});
+      TacticAttr tactic = op.getTacticFor(m);
+      unsigned kernel = kernelFor(tactic, tactic.getTokenTiles()[m - 1]);
+      if (runs.empty() || runs.back().kernel != kernel)
+        runs.push_back({kernel, m});
       else
         runs.back().last = m;
     }
   }
-  // The distinct tiles, in the order of the first M that takes each: the
-  // order their kernels are numbered in.
-  SmallVector<int64_t> distinctTiles;
-  for (const TileRun &run : runs)
-    if (!llvm::is_contained(distinctTiles, run.tile))
-      distinctTiles.push_back(run.tile);
-  for (int64_t tile : distinctTiles) {
-    shape.tokenTile = tile;
+  for (const GemmLaunchShape &shape : shapes) {
     std::string reason = shape.unsupported();
     if (!reason.empty())
       return op.emitOpError() << "has no kernel: " << reason;
@@ -727,8 +745,6 @@ LogicalResult mlir::lamport::generateGemmPublishKernel(
   signature.tokensBuffer = op.getX();
   signature.tokensDim = 0;
   signature.pdl = op.getPdl();
-  signature.launch =
-      FixedLaunch{shape.gridX(), shape.splits, shape.threads(), shape.splits};
   MLIRContext *ctx = op.getContext();
   TransportAttr transport;
   if (op.getMailbox()) {
@@ -737,7 +753,7 @@ LogicalResult mlir::lamport::generateGemmPublishKernel(
     signature.attributes.push_back(
         NamedAttribute(StringAttr::get(ctx, "transport"), transport));
   }
-  // One kernel per distinct tile; they differ only in the tile.
+  // One kernel per distinct (tactic, tile).
   auto buildBody = [&](const GemmLaunchShape &tileShape) {
     return [&, tileShape](OpBuilder &builder, Location loc,
                           KernelBody &kernel) {
@@ -763,28 +779,30 @@ LogicalResult mlir::lamport::generateGemmPublishKernel(
   };
   SmallVector<KernelSignature> signatures;
   SmallVector<gpu::GPUFuncOp> kernels;
-  for (int64_t tile : distinctTiles) {
-    KernelSignature tileSignature = signature;
-    tileSignature.attributes.push_back(
+  for (auto [shape, tactic] : llvm::zip_equal(shapes, kernelTactics)) {
+    KernelSignature kernelSignature = signature;
+    kernelSignature.launch =
+        FixedLaunch{shape.gridX(), shape.splits, shape.threads(), shape.splits};
+    kernelSignature.attributes.push_back(
         NamedAttribute(StringAttr::get(ctx, "token_tile"),
-                       IntegerAttr::get(IntegerType::get(ctx, 64), tile)));
+                       IntegerAttr::get(IntegerType::get(ctx, 64),
+                                        shape.tokenTile)));
     // Consumers that read the tactic back from the launch shape (the
     // benchmark) need the passes: the grid alone cannot tell them from
     // tiles.
     if (shape.passes > 1)
-      tileSignature.attributes.push_back(NamedAttribute(
+      kernelSignature.attributes.push_back(NamedAttribute(
           StringAttr::get(ctx, "passes"),
           IntegerAttr::get(IntegerType::get(ctx, 64), shape.passes)));
-    shape.tokenTile = tile;
     kernels.push_back(
-        createKernel(op, tileSignature, options, buildBody(shape)));
+        createKernel(op, kernelSignature, options, buildBody(shape)));
     // The register budget hint: the NVVM lowering turns nvvm.minctasm into
     // PTX .minnctapersm.
     if (unsigned minCtas = tactic.getMinCtasPerSm())
       kernels.back()->setAttr(
           NVVM::NVVMDialect::getMinctasmAttrName(),
           IntegerAttr::get(IntegerType::get(ctx, 32), minCtas));
-    signatures.push_back(std::move(tileSignature));
+    signatures.push_back(std::move(kernelSignature));
   }
 
   // The launches, where the op was: one, or a chain of scf.if on
@@ -793,8 +811,7 @@ LogicalResult mlir::lamport::generateGemmPublishKernel(
   Location loc = op.getLoc();
   OpBuilder b(op);
   auto launchRun = [&](OpBuilder &builder, Location loc, const TileRun &run) {
-    unsigned k = llvm::find(distinctTiles, run.tile) - distinctTiles.begin();
-    createLaunch(builder, loc, signatures[k], kernels[k]);
+    createLaunch(builder, loc, signatures[run.kernel], kernels[run.kernel]);
   };
   if (runs.size() == 1) {
     launchRun(b, loc, runs.front());

@@ -12,6 +12,12 @@ include "lamport/Dialect/Lamport/IR/LamportTypes.td"
 include "lamport/Dialect/Lamport/IR/LamportAttrs.td"
 include "mlir/IR/CommonTypeConstraints.td"
 
+/// One or more tactics; printed and parsed as a comma-separated list.
+def Lamport_TacticListAttr
+    : ConfinedAttr<TypedArrayAttrBase<Lamport_TacticAttr,
+                                      "list of GEMM tactics">,
+                   [ArrayMinCount<1>]>;
+
 def Lamport_BF16Matrix : MemRefRankOf<[BF16], [2]>;
 def Lamport_TicketType : MemRefRankOf<[I32], [1]>;
 
@@ -33,6 +39,12 @@ def Lamport_GemmPublishOp : Lamport_Op<"gemm_publish",
     summed in a fixed order (warps, then splits), so results are bitwise
     reproducible and do not depend on `tiles`.
 
+    Several tactics, in order, split the range of M between them: each
+    serves the M its `token_tiles` covers that no earlier one does, so their
+    `token_tiles` grow strictly longer and the last covers every M the op
+    takes. The best launch for 16 tokens is rarely the best for one
+    (docs/design/gemm.md); with M dynamic, M picks the kernel at launch.
+
     ```mlir
     lamport.gemm_publish %x, %w into %y
         mailbox %mb : !lamport.mailbox<tp = 8, capacity = 16, width = 1024>
@@ -40,20 +52,27 @@ def Lamport_GemmPublishOp : Lamport_Op<"gemm_publish",
             token_tiles = [8, 8, 8, 8, 8, 8, 8, 8,
                            16, 16, 16, 16, 16, 16, 16, 16]>)
         : memref<?x4096xbf16>, memref<1024x4096xbf16>, memref<?x1024xbf16>
+    // M = 1..8 on one split, 9..16 on two.
+    lamport.gemm_publish %x, %w into %y
+        tactic(#lamport.tactic<splits = 1, kw = 128, accs = 2,
+                   token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>,
+               #lamport.tactic<splits = 2, kw = 128, accs = 2,
+                   min_ctas_per_sm = 1, token_tiles = [16]>)
+        : memref<?x4096xbf16>, memref<1024x4096xbf16>, memref<?x1024xbf16>
     ```
   }];
   let arguments = (ins Lamport_BF16Matrix:$x, Lamport_BF16Matrix:$weight,
                        Lamport_BF16Matrix:$y,
                        Optional<Lamport_MailboxType>:$mailbox,
                        Optional<Lamport_TicketType>:$ticket,
-                       Lamport_TacticAttr:$tactic,
+                       Lamport_TacticListAttr:$tactics,
                        OptionalAttr<Lamport_TransportAttr>:$transport,
                        UnitAttr:$pdl);
   let assemblyFormat = [{
     $x `,` $weight `into` $y
     (`mailbox` $mailbox^ `:` qualified(type($mailbox)))?
     (`ticket` $ticket^ `:` type($ticket))?
-    `tactic` `(` qualified($tactic) `)`
+    `tactic` `(` custom<TacticList>($tactics) `)`
     attr-dict `:` type($x) `,` type($weight) `,` type($y)
   }];
   let hasVerifier = 1;
@@ -67,6 +86,13 @@ def Lamport_GemmPublishOp : Lamport_Op<"gemm_publish",
     /// rules of the kernel's launch shape, shared with tactic selection.
     static std::string launchUnsupported(int64_t n, int64_t k,
                                          TacticAttr tactic);
+    /// The tactics, in the order they split M between them.
+    SmallVector<TacticAttr> getTacticList() {
+      return llvm::to_vector(getTactics().getAsRange<TacticAttr>());
+    }
+    /// The tactic that serves `m` tokens: the first whose token_tiles
+    /// reaches m (the verifier makes sure one does, up to getMaxTokens()).
+    TacticAttr getTacticFor(int64_t m);
   }];
 }
 
