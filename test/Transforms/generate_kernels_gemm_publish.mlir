@@ -20,8 +20,10 @@
 // CHECK-SAME: lamport.attributes = {token_tile = 8 : i64}
 // CHECK-SAME: lamport.op = "gemm_publish"
 // CHECK-SAME: lamport.pdl
-// Weights: two rows of 2 chunks, invariant, before the wait.
-// CHECK-COUNT-4: llvm.load %{{.*}} invariant {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xi32>
+// Weights: two rows of 2 chunks, read-only and evict-first in L2, before
+// the wait.
+// CHECK: %[[POLICY:.*]] = llvm.inline_asm "createpolicy.fractional.L2::evict_first.b64 $0, 1.0;", "=l"
+// CHECK-COUNT-4: llvm.inline_asm has_side_effects "ld.global.nc.L2::cache_hint.v4.b32 {$0, $1, $2, $3}, [$4], $5;", "=r,=r,=r,=r,l,l" %{{.*}}, %[[POLICY]]
 // CHECK: nvvm.griddepcontrol wait
 // CHECK-COUNT-2: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xi32>
 // CHECK-COUNT-4: nvvm.mma.sync
@@ -68,11 +70,12 @@ func.func @oproj_tp8(%x: memref<4x1024xbf16>, %w: memref<8192x1024xbf16>,
 // CHECK-SAME: lamport.attributes = {token_tile = 16 : i64, transport = #lamport.transport<multicast>}
 // Before the weight loads, rank 0's split barrier expects the other three
 // splits' [16 tokens, 16 features] FP32 sums: 3 x 16 x 16 x 4 bytes.
+// CHECK: %[[POLICY:.*]] = llvm.inline_asm "createpolicy.fractional.L2::evict_first.b64 $0, 1.0;", "=l"
 // CHECK: nvvm.read.ptx.sreg.cluster.ctarank
 // CHECK: mbarrier.arrive.expect_tx.shared::cta.b64 state, [$0], 3072;
 // CHECK: fence.mbarrier_init.release.cluster
 // CHECK: nvvm.cluster.arrive
-// CHECK: llvm.load %{{.*}} invariant {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xi32>
+// CHECK: llvm.inline_asm has_side_effects "ld.global.nc.L2::cache_hint.v4.b32 {$0, $1, $2, $3}, [$4], $5;", "=r,=r,=r,=r,l,l" %{{.*}}, %[[POLICY]]
 // NEXT is read by thread 0 as soon as the previous kernel is done, not in
 // the epilogue, and handed to the epilogue through shared memory.
 // CHECK: nvvm.griddepcontrol wait

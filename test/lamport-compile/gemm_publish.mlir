@@ -62,12 +62,14 @@
 // The reduction's shared memory: (8 warps + 2 splits) x tile x 16 x 4.
 // T8:        .shared .align 16 .b8 warp_partials[4096];
 // T16:       .shared .align 16 .b8 warp_partials[8192];
+// The weights' L2 policy: evict first (read once a step).
+// PTX:       createpolicy.fractional.L2::evict_first.b64 [[POLICY:%rd[0-9]+]], 1.0;
 // Rank 0 expects the other split's [tile, 16] FP32 sum: 512 or 1024 bytes.
 // T8:        mbarrier.init.shared::cta.b64 [{{.*}}], 1; mbarrier.arrive.expect_tx.shared::cta.b64 state, [{{.*}}], 512;
 // T16:       mbarrier.init.shared::cta.b64 [{{.*}}], 1; mbarrier.arrive.expect_tx.shared::cta.b64 state, [{{.*}}], 1024;
 // PTX:       fence.mbarrier_init.release.cluster
 // PTX:       barrier.cluster.arrive
-// PTX:       ld.global.nc.{{v4.b32|v2.b64}}
+// PTX:       ld.global.nc.L2::cache_hint.v4.b32 {{.*}}, [[POLICY]];
 // PTX:       griddepcontrol.wait
 // 16-byte activation loads (sm_100a spells them v2.b64).
 // PTX:       ld.global.{{v4.b32|v2.b64}}

@@ -12,6 +12,22 @@
 using namespace mlir;
 using namespace mlir::lamport;
 
+/// `instruction` as inline PTX without a memory clobber, with one result:
+/// other memory accesses may move across it. With `sideEffects` LLVM keeps
+/// it where it is among other side effects (a load that must stay before
+/// griddepcontrol.wait); without, it is a pure function of its operands.
+static Value unclobberedPTX(OpBuilder &b, Location loc, Type result,
+                            StringRef instruction, StringRef constraints,
+                            ValueRange operands, bool sideEffects) {
+  return LLVM::InlineAsmOp::create(
+             b, loc, TypeRange{result}, operands, instruction, constraints,
+             sideEffects, /*is_align_stack=*/false,
+             LLVM::tailcallkind::TailCallKind::None,
+             /*asm_dialect=*/LLVM::AsmDialectAttr(),
+             /*operand_attrs=*/ArrayAttr())
+      .getResult(0);
+}
+
 Value ptx::inlinePTX(OpBuilder &b, Location loc, Type result,
                      StringRef instruction, StringRef constraints,
                      ValueRange operands) {
@@ -75,4 +91,30 @@ void ptx::waitMbarrierPhaseZero(OpBuilder &b, Location loc, Value barrier) {
             "{ .reg .pred done; wait: mbarrier.try_wait.parity.shared::cta.b64 "
             "done, [$0], 0; @!done bra wait; }",
             "l", barrier);
+}
+
+Value ptx::createEvictFirstPolicy(OpBuilder &b, Location loc) {
+  return unclobberedPTX(b, loc, b.getI64Type(),
+                        "createpolicy.fractional.L2::evict_first.b64 $0, 1.0;",
+                        "=l", {}, /*sideEffects=*/false);
+}
+
+Value ptx::loadInvariantFragmentWithPolicy(OpBuilder &b, Location loc,
+                                           Value address, Value policy) {
+  Type i32 = b.getI32Type();
+  auto words = LLVM::LLVMStructType::getLiteral(b.getContext(),
+                                                SmallVector<Type>(4, i32));
+  // Side effects only to keep it in program order with the PDL wait: the
+  // weights are loaded before it so that they overlap the previous kernel.
+  Value loaded = unclobberedPTX(
+      b, loc, words,
+      "ld.global.nc.L2::cache_hint.v4.b32 {$0, $1, $2, $3}, [$4], $5;",
+      "=r,=r,=r,=r,l,l", ValueRange{address, policy}, /*sideEffects=*/true);
+  Value fragment =
+      LLVM::UndefOp::create(b, loc, VectorType::get({4}, i32));
+  for (int64_t i = 0; i < 4; ++i)
+    fragment = LLVM::InsertElementOp::create(
+        b, loc, fragment, LLVM::ExtractValueOp::create(b, loc, loaded, i),
+        LLVM::ConstantOp::create(b, loc, i32, b.getI32IntegerAttr(i)));
+  return fragment;
 }

@@ -64,6 +64,17 @@ void storeAsyncToCluster(OpBuilder &b, Location loc, Value address, Value value,
 /// (`ptr<3>`) until its phase 0 completed.
 void waitMbarrierPhaseZero(OpBuilder &b, Location loc, Value barrier);
 
+/// `createpolicy.fractional.L2::evict_first.b64`: an L2 cache policy (i64)
+/// that marks every line it touches first to go, for data read once.
+Value createEvictFirstPolicy(OpBuilder &b, Location loc);
+
+/// `ld.global.nc.L2::cache_hint.v4.b32`: one 16-byte load of read-only
+/// global memory at `address` (`ptr<1>`) under the L2 cache `policy`
+/// (createEvictFirstPolicy), as vector<4xi32>. It stays in program order
+/// with other side effects (the PDL wait) but has no memory clobber.
+Value loadInvariantFragmentWithPolicy(OpBuilder &b, Location loc,
+                                      Value address, Value policy);
+
 } // namespace mlir::lamport::ptx
 
 #endif // LAMPORT_CONVERSION_LAMPORTTONVVM_PTX_H
