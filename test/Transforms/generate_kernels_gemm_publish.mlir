@@ -20,11 +20,12 @@
 // CHECK-SAME: lamport.attributes = {token_tile = 8 : i64}
 // CHECK-SAME: lamport.op = "gemm_publish"
 // CHECK-SAME: lamport.pdl
-// Weights: two rows of 2 chunks, read-only and evict-first in L2, before
-// the wait.
+// Weights: two rows of 2 chunks, evict-first in L2, before the wait, which
+// the never-taken store on the launch's raw M keeps after them.
 // CHECK: %[[POLICY:.*]] = llvm.inline_asm "createpolicy.fractional.L2::evict_first.b64 $0, 1.0;", "=l"
-// CHECK-COUNT-4: llvm.inline_asm has_side_effects "ld.global.nc.L2::cache_hint.v4.b32 {$0, $1, $2, $3}, [$4], $5;", "=r,=r,=r,=r,l,l" %{{.*}}, %[[POLICY]]
-// CHECK: nvvm.griddepcontrol wait
+// CHECK-COUNT-4: llvm.inline_asm has_side_effects "ld.global.L2::cache_hint.v4.b32 {$0, $1, $2, $3}, [$4], $5;", "=r,=r,=r,=r,l,l" %{{.*}}, %[[POLICY]]
+// CHECK: llvm.inline_asm has_side_effects "{ .reg .pred never; setp.gt.u32 never, $0, 2147483647; @never st.global.b32 [$1], 0; }", "r,l,~{memory}" %arg{{[0-9]+}},
+// CHECK-NEXT: nvvm.griddepcontrol wait
 // CHECK-COUNT-2: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xi32>
 // CHECK-COUNT-4: nvvm.mma.sync
 // CHECK-NOT: nvvm.mma.sync
@@ -75,7 +76,7 @@ func.func @oproj_tp8(%x: memref<4x1024xbf16>, %w: memref<8192x1024xbf16>,
 // CHECK: mbarrier.arrive.expect_tx.shared::cta.b64 state, [$0], 3072;
 // CHECK: fence.mbarrier_init.release.cluster
 // CHECK: nvvm.cluster.arrive
-// CHECK: llvm.inline_asm has_side_effects "ld.global.nc.L2::cache_hint.v4.b32 {$0, $1, $2, $3}, [$4], $5;", "=r,=r,=r,=r,l,l" %{{.*}}, %[[POLICY]]
+// CHECK: llvm.inline_asm has_side_effects "ld.global.L2::cache_hint.v4.b32 {$0, $1, $2, $3}, [$4], $5;", "=r,=r,=r,=r,l,l" %{{.*}}, %[[POLICY]]
 // NEXT is read by thread 0 as soon as the previous kernel is done, not in
 // the epilogue, and handed to the epilogue through shared memory.
 // CHECK: nvvm.griddepcontrol wait

@@ -23,7 +23,7 @@
 // CHECK-SAME: known_block_size = array<i32: 512, 1, 1>
 // CHECK-SAME: known_grid_size = array<i32: 256, 1, 1>
 // CHECK: %[[POLICY:.*]] = llvm.inline_asm "createpolicy.fractional.L2::evict_first.b64 $0, 1.0;", "=l"
-// CHECK-COUNT-8: llvm.inline_asm has_side_effects "ld.global.nc.L2::cache_hint.v4.b32 {$0, $1, $2, $3}, [$4], $5;", "=r,=r,=r,=r,l,l" %{{.*}}, %[[POLICY]]
+// CHECK-COUNT-8: llvm.inline_asm has_side_effects "ld.global.L2::cache_hint.v4.b32 {$0, $1, $2, $3}, [$4], $5;", "=r,=r,=r,=r,l,l" %{{.*}}, %[[POLICY]]
 // CHECK-NOT: llvm.load
 // CHECK: nvvm.griddepcontrol wait
 // CHECK-COUNT-2: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xi32>
@@ -77,7 +77,7 @@ func.func @oproj_tp8_two_tiles(%x: memref<4x1024xbf16>,
 // CHECK-SAME: known_grid_size = array<i32: 1, 1, 1>
 // CHECK-SAME: lamport.attributes = {token_tile = 16 : i64, transport = #lamport.transport<unicast>}
 // CHECK: %[[POLICY:.*]] = llvm.inline_asm "createpolicy.fractional.L2::evict_first.b64 $0, 1.0;", "=l"
-// CHECK-COUNT-16: llvm.inline_asm has_side_effects "ld.global.nc.L2::cache_hint.v4.b32 {$0, $1, $2, $3}, [$4], $5;", "=r,=r,=r,=r,l,l" %{{.*}}, %[[POLICY]]
+// CHECK-COUNT-16: llvm.inline_asm has_side_effects "ld.global.L2::cache_hint.v4.b32 {$0, $1, $2, $3}, [$4], $5;", "=r,=r,=r,=r,l,l" %{{.*}}, %[[POLICY]]
 // CHECK: lamport.stage.next
 // CHECK-COUNT-4: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xi32>
 // CHECK-COUNT-32: nvvm.mma.sync

@@ -69,8 +69,12 @@
 // T16:       mbarrier.init.shared::cta.b64 [{{.*}}], 1; mbarrier.arrive.expect_tx.shared::cta.b64 state, [{{.*}}], 1024;
 // PTX:       fence.mbarrier_init.release.cluster
 // PTX:       barrier.cluster.arrive
-// PTX:       ld.global.nc.L2::cache_hint.v4.b32 {{.*}}, [[POLICY]];
-// PTX:       griddepcontrol.wait
+// PTX:       ld.global.L2::cache_hint.v4.b32 {{.*}}, [[POLICY]];
+// The store that keeps ptxas from hoisting the wait above the weight loads
+// (never taken: M > INT32_MAX).
+// PTX:       @never st.global.b32
+// PTX-NEXT:  // end inline asm
+// PTX-NEXT:  griddepcontrol.wait
 // 16-byte activation loads (sm_100a spells them v2.b64).
 // PTX:       ld.global.{{v4.b32|v2.b64}}
 // 2 chunks x 2 steps x 1 or 2 token blocks (the 8- or 16-token tile).

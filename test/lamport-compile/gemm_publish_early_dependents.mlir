@@ -20,7 +20,7 @@
 // EARLY-NOT:   ld.global
 // EARLY:       griddepcontrol.launch_dependents;
 // EARLY-NOT:   griddepcontrol.launch_dependents;
-// EARLY:       ld.global.nc.L2::cache_hint.v4.b32
+// EARLY:       ld.global.L2::cache_hint.v4.b32
 // EARLY:       griddepcontrol.wait;
 // EARLY:       mma.sync.aligned.m16n8k16
 // EARLY-NOT:   griddepcontrol.launch_dependents;

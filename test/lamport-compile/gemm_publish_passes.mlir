@@ -20,28 +20,28 @@
 //
 // 4 chunks x 2 rows of 16-byte weight loads per block, 8 of x.
 // PTX:            .visible .entry gemm_publish_0(
-// PTX-COUNT-8:    ld.global.nc.L2::cache_hint.v4.b32
+// PTX-COUNT-8:    ld.global.L2::cache_hint.v4.b32
 // PTX-NOT:        mma.sync
 // PTX:            griddepcontrol.wait;
 // PTX-COUNT-8:    ld.global.v4.b32
 // Blocks 0..2: the next block's weights, this block's MMAs (4 chunks x 2
 // steps x 2 token blocks), its two barriers, then its y and 4 mailbox
 // copies (5 stores of 16 bytes).
-// PTX-COUNT-8:    ld.global.nc.L2::cache_hint.v4.b32
+// PTX-COUNT-8:    ld.global.L2::cache_hint.v4.b32
 // PTX-NOT:        griddepcontrol.launch_dependents
 // PTX-COUNT-16:   mma.sync.aligned.m16n8k16
 // PTX-COUNT-2:    bar.sync
 // PTX-COUNT-5:    st.global.v4.b32
-// PTX-COUNT-8:    ld.global.nc.L2::cache_hint.v4.b32
+// PTX-COUNT-8:    ld.global.L2::cache_hint.v4.b32
 // PTX-COUNT-16:   mma.sync.aligned.m16n8k16
 // PTX-COUNT-2:    bar.sync
 // PTX-COUNT-5:    st.global.v4.b32
-// PTX-COUNT-8:    ld.global.nc.L2::cache_hint.v4.b32
+// PTX-COUNT-8:    ld.global.L2::cache_hint.v4.b32
 // PTX-COUNT-16:   mma.sync.aligned.m16n8k16
 // PTX-COUNT-2:    bar.sync
 // PTX-COUNT-5:    st.global.v4.b32
 // The last block loads nothing more; its MMAs let the next kernel launch.
-// PTX-NOT:        ld.global.nc
+// PTX-NOT:        ld.global.L2::cache_hint
 // PTX-COUNT-16:   mma.sync.aligned.m16n8k16
 // PTX-NOT:        mma.sync
 // PTX:            griddepcontrol.launch_dependents;

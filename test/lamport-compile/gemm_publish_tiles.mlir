@@ -66,7 +66,7 @@
 // CLUSTER:   mbarrier.init.shared::cta.b64 [{{.*}}], 1; mbarrier.arrive.expect_tx.shared::cta.b64 state, [{{.*}}], 2048;
 // CLUSTER:   fence.mbarrier_init.release.cluster
 // CLUSTER:   barrier.cluster.arrive
-// PTX:       ld.global.nc.L2::cache_hint.v4.b32
+// PTX:       ld.global.L2::cache_hint.v4.b32
 // PTX:       griddepcontrol.wait
 // PTX:       ld.global.{{v4.b32|v2.b64}}
 // 4 chunks x 2 steps x 2 token blocks x 2 tiles; 2 chunks x 2 steps x

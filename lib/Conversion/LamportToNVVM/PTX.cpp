@@ -99,8 +99,8 @@ Value ptx::createEvictFirstPolicy(OpBuilder &b, Location loc) {
                         "=l", {}, /*sideEffects=*/false);
 }
 
-Value ptx::loadInvariantFragmentWithPolicy(OpBuilder &b, Location loc,
-                                           Value address, Value policy) {
+Value ptx::loadFragmentWithPolicy(OpBuilder &b, Location loc, Value address,
+                                  Value policy) {
   Type i32 = b.getI32Type();
   auto words = LLVM::LLVMStructType::getLiteral(b.getContext(),
                                                 SmallVector<Type>(4, i32));
@@ -108,13 +108,20 @@ Value ptx::loadInvariantFragmentWithPolicy(OpBuilder &b, Location loc,
   // weights are loaded before it so that they overlap the previous kernel.
   Value loaded = unclobberedPTX(
       b, loc, words,
-      "ld.global.nc.L2::cache_hint.v4.b32 {$0, $1, $2, $3}, [$4], $5;",
+      "ld.global.L2::cache_hint.v4.b32 {$0, $1, $2, $3}, [$4], $5;",
       "=r,=r,=r,=r,l,l", ValueRange{address, policy}, /*sideEffects=*/true);
-  Value fragment =
-      LLVM::UndefOp::create(b, loc, VectorType::get({4}, i32));
+  Value fragment = LLVM::UndefOp::create(b, loc, VectorType::get({4}, i32));
   for (int64_t i = 0; i < 4; ++i)
     fragment = LLVM::InsertElementOp::create(
         b, loc, fragment, LLVM::ExtractValueOp::create(b, loc, loaded, i),
         LLVM::ConstantOp::create(b, loc, i32, b.getI32IntegerAttr(i)));
   return fragment;
+}
+
+void ptx::keepLoadsBeforeWait(OpBuilder &b, Location loc, Value launchTokens,
+                              Value guardAddress) {
+  inlinePTX(b, loc, Type(),
+            "{ .reg .pred never; setp.gt.u32 never, $0, 2147483647; "
+            "@never st.global.b32 [$1], 0; }",
+            "r,l", ValueRange{launchTokens, guardAddress});
 }

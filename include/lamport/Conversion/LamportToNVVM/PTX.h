@@ -68,12 +68,24 @@ void waitMbarrierPhaseZero(OpBuilder &b, Location loc, Value barrier);
 /// that marks every line it touches first to go, for data read once.
 Value createEvictFirstPolicy(OpBuilder &b, Location loc);
 
-/// `ld.global.nc.L2::cache_hint.v4.b32`: one 16-byte load of read-only
-/// global memory at `address` (`ptr<1>`) under the L2 cache `policy`
-/// (createEvictFirstPolicy), as vector<4xi32>. It stays in program order
-/// with other side effects (the PDL wait) but has no memory clobber.
-Value loadInvariantFragmentWithPolicy(OpBuilder &b, Location loc,
-                                      Value address, Value policy);
+/// `ld.global.L2::cache_hint.v4.b32`: one 16-byte load of global memory at
+/// `address` (`ptr<1>`) under the L2 cache `policy` (createEvictFirstPolicy),
+/// as vector<4xi32>. It stays in program order with other side effects (the
+/// PDL wait) but has no memory clobber.
+Value loadFragmentWithPolicy(OpBuilder &b, Location loc, Value address,
+                             Value policy);
+
+/// Keeps the global loads issued before this point ahead of a
+/// `griddepcontrol.wait` that follows. ptxas treats the wait as free to move
+/// above loads, and does move it to the top of the kernel, so that loads
+/// meant to overlap the previous kernel wait for it instead. It does not
+/// move a coherent load below a store that may alias it, nor the wait above
+/// a store: this is such a store, `@p st.global.b32 [guardAddress], 0`, with
+/// p = `launchTokens` (the raw i32 token count) > INT32_MAX, which a launch
+/// never passes (the runtime refuses M outside 1..max); `guardAddress` is
+/// the kernel's output (y), which the kernel overwrites anyway.
+void keepLoadsBeforeWait(OpBuilder &b, Location loc, Value launchTokens,
+                         Value guardAddress);
 
 } // namespace mlir::lamport::ptx
 

@@ -189,8 +189,9 @@ private:
   /// `base`.
   Value elementAddress(Value base, Value index, Type elementType, Type ptrTy);
   /// One 16-byte load of `base[index]` (BF16 elements) as four i32 words;
-  /// `invariant` (the weights) takes the read-only non-coherent path under
-  /// the evict-first L2 policy.
+  /// `invariant` (the weights) loads under the evict-first L2 policy, by
+  /// the coherent path: ptxas may sink non-coherent loads past the PDL
+  /// wait whatever precedes it (ptx::keepLoadsBeforeWait).
   Value loadFragment(Value base, Value index, bool invariant);
   Value word(Value fragment, int64_t i) {
     return LLVM::ExtractElementOp::create(b, i32, fragment, constant(i));
@@ -261,8 +262,7 @@ Value GemmBodyBuilder::elementAddress(Value base, Value index, Type elementType,
 Value GemmBodyBuilder::loadFragment(Value base, Value index, bool invariant) {
   Value address = elementAddress(base, index, b.getBF16Type(), globalPtr);
   if (invariant)
-    return ptx::loadInvariantFragmentWithPolicy(b, b.getLoc(), address,
-                                                weightPolicy);
+    return ptx::loadFragmentWithPolicy(b, b.getLoc(), address, weightPolicy);
   return LLVM::LoadOp::create(b, fragmentWords, address, /*alignment=*/16);
 }
 
@@ -287,8 +287,14 @@ void GemmBodyBuilder::build(gpu::GPUModuleOp module) {
   // loads fly while the current pass multiplies and reduces.
   Fragments upperRows[2], lowerRows[2];
   loadWeights(passFeature(0), upperRows[0], lowerRows[0]);
-  if (values.pdl)
+  if (values.pdl) {
+    // ptxas otherwise moves the wait above the loads (measured: every
+    // weight load after it in the SASS, the stream then serialized behind
+    // the previous kernel; 3-16% per GEMM, docs/design/gemm.md).
+    ptx::keepLoadsBeforeWait(b, b.getLoc(), values.launchTokens,
+                             globalPointer(values.y));
     NVVM::GriddepcontrolOp::create(b, NVVM::GridDepActionKind::wait);
+  }
   // The stage word (or the ticket) is the previous kernels' output, so it is
   // read after the wait, but here rather than in the epilogue: its load then
   // overlaps the activations and the MMAs instead of adding a dependent
@@ -775,8 +781,9 @@ LogicalResult mlir::lamport::generateGemmPublishKernel(
         values.ticket = kernel.getBuffer(3);
       // M past the largest the buffers were sized for is clamped, as the
       // other kernels clamp it to the mailbox capacity.
+      values.launchTokens = kernel.getFunc().getArguments().back();
       values.tokens = arith::MinUIOp::create(
-          b, kernel.getFunc().getArguments().back(),
+          b, values.launchTokens,
           arith::ConstantIntOp::create(b, b.getI32Type(), maxTokens));
       values.transport = transport;
       values.pdl = signature.pdl;

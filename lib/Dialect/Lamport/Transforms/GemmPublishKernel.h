@@ -66,8 +66,12 @@ struct GemmKernelValues {
   Value mailbox;
   /// memref<1xi32, 1> ticket word, or null (only with a mailbox).
   Value ticket;
-  /// i32 token count M.
+  /// i32 token count M, clamped to the most the buffers hold.
   Value tokens;
+  /// The launch's i32 token count as passed (before the clamp): opaque to
+  /// ptxas, it guards the store that keeps the weight loads before the PDL
+  /// wait.
+  Value launchTokens;
   TransportAttr transport;
   bool pdl = false;
 };
