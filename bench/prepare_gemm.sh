@@ -140,11 +140,11 @@ while read -r shape n k s8 kw8 a8 occ8 early8 p8 s16 kw16 a16 occ16 early16 \
     done
   done
 done <<'SHAPES'
-unpooler_tp4 2048 4096   1 128 2 0 1 1   1 128 1 0 1 1
-unpooler_tp8 1024 4096   1 128 2 0 0 1   2 128 1 1 0 1
-unpooler_tp16 512 4096   2 128 4 1 0 1   2 128 2 1 1 1
-oproj_tp4 8192 2048      1 128 1 1 0 1   1 64 1 0 1 4
-oproj_tp8 8192 1024      1 128 2 1 1 1   1 128 1 1 1 1
-oproj_tp16 8192 512      1 128 2 1 0 1   1 128 4 1 0 1
+unpooler_tp4 2048 4096   1 128 2 1 1 1   1 128 1 1 1 1
+unpooler_tp8 1024 4096   1 128 2 1 1 1   4 128 2 0 1 1
+unpooler_tp16 512 4096   2 64 2 0 1 1    4 128 2 1 1 1
+oproj_tp4 8192 2048      1 128 2 1 1 4   1 128 2 1 1 4
+oproj_tp8 8192 1024      1 128 2 1 1 2   1 128 2 1 1 2
+oproj_tp16 8192 512      1 64 4 0 1 1    1 128 2 0 1 1
 SHAPES
 echo "$(ls "$out" | wc -l) bundles in $out, $skipped variants skipped"
