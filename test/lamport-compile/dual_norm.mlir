@@ -49,7 +49,12 @@
 // PTX-NOT:   ld.volatile
 // PTX:       fence.mbarrier_init.release.cluster;
 // PTX:       barrier.cluster.arrive;
-// PTX:       griddepcontrol.wait;
+// The norm weights are loaded before the wait; the never-taken store (M >
+// INT32_MAX) keeps ptxas from hoisting the wait above those loads.
+// PTX:       ld.global.v4.b32
+// PTX:       @never st.global.b32
+// PTX-NEXT:  // end inline asm
+// PTX-NEXT:  griddepcontrol.wait;
 // PTX-NEXT:  barrier.cluster.wait;
 // PTX:       griddepcontrol.launch_dependents;
 // PTX-COUNT-5: shfl.sync.bfly.b32

@@ -164,6 +164,9 @@ struct DualNormValues {
   int64_t gridCtas = 0;
   /// The token count M as an index, clamped to the rows of the grid.
   Value tokens;
+  /// The launch's i32 token count as passed: guards the store that keeps
+  /// the parameter loads before the PDL wait (ptx::keepLoadsBeforeWait).
+  Value launchTokens;
   float eps = 0;
   bool pdl = false;
 };
@@ -449,8 +452,13 @@ void DualNormBodyBuilder::build(gpu::GPUModuleOp module) {
   if (shape.ctas > 1)
     initSumBarriers();
   loadParameters();
-  if (values.pdl)
+  if (values.pdl) {
+    // Else ptxas hoists the wait above the parameter loads, and they wait
+    // for the previous kernel instead of overlapping it.
+    ptx::keepLoadsBeforeWait(b, b.getLoc(), values.launchTokens,
+                             getGlobalPointer(b, b.getLoc(), values.out));
     NVVM::GriddepcontrolOp::create(b, NVVM::GridDepActionKind::wait);
+  }
   source.prepare(b);
   if (shape.ctas > 1)
     waitForSumBarriers();
@@ -821,8 +829,9 @@ static LogicalResult generateDualNorm(
         values.gridCtas = rows * shape.ctas;
         // An M past the rows of the grid (which the runtime rejects before
         // launch) must not make the kernel touch rows its buffers lack.
-        Value tokens = arith::IndexCastUIOp::create(
-            b, b.getIndexType(), kernel.getFunc().getArguments().back());
+        values.launchTokens = kernel.getFunc().getArguments().back();
+        Value tokens = arith::IndexCastUIOp::create(b, b.getIndexType(),
+                                                    values.launchTokens);
         values.tokens = arith::MinUIOp::create(
             b, tokens, arith::ConstantIndexOp::create(b, rows));
         values.eps = operands.eps.getValue().convertToFloat();

@@ -184,7 +184,9 @@ private:
   }
 
   /// The raw global pointer of a kernel memref (a bare pointer parameter).
-  Value globalPointer(Value memref);
+  Value globalPointer(Value memref) {
+    return getGlobalPointer(b, b.getLoc(), memref);
+  }
   /// Address of element `index` (i32, elements of `elementType`) past
   /// `base`.
   Value elementAddress(Value base, Value index, Type elementType, Type ptrTy);
@@ -243,12 +245,6 @@ private:
   Value weightPolicy;
 };
 } // namespace
-
-Value GemmBodyBuilder::globalPointer(Value memref) {
-  Value address = memref::ExtractAlignedPointerAsIndexOp::create(b, memref);
-  Value asInt = arith::IndexCastUIOp::create(b, b.getI64Type(), address);
-  return LLVM::IntToPtrOp::create(b, globalPtr, asInt);
-}
 
 Value GemmBodyBuilder::elementAddress(Value base, Value index, Type elementType,
                                       Type ptrTy) {

@@ -13,6 +13,7 @@
 #include "KernelGeneration.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -94,6 +95,15 @@ void KernelBody::onLeadThread(OpBuilder &b, Location loc, bool wholeGrid,
 //===----------------------------------------------------------------------===//
 // Kernel bodies
 //===----------------------------------------------------------------------===//
+
+Value mlir::lamport::getGlobalPointer(OpBuilder &b, Location loc,
+                                      Value memref) {
+  Value address = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
+  Value asInt =
+      arith::IndexCastUIOp::create(b, loc, b.getI64Type(), address);
+  return LLVM::IntToPtrOp::create(
+      b, loc, LLVM::LLVMPointerType::get(b.getContext(), 1), asInt);
+}
 
 LLVM::GlobalOp mlir::lamport::createSharedArray(OpBuilder &b, Location loc,
                                                 gpu::GPUModuleOp module,

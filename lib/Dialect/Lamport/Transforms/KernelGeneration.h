@@ -170,6 +170,10 @@ LLVM::GlobalOp createSharedArray(OpBuilder &b, Location loc,
                                  gpu::GPUModuleOp module, StringRef name,
                                  Type elementType, int64_t elements);
 
+/// The raw global pointer (`!llvm.ptr<1>`) of a kernel memref: its aligned
+/// pointer, for inline PTX and LLVM loads and stores.
+Value getGlobalPointer(OpBuilder &b, Location loc, Value memref);
+
 /// Splits a work item into its token row and the first column of its
 /// fragment, for a mailbox `width` BF16 wide.
 std::pair<Value, Value> getRowAndColumn(OpBuilder &b, Location loc, Value item,
