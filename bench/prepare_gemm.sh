@@ -34,20 +34,22 @@ trap 'rm -rf "$programs"' EXIT
 rm -rf "$out" && mkdir -p "$out"
 skipped=0
 
-# tactic SPLITS KW ACCS MIN_CTAS EARLY PASSES TILES: one #lamport.tactic,
-# knobs at their defaults left out (MIN_CTAS 0, EARLY 0, PASSES 1).
+# tactic SPLITS KW ACCS MIN_CTAS EARLY PASSES TOKEN_TILES [TILES]: one
+# #lamport.tactic, knobs at their defaults left out (MIN_CTAS 0, EARLY 0,
+# PASSES 1, TILES 1).
 tactic() {
   local hint=""
-  (($6 > 1)) && hint="passes = $6, "
+  ((${8:-1} > 1)) && hint="tiles = $8, "
+  (($6 > 1)) && hint="${hint}passes = $6, "
   (($4)) && hint="${hint}min_ctas_per_sm = $4, "
   (($5)) && hint="${hint}early_dependents = true, "
   echo "#lamport.tactic<splits = $1, kw = $2, accs = $3, ${hint}token_tiles = [$7]>"
 }
 
-# variant_name SHAPE M PUBLISH SPLITS KW ACCS MIN_CTAS EARLY PASSES: the
-# bundle's name after the tactic that serves M (accs only where not 2).
+# variant_name SHAPE M PUBLISH SPLITS KW ACCS MIN_CTAS EARLY PASSES [TILES]:
+# the bundle's name after the tactic that serves M (accs only where not 2).
 variant_name() {
-  local name=${1}_m${2}_s${4}_kw${5}_tiles1
+  local name=${1}_m${2}_s${4}_kw${5}_tiles${10:-1}
   if (($9 > 1)); then name=${name}_p$9; fi
   if (($6 != 2)); then name=${name}_a$6; fi
   if [ -n "$3" ]; then name=${name}_publish; fi
@@ -56,8 +58,14 @@ variant_name() {
   echo "$name"
 }
 
-eight="8, 8, 8, 8, 8, 8, 8, 8"
-sixteen="16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16"
+# token_tiles LAST: the token tile of M = 1..LAST, 8 up to 8 tokens, else 16.
+token_tiles() {
+  local m list=""
+  for ((m = 1; m <= $1; ++m)); do
+    list="$list${list:+, }$((m <= 8 ? 8 : 16))"
+  done
+  echo "$list"
+}
 
 # compile_variant SHAPE N K M TP NAME TACTICS: one bundle of the program
 # with TACTICS (the op's tactic list), publishing into a mailbox of tp = TP
@@ -92,27 +100,31 @@ MLIR
   fi
 }
 
-# shape N K, then the tactic of M = 1..8 (8-token tile) and of M = 9..16
-# (16-token tile), each as splits kw accs min_ctas early passes: the best of
-# the sweeps in docs/design/gemm.md (min_ctas 0 and early 0 ask nothing).
-# Every point gets the program with both tactics, publishing and not; with
-# SWEEP=1 also the sweep around the tactic that serves it: splits 1, 2, 4 x
-# kw 64, 128 (where K / (splits x kw) gives 1..32 warps), accs 2, each with
+# shape N K, then the shape's tactics in the order they split M: each
+# LAST:SPLITS:KW:TILES:ACCS:MIN_CTAS:EARLY:PASSES serves M past the previous
+# one's LAST up to its own (the last reaches 16), on the 8-token tile up to
+# 8 tokens and the 16-token tile past them. Chosen from the sweeps in
+# docs/design/gemm.md (MIN_CTAS 0 and EARLY 0 ask nothing). Every point gets
+# the program with all of them, publishing and not; with SWEEP=1 also the
+# sweep around the tactic that serves it: splits 1, 2, 4 x kw 64, 128
+# (where K / (splits x kw) gives 1..32 warps), one tile, accs 2, each with
 # and without the register budget hint and early dependents, and for o_proj
 # at one split at 2 and 4 passes as well.
 sweep=${SWEEP:-0}
-while read -r shape n k s8 kw8 a8 occ8 early8 p8 s16 kw16 a16 occ16 early16 \
-  p16; do
+while read -r shape n k specs; do
   tp=${shape##*_tp}
-  tactics="$(tactic "$s8" "$kw8" "$a8" "$occ8" "$early8" "$p8" "$eight"),
-             $(tactic "$s16" "$kw16" "$a16" "$occ16" "$early16" "$p16" \
-    "$sixteen")"
+  tactics=""
+  for spec in $specs; do
+    IFS=: read -r last s w t a occ early p <<<"$spec"
+    tactics="$tactics${tactics:+, }$(tactic "$s" "$w" "$a" "$occ" "$early" \
+      "$p" "$(token_tiles "$last")" "$t")"
+  done
   for m in 1 2 4 8 16; do
-    if ((m <= 8)); then
-      serving=("$s8" "$kw8" "$a8" "$occ8" "$early8" "$p8")
-    else
-      serving=("$s16" "$kw16" "$a16" "$occ16" "$early16" "$p16")
-    fi
+    for spec in $specs; do
+      IFS=: read -r last s w t a occ early p <<<"$spec"
+      ((m <= last)) && break
+    done
+    serving=("$s" "$w" "$a" "$occ" "$early" "$p" "$t")
     compile_variant "$shape" "$n" "$k" "$m" "" \
       "$(variant_name "$shape" "$m" "" "${serving[@]}")" "$tactics"
     compile_variant "$shape" "$n" "$k" "$m" "$tp" \
@@ -131,8 +143,7 @@ while read -r shape n k s8 kw8 a8 occ8 early8 p8 s16 kw16 a16 occ16 early16 \
                 "$launch" "$p")
               [ -e "$out/$name" ] && continue
               compile_variant "$shape" "$n" "$k" "$m" "" "$name" \
-                "$(tactic "$s" "$w" 2 "$hint" "$launch" "$p" \
-                  "$eight, $sixteen")"
+                "$(tactic "$s" "$w" 2 "$hint" "$launch" "$p" "$(token_tiles 16)")"
             done
           done
         done
@@ -140,11 +151,11 @@ while read -r shape n k s8 kw8 a8 occ8 early8 p8 s16 kw16 a16 occ16 early16 \
     done
   done
 done <<'SHAPES'
-unpooler_tp4 2048 4096   1 128 2 1 1 1   1 128 1 1 1 1
-unpooler_tp8 1024 4096   1 128 2 1 1 1   4 128 2 0 1 1
-unpooler_tp16 512 4096   2 64 2 0 1 1    4 128 2 1 1 1
-oproj_tp4 8192 2048      1 128 2 1 1 4   1 128 2 1 1 4
-oproj_tp8 8192 1024      1 128 2 1 1 2   1 128 2 1 1 2
-oproj_tp16 8192 512      1 64 4 0 1 1    1 128 2 0 1 1
+unpooler_tp4 2048 4096   4:1:128:1:2:1:1:1  8:2:128:4:1:1:1:1  16:2:128:2:1:0:1:1
+unpooler_tp8 1024 4096   4:1:128:1:2:1:1:1  8:2:64:2:2:0:1:1   16:4:128:2:1:1:1:1
+unpooler_tp16 512 4096   8:2:64:1:2:0:1:1   16:4:128:1:2:1:1:1
+oproj_tp4 8192 2048      8:1:128:1:2:1:1:4  16:1:128:1:1:1:1:4
+oproj_tp8 8192 1024      8:1:128:1:2:1:1:2  16:1:128:1:1:1:1:2
+oproj_tp16 8192 512      4:1:64:1:4:0:1:1   8:2:64:4:2:0:1:1   16:1:128:1:2:0:1:1
 SHAPES
 echo "$(ls "$out" | wc -l) bundles in $out, $skipped variants skipped"

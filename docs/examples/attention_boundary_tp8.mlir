@@ -16,12 +16,13 @@
 // no barrier. Both launches use PDL, so the consumer's prologue overlaps the
 // GEMM's tail.
 //
-// Tactic (the fastest of docs/performance.md's sweep at this shape): K = 1024
-// in one split (no cluster), 128 K per warp, so 8 warps per CTA and
-// N / 16 = 512 CTAs; token_tiles asks for tile 8 up to M = 8 and 16 above;
-// with M dynamic the program launches one kernel per tile, chosen by M
-// (gemm_publish_0 with tile 8 for M <= 8, gemm_publish_1 with 16 above;
-// docs/design/gemm.md).
+// Tactics, one per range of M (the op's tactic list: each kernel is chosen
+// by M at launch, docs/design/gemm.md), the fastest of the GEMM sweep of
+// docs/performance.md (issue 5, late night) for this shape, in its
+// words (sN splits, kwN K per warp, pN passes, aN accumulators, occ1
+// min_ctas_per_sm = 1, early early_dependents):
+//   M = 1..8: s1 kw128 p2 occ1 early;
+//   M = 9..16: s1 kw128 p2 a1 occ1 early.
 
 !boundary = !lamport.mailbox<tp = 8, capacity = 16, width = 8192>
 
@@ -41,8 +42,12 @@ func.func @attention_boundary(
   lamport.gemm_publish %attn, %o_proj into %partial
       mailbox %mailbox : !boundary
       tactic(#lamport.tactic<splits = 1, kw = 128, accs = 2,
-          token_tiles = [8, 8, 8, 8, 8, 8, 8, 8,
-                         16, 16, 16, 16, 16, 16, 16, 16]>)
+                 passes = 2, min_ctas_per_sm = 1, early_dependents = true,
+                 token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>,
+             #lamport.tactic<splits = 1, kw = 128, accs = 1,
+                 passes = 2, min_ctas_per_sm = 1, early_dependents = true,
+                 token_tiles = [8, 8, 8, 8, 8, 8, 8, 8,
+                                16, 16, 16, 16, 16, 16, 16, 16]>)
       {pdl}
       : memref<?x1024xbf16>, memref<8192x1024xbf16>, memref<?x8192xbf16>
   lamport.all_reduce_dual_norm %mailbox, %stream gates(%alpha, %beta)

@@ -22,12 +22,14 @@
 // At tp = 16 a capacity-16 mailbox of width 8192 is 3 x 16 x 16 x 8192
 // BF16 = 12 MiB per rank's copy.
 //
-// Tactic: K = 512 in one split (no cluster), 128 K per warp, so 4 warps per CTA
-// and N / 16 = 512 CTAs; token_tiles asks for tile 8 up to M = 8 and 16 above;
-// with M dynamic the program launches one kernel per tile, chosen by M
-// (gemm_publish_0 with tile 8 for M <= 8, gemm_publish_1 with 16 above;
-// docs/design/gemm.md). The GEMM sweep of docs/performance.md chose it for this
-// shape.
+// Tactics, one per range of M (the op's tactic list: each kernel is chosen
+// by M at launch, docs/design/gemm.md), the fastest of the GEMM sweep of
+// docs/performance.md (issue 5, late night) for this shape, in its
+// words (sN splits, kwN K per warp, pN passes, aN accumulators, occ1
+// min_ctas_per_sm = 1, early early_dependents):
+//   M = 1..4: s1 kw64 a4 early;
+//   M = 5..8: s2 kw64 tiles4 early;
+//   M = 9..16: s1 kw128 early.
 
 !boundary = !lamport.mailbox<tp = 16, capacity = 16, width = 8192>
 
@@ -48,9 +50,16 @@ func.func @attention_boundary_unfused(
     // The next layer's input, normalized.
     %out: memref<?x8192xbf16>) {
   lamport.gemm_publish %attn, %o_proj into %partial
-      tactic(#lamport.tactic<splits = 1, kw = 128, accs = 2,
-          token_tiles = [8, 8, 8, 8, 8, 8, 8, 8,
-                         16, 16, 16, 16, 16, 16, 16, 16]>)
+      tactic(#lamport.tactic<splits = 1, kw = 64, accs = 4,
+                 early_dependents = true,
+                 token_tiles = [8, 8, 8, 8]>,
+             #lamport.tactic<splits = 2, kw = 64, accs = 2,
+                 tiles = 4, early_dependents = true,
+                 token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>,
+             #lamport.tactic<splits = 1, kw = 128, accs = 2,
+                 early_dependents = true,
+                 token_tiles = [8, 8, 8, 8, 8, 8, 8, 8,
+                                16, 16, 16, 16, 16, 16, 16, 16]>)
       {pdl}
       : memref<?x512xbf16>, memref<8192x512xbf16>, memref<?x8192xbf16>
   lamport.publish_rows %partial into %mailbox {pdl}

@@ -10,12 +10,13 @@
 // of a row comes from rank f / 64, local fragment f % 64
 // (lamport.mailbox.poll_owned once lowered).
 //
-// Tactic: K = 4096 split over a cluster of 2 CTAs, 64 K per warp, so 32 warps
-// per CTA and a grid of (512 / 16, 2) = (32, 2); token_tiles asks for tile 8 up
-// to M = 8 and 16 above; with M dynamic the program launches one kernel per
-// tile, chosen by M (gemm_publish_0 with tile 8 for M <= 8, gemm_publish_1 with
-// 16 above; docs/design/gemm.md). The GEMM sweep of docs/performance.md chose
-// it for this shape.
+// Tactics, one per range of M (the op's tactic list: each kernel is chosen
+// by M at launch, docs/design/gemm.md), the fastest of the GEMM sweep of
+// docs/performance.md (issue 5, late night) for this shape, in its
+// words (sN splits, kwN K per warp, pN passes, aN accumulators, occ1
+// min_ctas_per_sm = 1, early early_dependents):
+//   M = 1..8: s2 kw64 early;
+//   M = 9..16: s4 kw128 occ1 early.
 
 !columns = !lamport.mailbox<tp = 16, capacity = 16, width = 512>
 
@@ -30,8 +31,12 @@ func.func @unpooler_boundary(
   lamport.gemm_publish %x, %w_block into %y
       mailbox %mailbox : !columns
       tactic(#lamport.tactic<splits = 2, kw = 64, accs = 2,
-          token_tiles = [8, 8, 8, 8, 8, 8, 8, 8,
-                         16, 16, 16, 16, 16, 16, 16, 16]>)
+                 early_dependents = true,
+                 token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>,
+             #lamport.tactic<splits = 4, kw = 128, accs = 2,
+                 min_ctas_per_sm = 1, early_dependents = true,
+                 token_tiles = [8, 8, 8, 8, 8, 8, 8, 8,
+                                16, 16, 16, 16, 16, 16, 16, 16]>)
       {pdl}
       : memref<?x4096xbf16>, memref<512x4096xbf16>, memref<?x512xbf16>
   lamport.all_gather %mailbox into %out {pdl}

@@ -10,12 +10,14 @@
 // of a row comes from rank f / 256, local fragment f % 256
 // (lamport.mailbox.poll_owned once lowered).
 //
-// Tactic: K = 4096 in one split (no cluster), 128 K per warp, so 32 warps per
-// CTA and N / 16 = 128 CTAs; token_tiles asks for tile 8 up to M = 8 and 16
-// above; with M dynamic the program launches one kernel per tile, chosen by M
-// (gemm_publish_0 with tile 8 for M <= 8, gemm_publish_1 with 16 above;
-// docs/design/gemm.md). The GEMM sweep of docs/performance.md chose it for this
-// shape.
+// Tactics, one per range of M (the op's tactic list: each kernel is chosen
+// by M at launch, docs/design/gemm.md), the fastest of the GEMM sweep of
+// docs/performance.md (issue 5, late night) for this shape, in its
+// words (sN splits, kwN K per warp, pN passes, aN accumulators, occ1
+// min_ctas_per_sm = 1, early early_dependents):
+//   M = 1..4: s1 kw128 occ1 early;
+//   M = 5..8: s2 kw128 tiles4 a1 occ1 early;
+//   M = 9..16: s2 kw128 tiles2 a1 early.
 
 !columns = !lamport.mailbox<tp = 4, capacity = 16, width = 2048>
 
@@ -30,8 +32,15 @@ func.func @unpooler_boundary(
   lamport.gemm_publish %x, %w_block into %y
       mailbox %mailbox : !columns
       tactic(#lamport.tactic<splits = 1, kw = 128, accs = 2,
-          token_tiles = [8, 8, 8, 8, 8, 8, 8, 8,
-                         16, 16, 16, 16, 16, 16, 16, 16]>)
+                 min_ctas_per_sm = 1, early_dependents = true,
+                 token_tiles = [8, 8, 8, 8]>,
+             #lamport.tactic<splits = 2, kw = 128, accs = 1,
+                 tiles = 4, min_ctas_per_sm = 1, early_dependents = true,
+                 token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>,
+             #lamport.tactic<splits = 2, kw = 128, accs = 1,
+                 tiles = 2, early_dependents = true,
+                 token_tiles = [8, 8, 8, 8, 8, 8, 8, 8,
+                                16, 16, 16, 16, 16, 16, 16, 16]>)
       {pdl}
       : memref<?x4096xbf16>, memref<2048x4096xbf16>, memref<?x2048xbf16>
   lamport.all_gather %mailbox into %out {pdl}
