@@ -134,8 +134,8 @@ struct GemmBundle {
     std::string text = "s" + std::to_string(splits) + " kw" +
                        std::to_string(kw) + " tiles" + std::to_string(tiles) +
                        (passes > 1 ? " p" + std::to_string(passes) : "") +
-                       (accs != 2 ? " a" + std::to_string(accs) : "") +
-                       " t" + std::to_string(tokenTile);
+                       (accs != 2 ? " a" + std::to_string(accs) : "") + " t" +
+                       std::to_string(tokenTile);
     return label.empty() ? text : text + " " + label;
   }
 };

@@ -19,12 +19,12 @@ using namespace mlir::lamport;
 static Value unclobberedPTX(OpBuilder &b, Location loc, Type result,
                             StringRef instruction, StringRef constraints,
                             ValueRange operands, bool sideEffects) {
-  return LLVM::InlineAsmOp::create(
-             b, loc, TypeRange{result}, operands, instruction, constraints,
-             sideEffects, /*is_align_stack=*/false,
-             LLVM::tailcallkind::TailCallKind::None,
-             /*asm_dialect=*/LLVM::AsmDialectAttr(),
-             /*operand_attrs=*/ArrayAttr())
+  return LLVM::InlineAsmOp::create(b, loc, TypeRange{result}, operands,
+                                   instruction, constraints, sideEffects,
+                                   /*is_align_stack=*/false,
+                                   LLVM::tailcallkind::TailCallKind::None,
+                                   /*asm_dialect=*/LLVM::AsmDialectAttr(),
+                                   /*operand_attrs=*/ArrayAttr())
       .getResult(0);
 }
 

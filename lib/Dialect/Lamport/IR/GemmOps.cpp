@@ -142,11 +142,13 @@ LogicalResult GemmPublishOp::verify() {
   for (auto [i, tactic] : llvm::enumerate(tactics)) {
     int64_t covers = tactic.getTokenTiles().size();
     if (i > 0 && (covers <= served || served >= maxTokens))
-      return emitOpError()
-             << named(i) << "serves no M: its token_tiles cover M 1.."
-             << covers << " and earlier tactics already serve M 1.."
-             << served << (served >= maxTokens ? " (every M the op takes)"
-                                               : "");
+      return emitOpError() << named(i)
+                           << "serves no M: its token_tiles cover M 1.."
+                           << covers
+                           << " and earlier tactics already serve M 1.."
+                           << served
+                           << (served >= maxTokens ? " (every M the op takes)"
+                                                   : "");
     served = covers;
   }
   for (auto [i, tactic] : llvm::enumerate(tactics)) {
@@ -159,8 +161,7 @@ LogicalResult GemmPublishOp::verify() {
     if (!covered) {
       InFlightDiagnostic diag = emitOpError() << named(i) << "token tiles [";
       llvm::interleaveComma(tiles, diag);
-      return diag << "] do not cover M 1.."
-                  << (last ? maxTokens : checked)
+      return diag << "] do not cover M 1.." << (last ? maxTokens : checked)
                   << ": token_tiles[m - 1] must be 8 or 16 and at least m";
     }
   }

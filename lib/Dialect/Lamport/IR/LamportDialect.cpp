@@ -60,8 +60,9 @@ static ParseResult parseTacticList(OpAsmParser &parser, ArrayAttr &tactics) {
 
 static void printTacticList(OpAsmPrinter &printer, Operation *,
                             ArrayAttr tactics) {
-  llvm::interleaveComma(tactics, printer,
-                        [&](Attribute tactic) { printer.printAttribute(tactic); });
+  llvm::interleaveComma(tactics, printer, [&](Attribute tactic) {
+    printer.printAttribute(tactic);
+  });
 }
 
 #define GET_OP_CLASSES

@@ -794,10 +794,9 @@ LogicalResult mlir::lamport::generateGemmPublishKernel(
     KernelSignature kernelSignature = signature;
     kernelSignature.launch =
         FixedLaunch{shape.gridX(), shape.splits, shape.threads(), shape.splits};
-    kernelSignature.attributes.push_back(
-        NamedAttribute(StringAttr::get(ctx, "token_tile"),
-                       IntegerAttr::get(IntegerType::get(ctx, 64),
-                                        shape.tokenTile)));
+    kernelSignature.attributes.push_back(NamedAttribute(
+        StringAttr::get(ctx, "token_tile"),
+        IntegerAttr::get(IntegerType::get(ctx, 64), shape.tokenTile)));
     // Consumers that read the tactic back from the launch shape (the
     // benchmark) need the passes: the grid alone cannot tell them from
     // tiles.

@@ -98,9 +98,9 @@ void KernelBody::onLeadThread(OpBuilder &b, Location loc, bool wholeGrid,
 
 Value mlir::lamport::getGlobalPointer(OpBuilder &b, Location loc,
                                       Value memref) {
-  Value address = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
-  Value asInt =
-      arith::IndexCastUIOp::create(b, loc, b.getI64Type(), address);
+  Value address =
+      memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
+  Value asInt = arith::IndexCastUIOp::create(b, loc, b.getI64Type(), address);
   return LLVM::IntToPtrOp::create(
       b, loc, LLVM::LLVMPointerType::get(b.getContext(), 1), asInt);
 }
