@@ -59,10 +59,6 @@ bool isDualNorm(const std::string &op) {
   return op == "all_reduce_dual_norm" || op == "dual_norm";
 }
 
-bool publishesOp(const std::string &op) {
-  return op == "publish_rows" || op == "gemm_publish";
-}
-
 /// A dimension that holds the step's tokens: -1, or a fixed size at least
 /// the most tokens a step carries.
 constexpr int64_t kTokens = INT64_MIN;
@@ -405,8 +401,9 @@ ProgramPlan::ProgramPlan(const Manifest &m, int tp, bool strict) {
     }
     choiceFirst = launch.tokens ? int(launches.size()) : -1;
     const OpSignature &sig = *opSignature(launch.op);
-    bool publishes = publishesOp(launch.op);
+    // A publisher alone, or a kernel that publishes and then consumes.
     bool selfPublishes = kernel.publishesAndConsumes();
+    bool publishes = kernel.publishes() && !selfPublishes;
     if (launch.mailbox >= 0 && !publishes && !selfPublishes) {
       const MailboxSpec &mailbox = m.mailboxes[launch.mailbox];
       if (!pending[launch.mailbox]) {

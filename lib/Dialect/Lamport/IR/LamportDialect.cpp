@@ -22,7 +22,7 @@ using namespace mlir::lamport;
 /// negative size is an error instead of wrapping around.
 static FailureOr<unsigned> parseCountParameter(AsmParser &parser) {
   SMLoc loc = parser.getCurrentLocation();
-  int64_t value;
+  int64_t value = 0;
   if (parser.parseInteger(value))
     return failure();
   if (value < 0 || value > std::numeric_limits<unsigned>::max())
