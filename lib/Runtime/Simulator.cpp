@@ -401,7 +401,8 @@ ProgramPlan::ProgramPlan(const Manifest &m, int tp, bool strict) {
     }
     choiceFirst = launch.tokens ? int(launches.size()) : -1;
     const OpSignature &sig = *opSignature(launch.op);
-    // A publisher alone, or a kernel that publishes and then consumes.
+    // A kernel that publishes and then consumes what it published, or a
+    // publisher alone.
     bool selfPublishes = kernel.publishesAndConsumes();
     bool publishes = kernel.publishes() && !selfPublishes;
     if (launch.mailbox >= 0 && !publishes && !selfPublishes) {

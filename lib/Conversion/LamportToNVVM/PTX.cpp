@@ -12,20 +12,19 @@
 using namespace mlir;
 using namespace mlir::lamport;
 
-/// `instruction` as inline PTX without a memory clobber, with one result:
-/// other memory accesses may move across it. With `sideEffects` LLVM keeps
-/// it where it is among other side effects (a load that must stay before
-/// griddepcontrol.wait); without, it is a pure function of its operands.
-static Value unclobberedPTX(OpBuilder &b, Location loc, Type result,
-                            StringRef instruction, StringRef constraints,
-                            ValueRange operands, bool sideEffects) {
-  return LLVM::InlineAsmOp::create(b, loc, TypeRange{result}, operands,
-                                   instruction, constraints, sideEffects,
-                                   /*is_align_stack=*/false,
-                                   LLVM::tailcallkind::TailCallKind::None,
-                                   /*asm_dialect=*/LLVM::AsmDialectAttr(),
-                                   /*operand_attrs=*/ArrayAttr())
-      .getResult(0);
+/// `instruction` as inline PTX with an optional `result` (null for none).
+/// With `sideEffects` LLVM keeps it where it is among other side effects;
+/// without, it is a pure function of its operands. `constraints` are taken
+/// as they are (a memory clobber only where the caller lists one).
+static Value createInlineAsm(OpBuilder &b, Location loc, Type result,
+                             StringRef instruction, StringRef constraints,
+                             ValueRange operands, bool sideEffects) {
+  auto asmOp = LLVM::InlineAsmOp::create(
+      b, loc, result ? TypeRange{result} : TypeRange{}, operands, instruction,
+      constraints, sideEffects, /*is_align_stack=*/false,
+      LLVM::tailcallkind::TailCallKind::None,
+      /*asm_dialect=*/LLVM::AsmDialectAttr(), /*operand_attrs=*/ArrayAttr());
+  return result ? asmOp.getResult(0) : Value();
 }
 
 Value ptx::inlinePTX(OpBuilder &b, Location loc, Type result,
@@ -33,12 +32,8 @@ Value ptx::inlinePTX(OpBuilder &b, Location loc, Type result,
                      ValueRange operands) {
   std::string allConstraints = constraints.str();
   allConstraints += allConstraints.empty() ? "~{memory}" : ",~{memory}";
-  auto asmOp = LLVM::InlineAsmOp::create(
-      b, loc, result ? TypeRange{result} : TypeRange{}, operands, instruction,
-      allConstraints, /*has_side_effects=*/true, /*is_align_stack=*/false,
-      LLVM::tailcallkind::TailCallKind::None,
-      /*asm_dialect=*/LLVM::AsmDialectAttr(), /*operand_attrs=*/ArrayAttr());
-  return result ? asmOp.getResult(0) : Value();
+  return createInlineAsm(b, loc, result, instruction, allConstraints, operands,
+                         /*sideEffects=*/true);
 }
 
 void ptx::storeMulticastFragment(OpBuilder &b, Location loc, Value address,
@@ -94,9 +89,10 @@ void ptx::waitMbarrierPhaseZero(OpBuilder &b, Location loc, Value barrier) {
 }
 
 Value ptx::createEvictFirstPolicy(OpBuilder &b, Location loc) {
-  return unclobberedPTX(b, loc, b.getI64Type(),
-                        "createpolicy.fractional.L2::evict_first.b64 $0, 1.0;",
-                        "=l", {}, /*sideEffects=*/false);
+  return createInlineAsm(b, loc, b.getI64Type(),
+                         "createpolicy.fractional.L2::evict_first.b64 $0, 1.0;",
+                         "=l", {},
+                         /*sideEffects=*/false);
 }
 
 Value ptx::loadFragmentWithPolicy(OpBuilder &b, Location loc, Value address,
@@ -106,7 +102,8 @@ Value ptx::loadFragmentWithPolicy(OpBuilder &b, Location loc, Value address,
                                                 SmallVector<Type>(4, i32));
   // Side effects only to keep it in program order with the PDL wait: the
   // weights are loaded before it so that they overlap the previous kernel.
-  Value loaded = unclobberedPTX(
+  // No memory clobber: other memory accesses may move across it.
+  Value loaded = createInlineAsm(
       b, loc, words,
       "ld.global.L2::cache_hint.v4.b32 {$0, $1, $2, $3}, [$4], $5;",
       "=r,=r,=r,=r,l,l", ValueRange{address, policy}, /*sideEffects=*/true);

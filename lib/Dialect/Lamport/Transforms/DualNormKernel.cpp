@@ -165,7 +165,7 @@ struct DualNormValues {
   /// The token count M as an index, clamped to the rows of the grid.
   Value tokens;
   /// The launch's i32 token count as passed: guards the store that keeps
-  /// the parameter loads before the PDL wait (ptx::keepLoadsBeforeWait).
+  /// the parameter loads before the PDL wait (waitForPreviousGridAfterLoads).
   Value launchTokens;
   float eps = 0;
   bool pdl = false;
@@ -452,13 +452,11 @@ void DualNormBodyBuilder::build(gpu::GPUModuleOp module) {
   if (shape.ctas > 1)
     initSumBarriers();
   loadParameters();
-  if (values.pdl) {
-    // Else ptxas hoists the wait above the parameter loads, and they wait
-    // for the previous kernel instead of overlapping it.
-    ptx::keepLoadsBeforeWait(b, b.getLoc(), values.launchTokens,
-                             getGlobalPointer(b, b.getLoc(), values.out));
-    NVVM::GriddepcontrolOp::create(b, NVVM::GridDepActionKind::wait);
-  }
+  // Guarded: else ptxas hoists the wait above the parameter loads, and they
+  // wait for the previous kernel instead of overlapping it.
+  if (values.pdl)
+    waitForPreviousGridAfterLoads(b, b.getLoc(), values.launchTokens,
+                                  getGlobalPointer(b, b.getLoc(), values.out));
   source.prepare(b);
   if (shape.ctas > 1)
     waitForSumBarriers();
@@ -829,7 +827,7 @@ static LogicalResult generateDualNorm(
         values.gridCtas = rows * shape.ctas;
         // An M past the rows of the grid (which the runtime rejects before
         // launch) must not make the kernel touch rows its buffers lack.
-        values.launchTokens = kernel.getFunc().getArguments().back();
+        values.launchTokens = kernel.getLaunchTokens();
         Value tokens = arith::IndexCastUIOp::create(b, b.getIndexType(),
                                                     values.launchTokens);
         values.tokens = arith::MinUIOp::create(

@@ -283,14 +283,11 @@ void GemmBodyBuilder::build(gpu::GPUModuleOp module) {
   // loads fly while the current pass multiplies and reduces.
   Fragments upperRows[2], lowerRows[2];
   loadWeights(passFeature(0), upperRows[0], lowerRows[0]);
-  if (values.pdl) {
-    // ptxas otherwise moves the wait above the loads (measured: every
-    // weight load after it in the SASS, the stream then serialized behind
-    // the previous kernel; 3-16% per GEMM, docs/design/gemm.md).
-    ptx::keepLoadsBeforeWait(b, b.getLoc(), values.launchTokens,
-                             globalPointer(values.y));
-    NVVM::GriddepcontrolOp::create(b, NVVM::GridDepActionKind::wait);
-  }
+  // Guarded: ptxas otherwise moves the wait above the loads (measured:
+  // every weight load after it in the SASS, the stream then serialized
+  // behind the previous kernel; 3-16% per GEMM, docs/design/gemm.md).
+  if (values.pdl)
+    waitForPreviousGridAfterLoads(b, b.getLoc(), values.launchTokens, y);
   // The stage word (or the ticket) is the previous kernels' output, so it is
   // read after the wait, but here rather than in the epilogue: its load then
   // overlaps the activations and the MMAs instead of adding a dependent
@@ -699,15 +696,17 @@ LogicalResult mlir::lamport::generateGemmPublishKernel(
   // up to it asks of that tactic. A dynamic M runs one kernel per distinct
   // (tactic, tile) over 1..maxTokens, chosen by M at launch: each run of
   // consecutive M with one of them is one alternative.
-  SmallVector<TacticAttr> kernelTactics;
-  SmallVector<GemmLaunchShape> shapes;
+  struct TacticKernel {
+    TacticAttr tactic;
+    GemmLaunchShape shape;
+  };
+  SmallVector<TacticKernel> tacticKernels;
   auto kernelFor = [&](TacticAttr tactic, int64_t tile) -> unsigned {
-    for (auto [i, shape] : llvm::enumerate(shapes))
-      if (kernelTactics[i] == tactic && shape.tokenTile == tile)
+    for (auto [i, kernel] : llvm::enumerate(tacticKernels))
+      if (kernel.tactic == tactic && kernel.shape.tokenTile == tile)
         return i;
-    kernelTactics.push_back(tactic);
-    shapes.push_back(launchShape(tactic, n, k, tile));
-    return shapes.size() - 1;
+    tacticKernels.push_back({tactic, launchShape(tactic, n, k, tile)});
+    return tacticKernels.size() - 1;
   };
   SmallVector<TileRun> runs;
   if (!xType.isDynamicDim(0)) {
@@ -727,8 +726,8 @@ LogicalResult mlir::lamport::generateGemmPublishKernel(
         runs.back().last = m;
     }
   }
-  for (const GemmLaunchShape &shape : shapes) {
-    std::string reason = shape.unsupported();
+  for (const TacticKernel &kernel : tacticKernels) {
+    std::string reason = kernel.shape.unsupported();
     if (!reason.empty())
       return op.emitOpError() << "has no kernel: " << reason;
   }
@@ -777,7 +776,7 @@ LogicalResult mlir::lamport::generateGemmPublishKernel(
         values.ticket = kernel.getBuffer(3);
       // M past the largest the buffers were sized for is clamped, as the
       // other kernels clamp it to the mailbox capacity.
-      values.launchTokens = kernel.getFunc().getArguments().back();
+      values.launchTokens = kernel.getLaunchTokens();
       values.tokens = arith::MinUIOp::create(
           b, values.launchTokens,
           arith::ConstantIntOp::create(b, b.getI32Type(), maxTokens));
@@ -790,7 +789,7 @@ LogicalResult mlir::lamport::generateGemmPublishKernel(
   };
   SmallVector<KernelSignature> signatures;
   SmallVector<gpu::GPUFuncOp> kernels;
-  for (auto [shape, tactic] : llvm::zip_equal(shapes, kernelTactics)) {
+  for (const auto &[tactic, shape] : tacticKernels) {
     KernelSignature kernelSignature = signature;
     kernelSignature.launch =
         FixedLaunch{shape.gridX(), shape.splits, shape.threads(), shape.splits};

@@ -11,9 +11,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "KernelGeneration.h"
+#include "lamport/Conversion/LamportToNVVM/PTX.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -40,8 +42,8 @@ static constexpr StringLiteral kRoleAttr = "lamport.role";
 //===----------------------------------------------------------------------===//
 
 Value KernelBody::getTokens(OpBuilder &b, Location loc) {
-  Value tokens = arith::IndexCastUIOp::create(b, loc, b.getIndexType(),
-                                              func.getArguments().back());
+  Value tokens =
+      arith::IndexCastUIOp::create(b, loc, b.getIndexType(), getLaunchTokens());
   // An M past the capacity (which the runtime rejects before launch) must
   // not make the kernel touch memory outside its mailbox slots and buffers.
   Value capacity =
@@ -95,6 +97,13 @@ void KernelBody::onLeadThread(OpBuilder &b, Location loc, bool wholeGrid,
 //===----------------------------------------------------------------------===//
 // Kernel bodies
 //===----------------------------------------------------------------------===//
+
+void mlir::lamport::waitForPreviousGridAfterLoads(OpBuilder &b, Location loc,
+                                                  Value launchTokens,
+                                                  Value guardAddress) {
+  ptx::keepLoadsBeforeWait(b, loc, launchTokens, guardAddress);
+  NVVM::GriddepcontrolOp::create(b, loc, NVVM::GridDepActionKind::wait);
+}
 
 Value mlir::lamport::getGlobalPointer(OpBuilder &b, Location loc,
                                       Value memref) {

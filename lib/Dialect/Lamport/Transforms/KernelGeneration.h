@@ -104,8 +104,10 @@ public:
   }
   /// The i-th buffer parameter.
   Value getBuffer(unsigned i) { return func.getArgument(firstBuffer + i); }
-  /// The token count M as an index (the last parameter), at most the
-  /// mailbox capacity.
+  /// The token count M as the launch passed it: the last parameter, an i32
+  /// no kernel has clamped yet.
+  Value getLaunchTokens() { return func.getArguments().back(); }
+  /// The token count M as an index, at most the mailbox capacity.
   Value getTokens(OpBuilder &b, Location loc);
 
   /// Runs `body(item)` for every work item in [0, count) over the whole
@@ -169,6 +171,14 @@ FailureOr<MemRefType> getKernelBufferType(Operation *op, StringRef name,
 LLVM::GlobalOp createSharedArray(OpBuilder &b, Location loc,
                                  gpu::GPUModuleOp module, StringRef name,
                                  Type elementType, int64_t elements);
+
+/// `griddepcontrol.wait` for a kernel that loaded global memory before it
+/// (weights, norm weights): preceded by ptx::keepLoadsBeforeWait, guarded
+/// by the launch's raw token count (KernelBody::getLaunchTokens) and a
+/// store to `guardAddress` (`ptr<1>`, an output of the kernel), so that
+/// ptxas cannot hoist the wait above those loads.
+void waitForPreviousGridAfterLoads(OpBuilder &b, Location loc,
+                                   Value launchTokens, Value guardAddress);
 
 /// The raw global pointer (`!llvm.ptr<1>`) of a kernel memref: its aligned
 /// pointer, for inline PTX and LLVM loads and stores.
