@@ -254,8 +254,8 @@ struct Row {
   double ours = NAN, cublas = NAN, floor = NAN, error = INFINITY;
   bool repeatable = false;
   /// Whether y has the bytes of the point's reference variant of the same
-  /// splits, kw and token tile (the plain one, else the first without a
-  /// mailbox); empty for the reference itself or where there is none.
+  /// splits, kw, token tile and accs (the plain one, else the first without
+  /// a mailbox); empty for the reference itself or where there is none.
   std::optional<bool> sameBitsAsReference;
   /// Publishing variants: whether every copy's slot and ACTIVE are right.
   bool publishes = false;
