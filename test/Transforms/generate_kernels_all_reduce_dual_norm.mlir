@@ -316,10 +316,11 @@ func.func @one_cta(%mb: !mb, %stream: memref<?x1024xf32>,
 // -----
 
 // With `publishing`, the boundary in one kernel: the partial is a kernel
-// buffer (role partial, after out); the stage comes from NEXT after the
-// wait; every thread of the CTA passes a barrier after its read of NEXT,
-// then the CTA counts itself out of the grid's 64 (16 rows x 4) at once,
-// before it publishes; each thread publishes its fragment of the partial
+// buffer (role partial, after out); right after the wait each thread loads
+// its fragment of the partial (it needs no stage), then reads the stage
+// from NEXT; every thread of the CTA passes a barrier after its read of
+// NEXT, then the CTA counts itself out of the grid's 64 (16 rows x 4) at
+// once, before it publishes; each thread publishes the fragment it loaded
 // (the op's transport) and loads the old stream before it polls that
 // fragment of every slot; at the end the thread that saw 63 earlier
 // arrivals (the last) acquires, sets ACTIVE and advances NEXT.
@@ -337,12 +338,15 @@ func.func @one_cta(%mb: !mb, %stream: memref<?x1024xf32>,
 //  CHECK-SAME: %[[KP:[a-z0-9_]+]]: memref<16x4096xbf16, 1> {lamport.io = "in", lamport.param = "buffer", lamport.role = "partial"}
 //  CHECK-SAME: lamport.attributes = {eps = 9.99999997E-7 : f32, sum_order = #lamport.sum_order<rank_ascending>, transport = #lamport.transport<unicast>}
 //       CHECK: nvvm.griddepcontrol wait
-//  CHECK-NEXT: %[[STAGE:.*]] = lamport.stage.next %[[KMB]]
+//  CHECK-NEXT: %[[FRAGMENT:.*]] = scf.if %[[LIVE:.*]] -> (vector<8xbf16>) {
+//  CHECK-NEXT: %[[LOADED:.*]] = vector.load %[[KP]][%[[ROW:.*]], %[[COL:.*]]] {alignment = 16 : i64} : memref<16x4096xbf16, 1>, vector<8xbf16>
+//  CHECK-NEXT: scf.yield %[[LOADED]]
+//       CHECK: %[[STAGE:.*]] = lamport.stage.next %[[KMB]]
 //  CHECK-NEXT: gpu.barrier
 //  CHECK-NEXT: %[[BEFORE:.*]] = lamport.stage.arrive %[[KMB]] {ctas = 64 : i64}
 //   CHECK-NOT: lamport.stage.active
-//       CHECK: %[[FRAGMENT:.*]] = vector.load %[[KP]][%[[ROW:.*]], %[[COL:.*]]] {alignment = 16 : i64} : memref<16x4096xbf16, 1>, vector<8xbf16>
-//  CHECK-NEXT: lamport.mailbox.publish %[[FRAGMENT]], %[[KMB]][%[[STAGE]], %[[ROW]], %[[COL]]] {transport = #lamport.transport<unicast>}
+//   CHECK-NOT: vector.load %[[KP]]
+//       CHECK: lamport.mailbox.publish %[[FRAGMENT]], %[[KMB]][%[[STAGE]], %[[ROW]], %[[COL]]] {transport = #lamport.transport<unicast>}
 //       CHECK: vector.load %{{.*}}[%[[ROW]], %[[COL]]] {alignment = 16 : i64} : memref<16x4096xf32, 1>, vector<8xf32>
 //       CHECK: lamport.mailbox.poll %[[KMB]][%[[STAGE]], %{{.*}}, %[[ROW]], %[[COL]]]
 //       CHECK: lamport.mailbox.rearm %[[KMB]][%[[STAGE]], %{{.*}}, %[[ROW]], %[[COL]]] stride %{{.*}} count 4

@@ -176,11 +176,22 @@ struct DualNormValues {
 class ReducedSource {
 public:
   virtual ~ReducedSource() = default;
+  /// Whether the kernel publishes a fragment of its own (loadPublished,
+  /// publish) before it reads r.
+  virtual bool publishes() const { return false; }
+  /// The fragment at [row, col] of what the kernel publishes (vector<8xbf16>),
+  /// loaded right after griddepcontrol.wait, before prepare(): it is the
+  /// previous kernel's output and needs no stage, so its latency overlaps
+  /// the stage read instead of following it. Only where publishes().
+  virtual Value loadPublished(ImplicitLocOpBuilder &b, Value row, Value col) {
+    return Value();
+  }
   /// Runs on every thread after griddepcontrol.wait, before any read.
   virtual void prepare(ImplicitLocOpBuilder &b) {}
   /// Runs for every fragment a thread reads, before the first read: where
-  /// the kernel publishes, the fragment of this rank's partial goes out.
-  virtual void publish(ImplicitLocOpBuilder &b, Value row, Value col) {}
+  /// the kernel publishes, `published` (loadPublished's) goes out.
+  virtual void publish(ImplicitLocOpBuilder &b, Value row, Value col,
+                       Value published) {}
   /// The FP32 r of the fragment at [row, col] (vector<8xf32>); runs only
   /// for fragments inside the row and tokens below M.
   virtual Value read(ImplicitLocOpBuilder &b, Value row, Value col) = 0;
@@ -218,15 +229,20 @@ public:
     arrivalsBefore = StageArriveOp::create(b, mailbox, gridCtas);
   }
 
-  void publish(ImplicitLocOpBuilder &b, Value row, Value col) override {
-    if (!partial)
-      return;
+  bool publishes() const override { return bool(partial); }
+
+  Value loadPublished(ImplicitLocOpBuilder &b, Value row, Value col) override {
     auto narrowType = VectorType::get({int64_t(LamportDialect::kFragmentLanes)},
                                       b.getBF16Type());
-    Value fragment =
-        vector::LoadOp::create(b, narrowType, partial, ValueRange{row, col},
-                               /*nontemporal=*/false, llvm::MaybeAlign(16));
-    MailboxPublishOp::create(b, fragment, mailbox, stage, row, col,
+    return vector::LoadOp::create(b, narrowType, partial, ValueRange{row, col},
+                                  /*nontemporal=*/false, llvm::MaybeAlign(16));
+  }
+
+  void publish(ImplicitLocOpBuilder &b, Value row, Value col,
+               Value published) override {
+    if (!partial)
+      return;
+    MailboxPublishOp::create(b, published, mailbox, stage, row, col,
                              /*target=*/Value(), transport,
                              /*releaseBefore=*/false);
   }
@@ -332,6 +348,8 @@ private:
     /// scalar ones broadcast); postWeight is null without a post_weight.
     Value postWeight, nextWeight, alpha, beta;
     Value reduced, stream;
+    /// The fragment the kernel publishes (BF16), where it publishes.
+    Value published;
   };
 
   /// The kernel's phases, in the order build() emits them.
@@ -339,6 +357,9 @@ private:
   /// The loads that do not depend on the previous kernel and are worth their
   /// registers while the thread waits: the weights, the scalar gates.
   void loadParameters();
+  /// Right after griddepcontrol.wait, where the kernel publishes: each
+  /// fragment's share of what it publishes (ReducedSource::loadPublished).
+  void loadPublished();
   /// Everything between the first read of r and the stores of one row.
   void normalizeRow();
 
@@ -363,6 +384,12 @@ private:
                              function_ref<SmallVector<Value>()> then);
   /// Runs `then` where `condition` holds (always where it is null).
   void guarded(Value condition, function_ref<void()> then);
+  /// i1: the fragment lies inside the row of a token below M.
+  Value isLive(const Fragment &fragment) {
+    return fragment.inRow
+               ? Value(arith::AndIOp::create(b, active, fragment.inRow))
+               : active;
+  }
 
   Value indexConstant(int64_t value) {
     return arith::ConstantIndexOp::create(b, value);
@@ -457,6 +484,7 @@ void DualNormBodyBuilder::build(gpu::GPUModuleOp module) {
   if (values.pdl)
     waitForPreviousGridAfterLoads(b, b.getLoc(), values.launchTokens,
                                   getGlobalPointer(b, b.getLoc(), values.out));
+  loadPublished();
   source.prepare(b);
   if (shape.ctas > 1)
     waitForSumBarriers();
@@ -533,9 +561,7 @@ void DualNormBodyBuilder::loadParameters() {
   for (Fragment &fragment : fragments) {
     fragment.alpha = alpha;
     fragment.beta = beta;
-    Value condition =
-        fragment.inRow ? Value(arith::AndIOp::create(b, active, fragment.inRow))
-                       : active;
+    Value condition = isLive(fragment);
     SmallVector<Type> types(1 + bool(values.postWeight), narrowType);
     SmallVector<Value> loaded = guarded(condition, types, [&] {
       SmallVector<Value> result = {
@@ -548,6 +574,20 @@ void DualNormBodyBuilder::loadParameters() {
     fragment.nextWeight = loaded[0];
     if (values.postWeight)
       fragment.postWeight = loaded[1];
+  }
+}
+
+void DualNormBodyBuilder::loadPublished() {
+  if (!source.publishes())
+    return;
+  // Measured from the SASS: loaded in publish(), after the stage read, the
+  // barrier, the arrival's fence and the cluster wait, the partial's load
+  // was a second global round trip on the path to the exchange.
+  for (Fragment &fragment : fragments) {
+    Value condition = isLive(fragment);
+    fragment.published = guarded(condition, narrowType, [&] {
+      return SmallVector<Value>{source.loadPublished(b, token, fragment.col)};
+    })[0];
   }
 }
 
@@ -653,7 +693,9 @@ void DualNormBodyBuilder::normalizeRow() {
   // Every fragment goes out before the first poll, so a thread never waits
   // for a peer's fragment while holding back one of its own.
   for (Fragment &fragment : fragments)
-    guarded(fragment.inRow, [&] { source.publish(b, token, fragment.col); });
+    guarded(fragment.inRow, [&] {
+      source.publish(b, token, fragment.col, fragment.published);
+    });
   // The old stream and the per-channel gates do not depend on r: loaded
   // before it, they are in flight while the thread waits for the partials
   // (the poll) instead of after it, on the way to the first norm.
