@@ -7,7 +7,7 @@
 // Checks and times the generated small-M GEMM of each bundle against cuBLAS
 // in the same process:
 //
-//   lamport-gemm-bench [--json FILE] BUNDLE...
+//   lamport-gemm-bench [--json FILE] [--copy-stagger BYTES] BUNDLE...
 //
 // Each BUNDLE is lamport-compile's output for a program holding one
 // lamport.gemm_publish without a mailbox (weight [N, K], x [M, K] with a
@@ -286,7 +286,9 @@ struct Row {
 
 class Bench {
 public:
-  Bench() {
+  /// \p copyStagger: copy r of a mailbox starts r * copyStagger bytes into
+  /// its allocation (--copy-stagger).
+  explicit Bench(size_t copyStagger) : copyStagger(copyStagger) {
     CHECK(cudaSetDevice(0));
     CHECK(cudaFree(nullptr));
     CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
@@ -319,6 +321,8 @@ private:
   /// The current publishing variant's mailbox copies, stage words and
   /// timeout record, and rank 0's packed descriptor.
   std::vector<CUdeviceptr> mailboxMemory;
+  /// What was allocated for them (a copy starts past its stagger).
+  std::vector<CUdeviceptr> allocations;
   std::vector<uint8_t> descriptor;
 
   cudaStream_t stream = nullptr;
@@ -326,6 +330,7 @@ private:
   void *workspace = nullptr;
   cudaEvent_t start = nullptr, stop = nullptr;
   double copyBytesPerSecond = 0;
+  size_t copyStagger = 0;
   std::string device;
   std::mt19937 random{20261129};
 };
@@ -495,8 +500,12 @@ Bench::runPoint(const std::vector<const GemmBundle *> &variants) {
       if (gemm.mailbox) {
         const MailboxSpec &mailbox = *gemm.mailbox;
         for (int r = 0; r < mailbox.tp; ++r) {
-          CUdeviceptr copy;
-          CHECK(cuMemAlloc(&copy, mailbox.copyBytes()));
+          // Copy r starts r * stagger bytes into its allocation.
+          CUdeviceptr allocation;
+          const size_t offset = size_t(r) * copyStagger;
+          CHECK(cuMemAlloc(&allocation, mailbox.copyBytes() + offset));
+          allocations.push_back(allocation);
+          const CUdeviceptr copy = allocation + offset;
           mailboxMemory.push_back(copy);
           CHECK(cuMemsetD16(copy, lamport::runtime::kSentinel,
                             mailbox.copyBytes() / 2));
@@ -507,6 +516,8 @@ Bench::runPoint(const std::vector<const GemmBundle *> &variants) {
         CHECK(cuMemAlloc(&record, sizeof(lamport::runtime::TimeoutRecord)));
         mailboxMemory.push_back(stage);
         mailboxMemory.push_back(record);
+        allocations.push_back(stage);
+        allocations.push_back(record);
         // ACTIVE, NEXT, ARRIVALS, reserved.
         const uint32_t words[lamport::runtime::kStageWords] = {0, 1, 0, 0};
         CHECK(cuMemcpyHtoD(stage, words, sizeof(words)));
@@ -575,8 +586,9 @@ Bench::runPoint(const std::vector<const GemmBundle *> &variants) {
     }
     if (module)
       cuModuleUnload(module);
-    for (CUdeviceptr pointer : mailboxMemory)
+    for (CUdeviceptr pointer : allocations)
       cuMemFree(pointer);
+    allocations.clear();
     mailboxMemory.clear();
     rows.push_back(row);
   }
@@ -659,11 +671,24 @@ nlohmann::json toJson(const Row &row) {
 int main(int argc, char **argv) {
   std::vector<std::string> directories;
   std::string jsonPath;
+  size_t copyStagger = 0;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg == "--json" && i + 1 < argc)
       jsonPath = argv[++i];
-    else if (arg.rfind("--", 0) == 0) {
+    else if (arg == "--copy-stagger" && i + 1 < argc) {
+      char *end = nullptr;
+      const char *text = argv[++i];
+      copyStagger = std::strtoull(text, &end, 10);
+      if (end == text || *end || copyStagger % 16) {
+        std::fprintf(stderr,
+                     "lamport-gemm-bench: --copy-stagger takes a byte count "
+                     "that is a multiple of 16 (fragments stay aligned), not "
+                     "%s\n",
+                     text);
+        return 2;
+      }
+    } else if (arg.rfind("--", 0) == 0) {
       std::fprintf(stderr, "lamport-gemm-bench: unknown option %s\n",
                    arg.c_str());
       return 2;
@@ -671,7 +696,10 @@ int main(int argc, char **argv) {
       directories.push_back(arg);
   }
   if (directories.empty()) {
-    std::fprintf(stderr, "usage: lamport-gemm-bench [--json FILE] BUNDLE...\n");
+    std::fprintf(
+        stderr,
+        "usage: lamport-gemm-bench [--json FILE] [--copy-stagger BYTES] "
+        "BUNDLE...\n");
     return 2;
   }
   // Points in the order their shapes first appear, M ascending; variants in
@@ -694,7 +722,7 @@ int main(int argc, char **argv) {
 
   try {
     CHECK(cuInit(0));
-    Bench bench;
+    Bench bench(copyStagger);
     std::printf("%s, copy bandwidth %.2f TB/s; %zu variants of %zu points\n",
                 bench.deviceName().c_str(), bench.bandwidth() / 1e12,
                 gemms.size(), points.size());

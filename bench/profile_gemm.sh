@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+#===- bench/profile_gemm.sh - Hardware counters of GEMM bundles (ncu) ----===#
+#
+# On the GPU machine, after bench/prepare_gemm.sh here (carry `bundles` and
+# `third_party_cache`): builds lamport-gemm-bench like bench/run_gemm.sh,
+# then runs it under Nsight Compute once per bundle named on the command
+# line (a name under bundles/gemm, or a glob of them), profiling the
+# generated kernel's third launch (the first two are the correctness runs)
+# with the clocks left alone and the caches not flushed, so a publishing
+# variant's mailbox lines meet the L2 as they do in the timed replays.
+# Prints one row per bundle: duration and the DRAM and L2 traffic, so a
+# publishing variant can be set beside its plain twin.
+#
+#   bash bench/profile_gemm.sh NAME...
+#
+#===----------------------------------------------------------------------===#
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+export NCCL_NVLS_ENABLE=0
+build=${BUILD_DIR:-$root/build-gpu}
+if ! { cmake -G Ninja -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release \
+  -DLAMPORT_ENABLE_COMPILER=OFF -DLAMPORT_ENABLE_RUNTIME=ON &&
+  ninja -C "$build" lamport-gemm-bench; } >"$build.gemm-build.log" 2>&1; then
+  tail -30 "$build.gemm-build.log"
+  echo "profile_gemm.sh: lamport-gemm-bench did not build"
+  exit 2
+fi
+ncu=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null |
+  head -1)
+if [ -z "$ncu" ]; then
+  echo "profile_gemm.sh: no ncu on this machine"
+  exit 2
+fi
+metrics=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum
+metrics=$metrics,lts__t_sectors_op_write.sum,lts__t_sectors_op_read.sum
+metrics=$metrics,lts__t_sectors_srcunit_tex_op_write_lookup_miss.sum
+metrics=$metrics,launch__registers_per_thread,sm__warps_active.avg.pct_of_peak_sustained_active
+table=$(mktemp)
+printf '%-58s %9s %10s %10s %10s %10s %10s\n' bundle "time us" \
+  "DRAM rd MB" "DRAM wr MB" "L2 wr MB" "L2 wr miss" "occupancy" >"$table"
+for pattern in "$@"; do
+  for bundle in "$root"/bundles/gemm/$pattern; do
+    csv=$(mktemp)
+    "$ncu" --clock-control none --cache-control none \
+      --kernel-name regex:gemm_publish --launch-skip 2 --launch-count 1 \
+      --metrics "$metrics" --csv --page raw \
+      "$build/bin/lamport-gemm-bench" "$bundle" >"$csv" 2>"$csv.err" || {
+      tail -5 "$csv.err"
+      echo "profile_gemm.sh: ncu failed on $bundle"
+      continue
+    }
+    python3 - "$csv" "$(basename "$bundle")" >>"$table" <<'EOF'
+import csv, sys
+rows = [r for r in csv.reader(open(sys.argv[1])) if len(r) > 10]
+head, units, value = rows[0], rows[1], rows[2]
+get = lambda name: float(value[head.index(name)].replace(",", ""))
+def scaled(name, to):
+    unit = units[head.index(name)]
+    factors = {"byte": 1, "Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9,
+               "nsecond": 1e-3, "ns": 1e-3, "usecond": 1, "us": 1,
+               "msecond": 1e3, "ms": 1e3, "sector": 32, "Ksector": 32e3,
+               "Msector": 32e6, "": 1}
+    if unit not in factors:
+        sys.exit("profile_gemm.sh: ncu reported %s in %r" % (name, unit))
+    factor = factors[unit]
+    return get(name) * factor / to
+print("%-58s %9.2f %10.2f %10.2f %10.2f %10.2f %9.0f%%" % (
+    sys.argv[2], scaled("gpu__time_duration.sum", 1),
+    scaled("dram__bytes_read.sum", 1e6), scaled("dram__bytes_write.sum", 1e6),
+    scaled("lts__t_sectors_op_write.sum", 1e6),
+    scaled("lts__t_sectors_srcunit_tex_op_write_lookup_miss.sum", 1e6),
+    get("sm__warps_active.avg.pct_of_peak_sustained_active")))
+EOF
+    rm -f "$csv" "$csv.err"
+  done
+done
+cat "$table"
