@@ -11,6 +11,11 @@
 # for M = 1..8 on the 8-token tile, one for 9..16 on the 16-token tile; the
 # op takes both and M picks: docs/design/gemm.md) and the same program
 # publishing y into a mailbox of its tp (_publish: the epilogue's cost).
+# With PUBLISH_SWEEP="SHAPE:M ..." (e.g. "unpooler_tp8:8 oproj_tp16:1"),
+# also every tactic of splits 1, 2, 4 x kw 64, 128 x tiles 1, 2, 4 x accs
+# 1, 2, 4 x min_ctas 0, 1 with early dependents at those points, each with
+# and without the mailbox: the tactic to choose there is the one whose
+# publishing kernel is fastest, since that is the kernel a boundary runs.
 # With SWEEP=1, also splits 1, 2, 4 x kw 64, 128 at accs 2 around the
 # tactic that serves M, each as is, with min_ctas_per_sm = 1 (_occ1:
 # ptxas's register budget for one CTA per SM), with early dependents
@@ -104,13 +109,17 @@ MLIR
 # LAST:SPLITS:KW:TILES:ACCS:MIN_CTAS:EARLY:PASSES serves M past the previous
 # one's LAST up to its own (the last reaches 16), on the 8-token tile up to
 # 8 tokens and the 16-token tile past them. Chosen from the sweeps in
-# docs/design/gemm.md (MIN_CTAS 0 and EARLY 0 ask nothing). Every point gets
+# docs/design/gemm.md (MIN_CTAS 0 and EARLY 0 ask nothing): by the plain
+# GEMM's time, except at unpooler tp8 M = 8, unpooler tp16 and o_proj tp16,
+# where a publishing sweep (PUBLISH_SWEEP) chose by the publishing kernel's,
+# the one a boundary runs. Every point gets
 # the program with all of them, publishing and not; with SWEEP=1 also the
 # sweep around the tactic that serves it: splits 1, 2, 4 x kw 64, 128
 # (where K / (splits x kw) gives 1..32 warps), one tile, accs 2, each with
 # and without the register budget hint and early dependents, and for o_proj
 # at one split at 2 and 4 passes as well.
 sweep=${SWEEP:-0}
+publish_sweep=" ${PUBLISH_SWEEP:-} "
 while read -r shape n k specs; do
   tp=${shape##*_tp}
   tactics=""
@@ -129,6 +138,27 @@ while read -r shape n k specs; do
       "$(variant_name "$shape" "$m" "" "${serving[@]}")" "$tactics"
     compile_variant "$shape" "$n" "$k" "$m" "$tp" \
       "$(variant_name "$shape" "$m" 1 "${serving[@]}")" "$tactics"
+    if [[ $publish_sweep == *" $shape:$m "* ]]; then
+      for s in 1 2 4; do
+        for w in 64 128; do
+          warps=$((k / (s * w)))
+          ((warps >= 1 && warps <= 32)) || continue
+          for t in 1 2 4; do
+            for a in 1 2 4; do
+              for hint in 0 1; do
+                for mailbox in "" "$tp"; do
+                  name=$(variant_name "$shape" "$m" "$mailbox" "$s" "$w" \
+                    "$a" "$hint" 1 1 "$t")
+                  [ -e "$out/$name" ] && continue
+                  compile_variant "$shape" "$n" "$k" "$m" "$mailbox" "$name" \
+                    "$(tactic "$s" "$w" "$a" "$hint" 1 1 "$(token_tiles 16)" "$t")"
+                done
+              done
+            done
+          done
+        done
+      done
+    fi
     ((sweep)) || continue
     for s in 1 2 4; do
       for w in 64 128; do
@@ -152,10 +182,10 @@ while read -r shape n k specs; do
   done
 done <<'SHAPES'
 unpooler_tp4 2048 4096   4:1:128:1:2:1:1:1  8:2:128:4:1:1:1:1  16:2:128:2:1:0:1:1
-unpooler_tp8 1024 4096   4:1:128:1:2:1:1:1  8:2:64:2:2:0:1:1   16:4:128:2:1:1:1:1
-unpooler_tp16 512 4096   8:2:64:1:2:0:1:1   16:4:128:1:2:1:1:1
+unpooler_tp8 1024 4096   4:1:128:1:2:1:1:1  8:2:64:2:2:1:1:1   16:4:128:2:1:1:1:1
+unpooler_tp16 512 4096   8:2:64:1:4:1:1:1   16:4:128:1:4:1:1:1
 oproj_tp4 8192 2048      8:1:128:1:2:1:1:4  16:1:128:1:1:1:1:4
 oproj_tp8 8192 1024      8:1:128:1:2:1:1:2  16:1:128:1:1:1:1:2
-oproj_tp16 8192 512      4:1:64:1:4:0:1:1   8:2:64:4:2:0:1:1   16:1:128:1:2:0:1:1
+oproj_tp16 8192 512      2:1:64:1:4:1:1:1   4:2:64:4:4:1:1:1   8:1:128:2:2:0:1:1  16:1:128:2:1:0:1:1
 SHAPES
 echo "$(ls "$out" | wc -l) bundles in $out, $skipped variants skipped"

@@ -23,13 +23,15 @@
 // BF16 = 12 MiB per rank's copy.
 //
 // Tactics, one per range of M (the op's tactic list: each kernel is chosen
-// by M at launch, docs/design/gemm.md), the fastest of the GEMM sweep of
-// docs/performance.md (issue 5, late night) for this shape, in its
+// by M at launch, docs/design/gemm.md), the fastest publishing kernels of
+// the GEMM sweeps of docs/performance.md (issue 5, 2026-11-29: late night,
+// then the publishing sweep) for this shape, in its
 // words (sN splits, kwN K per warp, pN passes, aN accumulators, occ1
 // min_ctas_per_sm = 1, early early_dependents):
-//   M = 1..4: s1 kw64 a4 early;
-//   M = 5..8: s2 kw64 tiles4 early;
-//   M = 9..16: s1 kw128 early.
+//   M = 1..2: s1 kw64 a4 occ1 early;
+//   M = 3..4: s2 kw64 tiles4 a4 occ1 early;
+//   M = 5..8: s1 kw128 tiles2 early;
+//   M = 9..16: s1 kw128 tiles2 a1 early.
 
 !boundary = !lamport.mailbox<tp = 16, capacity = 16, width = 8192>
 
@@ -51,13 +53,16 @@ func.func @attention_boundary_unfused(
     %out: memref<?x8192xbf16>) {
   lamport.gemm_publish %attn, %o_proj into %partial
       tactic(#lamport.tactic<splits = 1, kw = 64, accs = 4,
-                 early_dependents = true,
+                 min_ctas_per_sm = 1, early_dependents = true,
+                 token_tiles = [8, 8]>,
+             #lamport.tactic<splits = 2, kw = 64, accs = 4,
+                 tiles = 4, min_ctas_per_sm = 1, early_dependents = true,
                  token_tiles = [8, 8, 8, 8]>,
-             #lamport.tactic<splits = 2, kw = 64, accs = 2,
-                 tiles = 4, early_dependents = true,
-                 token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>,
              #lamport.tactic<splits = 1, kw = 128, accs = 2,
-                 early_dependents = true,
+                 tiles = 2, early_dependents = true,
+                 token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>,
+             #lamport.tactic<splits = 1, kw = 128, accs = 1,
+                 tiles = 2, early_dependents = true,
                  token_tiles = [8, 8, 8, 8, 8, 8, 8, 8,
                                 16, 16, 16, 16, 16, 16, 16, 16]>)
       {pdl}

@@ -11,12 +11,13 @@
 // (lamport.mailbox.poll_owned once lowered).
 //
 // Tactics, one per range of M (the op's tactic list: each kernel is chosen
-// by M at launch, docs/design/gemm.md), the fastest of the GEMM sweep of
-// docs/performance.md (issue 5, late night) for this shape, in its
+// by M at launch, docs/design/gemm.md), the fastest publishing kernels of
+// the GEMM sweeps of docs/performance.md (issue 5, 2026-11-29: late night,
+// then the publishing sweep) for this shape, in its
 // words (sN splits, kwN K per warp, pN passes, aN accumulators, occ1
 // min_ctas_per_sm = 1, early early_dependents):
-//   M = 1..8: s2 kw64 early;
-//   M = 9..16: s4 kw128 occ1 early.
+//   M = 1..8: s2 kw64 a4 occ1 early;
+//   M = 9..16: s4 kw128 a4 occ1 early.
 
 !columns = !lamport.mailbox<tp = 16, capacity = 16, width = 512>
 
@@ -30,10 +31,10 @@ func.func @unpooler_boundary(
     %out: memref<?x8192xbf16>) {
   lamport.gemm_publish %x, %w_block into %y
       mailbox %mailbox : !columns
-      tactic(#lamport.tactic<splits = 2, kw = 64, accs = 2,
-                 early_dependents = true,
+      tactic(#lamport.tactic<splits = 2, kw = 64, accs = 4,
+                 min_ctas_per_sm = 1, early_dependents = true,
                  token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>,
-             #lamport.tactic<splits = 4, kw = 128, accs = 2,
+             #lamport.tactic<splits = 4, kw = 128, accs = 4,
                  min_ctas_per_sm = 1, early_dependents = true,
                  token_tiles = [8, 8, 8, 8, 8, 8, 8, 8,
                                 16, 16, 16, 16, 16, 16, 16, 16]>)

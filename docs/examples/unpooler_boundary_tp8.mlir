@@ -10,12 +10,13 @@
 // (lamport.mailbox.poll_owned once lowered).
 //
 // Tactics, one per range of M (the op's tactic list: each kernel is chosen
-// by M at launch, docs/design/gemm.md), the fastest of the GEMM sweep of
-// docs/performance.md (issue 5, late night) for this shape, in its
+// by M at launch, docs/design/gemm.md), the fastest publishing kernels of
+// the GEMM sweeps of docs/performance.md (issue 5, 2026-11-29: late night,
+// then the publishing sweep) for this shape, in its
 // words (sN splits, kwN K per warp, pN passes, aN accumulators, occ1
 // min_ctas_per_sm = 1, early early_dependents):
 //   M = 1..4: s1 kw128 occ1 early;
-//   M = 5..8: s2 kw64 tiles2 early;
+//   M = 5..8: s2 kw64 tiles2 occ1 early;
 //   M = 9..16: s4 kw128 tiles2 a1 occ1 early.
 
 !columns = !lamport.mailbox<tp = 8, capacity = 16, width = 1024>
@@ -34,7 +35,7 @@ func.func @unpooler_boundary(
                  min_ctas_per_sm = 1, early_dependents = true,
                  token_tiles = [8, 8, 8, 8]>,
              #lamport.tactic<splits = 2, kw = 64, accs = 2,
-                 tiles = 2, early_dependents = true,
+                 tiles = 2, min_ctas_per_sm = 1, early_dependents = true,
                  token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>,
              #lamport.tactic<splits = 4, kw = 128, accs = 1,
                  tiles = 2, min_ctas_per_sm = 1, early_dependents = true,
