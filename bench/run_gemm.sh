@@ -4,7 +4,8 @@
 # Builds the runtime and lamport-gemm-bench without MLIR (build-gpu/), then
 # checks and times every bundle of bundles/gemm against cuBLAS. Prepare the
 # bundles where MLIR is (bench/prepare_gemm.sh) and carry `bundles` and
-# `third_party_cache`. Writes gemm.json to $OUT where it is set.
+# `third_party_cache`. Writes gemm.json to $OUT where it is set, and prints
+# docs/performance.md's tables and the targets last (bench/gemm_table.py).
 #
 #===----------------------------------------------------------------------===#
 set -uo pipefail
@@ -20,3 +21,6 @@ if ! { cmake -G Ninja -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release \
 fi
 json=${OUT:-$build}/gemm.json
 "$build/bin/lamport-gemm-bench" --json "$json" "$root"/bundles/gemm/*
+status=$?
+[ -s "$json" ] && python3 "$root/bench/gemm_table.py" "$json"
+exit $status
