@@ -72,6 +72,19 @@ token_tiles() {
   echo "$list"
 }
 
+# split_kw_pairs K: "SPLITS KW" for splits 1, 2, 4 x kw 64, 128, where K /
+# (splits x kw) gives 1..32 warps: the pairs the sweeps walk.
+split_kw_pairs() {
+  local s w warps
+  for s in 1 2 4; do
+    for w in 64 128; do
+      warps=$(($1 / (s * w)))
+      ((warps >= 1 && warps <= 32)) && echo "$s $w"
+    done
+  done
+  return 0
+}
+
 # compile_variant SHAPE N K M TP NAME TACTICS: one bundle of the program
 # with TACTICS (the op's tactic list), publishing into a mailbox of tp = TP
 # where TP is not empty, or a skip line where the generator has no kernel.
@@ -138,47 +151,40 @@ while read -r shape n k specs; do
       "$(variant_name "$shape" "$m" "" "${serving[@]}")" "$tactics"
     compile_variant "$shape" "$n" "$k" "$m" "$tp" \
       "$(variant_name "$shape" "$m" 1 "${serving[@]}")" "$tactics"
+    # (The pairs come on descriptor 3: the shapes below are on stdin.)
     if [[ $publish_sweep == *" $shape:$m "* ]]; then
-      for s in 1 2 4; do
-        for w in 64 128; do
-          warps=$((k / (s * w)))
-          ((warps >= 1 && warps <= 32)) || continue
-          for t in 1 2 4; do
-            for a in 1 2 4; do
-              for hint in 0 1; do
-                for mailbox in "" "$tp"; do
-                  name=$(variant_name "$shape" "$m" "$mailbox" "$s" "$w" \
-                    "$a" "$hint" 1 1 "$t")
-                  [ -e "$out/$name" ] && continue
-                  compile_variant "$shape" "$n" "$k" "$m" "$mailbox" "$name" \
-                    "$(tactic "$s" "$w" "$a" "$hint" 1 1 "$(token_tiles 16)" "$t")"
-                done
+      while read -r s w <&3; do
+        for t in 1 2 4; do
+          for a in 1 2 4; do
+            for hint in 0 1; do
+              for mailbox in "" "$tp"; do
+                name=$(variant_name "$shape" "$m" "$mailbox" "$s" "$w" \
+                  "$a" "$hint" 1 1 "$t")
+                [ -e "$out/$name" ] && continue
+                compile_variant "$shape" "$n" "$k" "$m" "$mailbox" "$name" \
+                  "$(tactic "$s" "$w" "$a" "$hint" 1 1 "$(token_tiles 16)" "$t")"
               done
             done
           done
         done
-      done
+      done 3< <(split_kw_pairs "$k")
     fi
     ((sweep)) || continue
-    for s in 1 2 4; do
-      for w in 64 128; do
-        warps=$((k / (s * w)))
-        ((warps >= 1 && warps <= 32)) || continue
-        variant_passes=1
-        [[ $shape == oproj_* && $s == 1 ]] && variant_passes="1 2 4"
-        for p in $variant_passes; do
-          for hint in 0 1; do
-            for launch in 0 1; do
-              name=$(variant_name "$shape" "$m" "" "$s" "$w" 2 "$hint" \
-                "$launch" "$p")
-              [ -e "$out/$name" ] && continue
-              compile_variant "$shape" "$n" "$k" "$m" "" "$name" \
-                "$(tactic "$s" "$w" 2 "$hint" "$launch" "$p" "$(token_tiles 16)")"
-            done
+    while read -r s w <&3; do
+      variant_passes=1
+      [[ $shape == oproj_* && $s == 1 ]] && variant_passes="1 2 4"
+      for p in $variant_passes; do
+        for hint in 0 1; do
+          for launch in 0 1; do
+            name=$(variant_name "$shape" "$m" "" "$s" "$w" 2 "$hint" \
+              "$launch" "$p")
+            [ -e "$out/$name" ] && continue
+            compile_variant "$shape" "$n" "$k" "$m" "" "$name" \
+              "$(tactic "$s" "$w" 2 "$hint" "$launch" "$p" "$(token_tiles 16)")"
           done
         done
       done
-    done
+    done 3< <(split_kw_pairs "$k")
   done
 done <<'SHAPES'
 unpooler_tp4 2048 4096   4:1:128:1:2:1:1:1  8:2:128:4:1:1:1:1  16:2:128:2:1:0:1:1
