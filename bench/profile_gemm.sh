@@ -17,14 +17,8 @@
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 export NCCL_NVLS_ENABLE=0
-build=${BUILD_DIR:-$root/build-gpu}
-if ! { cmake -G Ninja -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release \
-  -DLAMPORT_ENABLE_COMPILER=OFF -DLAMPORT_ENABLE_RUNTIME=ON &&
-  ninja -C "$build" lamport-gemm-bench; } >"$build.gemm-build.log" 2>&1; then
-  tail -30 "$build.gemm-build.log"
-  echo "profile_gemm.sh: lamport-gemm-bench did not build"
-  exit 2
-fi
+source "$root/bench/build_gemm_bench.sh"
+build_gemm_bench profile_gemm.sh || exit 2
 ncu=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null |
   head -1)
 if [ -z "$ncu" ]; then

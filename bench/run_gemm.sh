@@ -11,14 +11,8 @@
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 export NCCL_NVLS_ENABLE=0
-build=${BUILD_DIR:-$root/build-gpu}
-if ! { cmake -G Ninja -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release \
-  -DLAMPORT_ENABLE_COMPILER=OFF -DLAMPORT_ENABLE_RUNTIME=ON &&
-  ninja -C "$build" lamport-gemm-bench; } >"$build.gemm-build.log" 2>&1; then
-  tail -30 "$build.gemm-build.log"
-  echo "run_gemm.sh: lamport-gemm-bench did not build"
-  exit 2
-fi
+source "$root/bench/build_gemm_bench.sh"
+build_gemm_bench run_gemm.sh || exit 2
 json=${OUT:-$build}/gemm.json
 "$build/bin/lamport-gemm-bench" --json "$json" "$root"/bundles/gemm/*
 status=$?

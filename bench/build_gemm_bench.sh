@@ -1,0 +1,20 @@
+#===- bench/build_gemm_bench.sh - Build lamport-gemm-bench without MLIR --===#
+#
+# Sourced by the GEMM scripts that run on the GPU machine (run_gemm.sh,
+# profile_gemm.sh) after they set `root`: build_gemm_bench CALLER configures
+# the runtime alone (no MLIR there) in $BUILD_DIR (default build-gpu/),
+# builds lamport-gemm-bench, sets `build`, and on failure prints the log's
+# tail and CALLER's one-line reason and returns 2.
+#
+#===----------------------------------------------------------------------===#
+
+build_gemm_bench() {
+  build=${BUILD_DIR:-$root/build-gpu}
+  if ! { cmake -G Ninja -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release \
+    -DLAMPORT_ENABLE_COMPILER=OFF -DLAMPORT_ENABLE_RUNTIME=ON &&
+    ninja -C "$build" lamport-gemm-bench; } >"$build.gemm-build.log" 2>&1; then
+    tail -30 "$build.gemm-build.log"
+    echo "$1: lamport-gemm-bench did not build"
+    return 2
+  fi
+}
