@@ -323,7 +323,9 @@ func.func @one_cta(%mb: !mb, %stream: memref<?x1024xf32>,
 // once, before it publishes; each thread publishes the fragment it loaded
 // (the op's transport) and loads the old stream before it polls that
 // fragment of every slot; at the end the thread that saw 63 earlier
-// arrivals (the last) acquires, sets ACTIVE and advances NEXT.
+// arrivals (the last) acquires, sets ACTIVE and advances NEXT. The store
+// that keeps the parameter loads before the wait writes the digest of the
+// publish's addresses, which reads them from the descriptor there.
 
 !mb = !lamport.mailbox<tp = 4, capacity = 16, width = 4096>
 
@@ -337,7 +339,9 @@ func.func @one_cta(%mb: !mb, %stream: memref<?x1024xf32>,
 //  CHECK-SAME: %[[KMB:[a-z0-9_]+]]: !lamport.mailbox<tp = 4, capacity = 16, width = 4096> {lamport.param = "mailbox"}
 //  CHECK-SAME: %[[KP:[a-z0-9_]+]]: memref<16x4096xbf16, 1> {lamport.io = "in", lamport.param = "buffer", lamport.role = "partial"}
 //  CHECK-SAME: lamport.attributes = {eps = 9.99999997E-7 : f32, sum_order = #lamport.sum_order<rank_ascending>, transport = #lamport.transport<unicast>}
-//       CHECK: nvvm.griddepcontrol wait
+//       CHECK: %[[DIGEST:.*]] = lamport.mailbox.address_digest %[[KMB]]
+//       CHECK: llvm.inline_asm has_side_effects "{ .reg .pred never; setp.gt.u32 never, $0, 2147483647; @never st.global.b64 [$1], $2; }", "r,l,l,~{memory}" %{{.*}}, %{{.*}}, %[[DIGEST]]
+//  CHECK-NEXT: nvvm.griddepcontrol wait
 //  CHECK-NEXT: %[[FRAGMENT:.*]] = scf.if %[[LIVE:.*]] -> (vector<8xbf16>) {
 //  CHECK-NEXT: %[[LOADED:.*]] = vector.load %[[KP]][%[[ROW:.*]], %[[COL:.*]]] {alignment = 16 : i64} : memref<16x4096xbf16, 1>, vector<8xbf16>
 //  CHECK-NEXT: scf.yield %[[LOADED]]

@@ -77,6 +77,10 @@ func.func @oproj_tp8(%x: memref<4x1024xbf16>, %w: memref<8192x1024xbf16>,
 // CHECK: fence.mbarrier_init.release.cluster
 // CHECK: nvvm.cluster.arrive
 // CHECK: llvm.inline_asm has_side_effects "ld.global.L2::cache_hint.v4.b32 {$0, $1, $2, $3}, [$4], $5;", "=r,=r,=r,=r,l,l" %{{.*}}, %[[POLICY]]
+// The guard store writes the digest of the publish's addresses, so that
+// they are read from the descriptor before the wait, not on the tail.
+// CHECK: %[[DIGEST:.*]] = lamport.mailbox.address_digest %{{.*}} : !lamport.mailbox<tp = 8, capacity = 16, width = 1024>
+// CHECK-NEXT: llvm.inline_asm has_side_effects "{ .reg .pred never; setp.gt.u32 never, $0, 2147483647; @never st.global.b64 [$1], $2; }", "r,l,l,~{memory}" %{{.*}}, %{{.*}}, %[[DIGEST]]
 // NEXT is read by thread 0 as soon as the previous kernel is done, not in
 // the epilogue, and handed to the epilogue through shared memory.
 // CHECK: nvvm.griddepcontrol wait

@@ -71,8 +71,13 @@
 // PTX:       barrier.cluster.arrive
 // PTX:       ld.global.L2::cache_hint.v4.b32 {{.*}}, [[POLICY]];
 // The store that keeps ptxas from hoisting the wait above the weight loads
-// (never taken: M > INT32_MAX).
-// PTX:       @never st.global.b32
+// (never taken: M > INT32_MAX) stores the digest of the addresses the
+// publish reads from the descriptor (this rank's copy, the multicast
+// address, 8 peers, the rank), so they are read before the wait.
+// PTX-COUNT-9: xor.b64
+// PTX-NEXT:  xor.b64 [[DIGEST:%rd[0-9]+]],
+// PTX-NEXT:  // begin inline asm
+// PTX-NEXT:  @never st.global.b64 [{{%rd[0-9]+}}], [[DIGEST]]; }
 // PTX-NEXT:  // end inline asm
 // PTX-NEXT:  griddepcontrol.wait
 // 16-byte activation loads (sm_100a spells them v2.b64).

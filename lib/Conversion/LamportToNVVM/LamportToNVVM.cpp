@@ -66,9 +66,9 @@ static bool hasMailboxArgument(gpu::GPUFuncOp func) {
 
 static bool isKernelLevelOp(Operation *op) {
   return isa<MailboxPublishOp, MailboxPollOp, MailboxPollAtOp, MailboxRearmOp,
-             MailboxPollOwnedOp, StageActiveOp, StageNextOp, StageSetActiveOp,
-             StageAdvanceOp, StageArriveOp, StageFromTicketOp, StageToTicketOp>(
-      op);
+             MailboxPollOwnedOp, MailboxAddressDigestOp, StageActiveOp,
+             StageNextOp, StageSetActiveOp, StageAdvanceOp, StageArriveOp,
+             StageFromTicketOp, StageToTicketOp>(op);
 }
 
 /// Rejects what the lowering cannot take, each with the rule it breaks: a

@@ -116,9 +116,16 @@ Value ptx::loadFragmentWithPolicy(OpBuilder &b, Location loc, Value address,
 }
 
 void ptx::keepLoadsBeforeWait(OpBuilder &b, Location loc, Value launchTokens,
-                              Value guardAddress) {
+                              Value guardAddress, Value guardValue) {
+  if (!guardValue) {
+    inlinePTX(b, loc, Type(),
+              "{ .reg .pred never; setp.gt.u32 never, $0, 2147483647; "
+              "@never st.global.b32 [$1], 0; }",
+              "r,l", ValueRange{launchTokens, guardAddress});
+    return;
+  }
   inlinePTX(b, loc, Type(),
             "{ .reg .pred never; setp.gt.u32 never, $0, 2147483647; "
-            "@never st.global.b32 [$1], 0; }",
-            "r,l", ValueRange{launchTokens, guardAddress});
+            "@never st.global.b64 [$1], $2; }",
+            "r,l,l", ValueRange{launchTokens, guardAddress, guardValue});
 }

@@ -7,7 +7,8 @@
 // A publish stores 16-byte fragments into slot [stage, rank] of every rank's
 // copy (multicast or unicast) or of one rank's copy (route), after turning
 // every BF16 -0.0 into +0.0 so that no published lane looks like the
-// sentinel.
+// sentinel. The address digest reads those addresses early, for kernels
+// that publish at their tail.
 //
 //===----------------------------------------------------------------------===//
 
@@ -99,10 +100,37 @@ private:
   Transport defaultTransport;
 };
 
+/// Lowers lamport.mailbox.address_digest: the XOR of the descriptor fields a
+/// publish reads, as i64.
+struct MailboxAddressDigestLowering
+    : public ConvertOpToLLVMPattern<MailboxAddressDigestOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(MailboxAddressDigestOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MailboxDescriptor mailbox(adaptor.getMailbox(), op.getMailbox().getType());
+    Type i64 = rewriter.getI64Type();
+    SmallVector<Value> read = {mailbox.local(rewriter, loc),
+                               mailbox.multicast(rewriter, loc)};
+    for (unsigned rank = 0; rank < mailbox.getType().getTp(); ++rank)
+      read.push_back(mailbox.peer(rewriter, loc, rank));
+    Value digest = zextToI64(rewriter, loc, mailbox.rank(rewriter, loc));
+    for (Value address : read)
+      digest = LLVM::XOrOp::create(
+          rewriter, loc, digest,
+          LLVM::PtrToIntOp::create(rewriter, loc, i64, address));
+    rewriter.replaceOp(op, digest);
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::lamport::populatePublishToNVVMPatterns(
     LLVMTypeConverter &converter, RewritePatternSet &patterns,
     const LamportToNVVMOptions &options) {
   patterns.add<MailboxPublishLowering>(converter, options.transport);
+  patterns.add<MailboxAddressDigestLowering>(converter);
 }

@@ -83,9 +83,11 @@ Value loadFragmentWithPolicy(OpBuilder &b, Location loc, Value address,
 /// a store: this is such a store, `@p st.global.b32 [guardAddress], 0`, with
 /// p = `launchTokens` (the raw i32 token count) > INT32_MAX, which a launch
 /// never passes (the runtime refuses M outside 1..max); `guardAddress` is
-/// the kernel's output (y), which the kernel overwrites anyway.
+/// the kernel's output (y), which the kernel overwrites anyway. With
+/// `guardValue` (i64) the store writes it instead (`st.global.b64`), so
+/// whatever computes it is issued before the wait too.
 void keepLoadsBeforeWait(OpBuilder &b, Location loc, Value launchTokens,
-                         Value guardAddress);
+                         Value guardAddress, Value guardValue = Value());
 
 } // namespace mlir::lamport::ptx
 

@@ -186,6 +186,11 @@ public:
   virtual Value loadPublished(ImplicitLocOpBuilder &b, Value row, Value col) {
     return Value();
   }
+  /// An i64 for the store that keeps the loads before griddepcontrol.wait
+  /// to write, or null: where publishes(), the digest of the publish's
+  /// addresses, so that they are read before the wait rather than on the
+  /// exchange's critical path.
+  virtual Value guardValue(ImplicitLocOpBuilder &b) { return Value(); }
   /// Runs on every thread after griddepcontrol.wait, before any read.
   virtual void prepare(ImplicitLocOpBuilder &b) {}
   /// Runs for every fragment a thread reads, before the first read: where
@@ -230,6 +235,12 @@ public:
   }
 
   bool publishes() const override { return bool(partial); }
+
+  Value guardValue(ImplicitLocOpBuilder &b) override {
+    if (!partial)
+      return Value();
+    return MailboxAddressDigestOp::create(b, b.getI64Type(), mailbox);
+  }
 
   Value loadPublished(ImplicitLocOpBuilder &b, Value row, Value col) override {
     auto narrowType = VectorType::get({int64_t(LamportDialect::kFragmentLanes)},
@@ -481,9 +492,12 @@ void DualNormBodyBuilder::build(gpu::GPUModuleOp module) {
   loadParameters();
   // Guarded: else ptxas hoists the wait above the parameter loads, and they
   // wait for the previous kernel instead of overlapping it.
-  if (values.pdl)
+  if (values.pdl) {
+    Value guardValue = source.guardValue(b);
     waitForPreviousGridAfterLoads(b, b.getLoc(), values.launchTokens,
-                                  getGlobalPointer(b, b.getLoc(), values.out));
+                                  getGlobalPointer(b, b.getLoc(), values.out),
+                                  guardValue);
+  }
   loadPublished();
   source.prepare(b);
   if (shape.ctas > 1)

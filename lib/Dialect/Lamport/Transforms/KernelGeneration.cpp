@@ -100,8 +100,9 @@ void KernelBody::onLeadThread(OpBuilder &b, Location loc, bool wholeGrid,
 
 void mlir::lamport::waitForPreviousGridAfterLoads(OpBuilder &b, Location loc,
                                                   Value launchTokens,
-                                                  Value guardAddress) {
-  ptx::keepLoadsBeforeWait(b, loc, launchTokens, guardAddress);
+                                                  Value guardAddress,
+                                                  Value guardValue) {
+  ptx::keepLoadsBeforeWait(b, loc, launchTokens, guardAddress, guardValue);
   NVVM::GriddepcontrolOp::create(b, loc, NVVM::GridDepActionKind::wait);
 }
 

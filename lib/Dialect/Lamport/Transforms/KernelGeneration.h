@@ -176,9 +176,12 @@ LLVM::GlobalOp createSharedArray(OpBuilder &b, Location loc,
 /// (weights, norm weights): preceded by ptx::keepLoadsBeforeWait, guarded
 /// by the launch's raw token count (KernelBody::getLaunchTokens) and a
 /// store to `guardAddress` (`ptr<1>`, an output of the kernel), so that
-/// ptxas cannot hoist the wait above those loads.
+/// ptxas cannot hoist the wait above those loads. The store writes
+/// `guardValue` (i64) where given, which issues its computation before the
+/// wait as well (a mailbox's address digest).
 void waitForPreviousGridAfterLoads(OpBuilder &b, Location loc,
-                                   Value launchTokens, Value guardAddress);
+                                   Value launchTokens, Value guardAddress,
+                                   Value guardValue = Value());
 
 /// The raw global pointer (`!llvm.ptr<1>`) of a kernel memref: its aligned
 /// pointer, for inline PTX and LLVM loads and stores.

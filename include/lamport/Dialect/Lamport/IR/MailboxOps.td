@@ -3,7 +3,8 @@
 // Part of the Lamport project.
 //
 // The fragment-level primitives that live inside gpu.func kernels: publish,
-// poll, poll_at, rearm and the column all-gather read poll_owned.
+// poll, poll_at, rearm, the column all-gather read poll_owned, and
+// address_digest, which reads a publish's addresses early.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,6 +16,7 @@ include "lamport/Dialect/Lamport/IR/LamportTypes.td"
 include "lamport/Dialect/Lamport/IR/LamportAttrs.td"
 include "mlir/IR/CommonTypeConstraints.td"
 include "mlir/IR/CommonAttrConstraints.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
 
 /// A thread's fragments: vector<F x 8 x bf16>, one row per 16-byte fragment.
 def Lamport_FragmentsType : VectorOfRankAndType<[2], [BF16]>;
@@ -57,6 +59,33 @@ def Lamport_MailboxPublishOp : Lamport_Op<"mailbox.publish"> {
     attr-dict `:` type($value) `,` qualified(type($mailbox))
   }];
   let hasVerifier = 1;
+}
+
+def Lamport_MailboxAddressDigestOp
+    : Lamport_Op<"mailbox.address_digest", [Pure]> {
+  let summary = "every address a publish reads from the descriptor, folded";
+  let description = [{
+    The XOR of every address and index a `lamport.mailbox.publish` of this
+    mailbox reads from the kernel's mailbox descriptor: this rank's copy,
+    the multicast address, the rank and every peer's copy. The value means
+    nothing; reading it early is the point. The descriptor is a by-value
+    kernel parameter, which ptxas reads from the constant bank where each
+    value is used, so a publish at the end of a kernel meets the first
+    reads of the peer addresses there: constant-cache misses on the tail of
+    the kernel. A kernel that can consume this value early, in an operation
+    ptxas must keep there (the GEMM's never-taken guard store before
+    `griddepcontrol.wait`), brings those lines in while its loads fly.
+
+    ```mlir
+    %digest = lamport.mailbox.address_digest %mb
+        : !lamport.mailbox<tp = 16, capacity = 16, width = 512>
+    ```
+  }];
+  let arguments = (ins Lamport_MailboxType:$mailbox);
+  let results = (outs I64:$digest);
+  let assemblyFormat = [{
+    $mailbox attr-dict `:` qualified(type($mailbox))
+  }];
 }
 
 class Lamport_PollOpBase<string mnemonic> : Lamport_Op<mnemonic> {
