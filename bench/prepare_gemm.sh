@@ -16,6 +16,9 @@
 # 1, 2, 4 x min_ctas 0, 1 with early dependents at those points, each with
 # and without the mailbox: the tactic to choose there is the one whose
 # publishing kernel is fastest, since that is the kernel a boundary runs.
+# PUBLISH_PASSES="2 4" makes that sweep's tactics take those passes instead
+# of one, at one split only (passes need one split): whether an epilogue
+# that overlaps the next block's loads hides the stores.
 # With SWEEP=1, also splits 1, 2, 4 x kw 64, 128 at accs 2 around the
 # tactic that serves M, each as is, with min_ctas_per_sm = 1 (_occ1:
 # ptxas's register budget for one CTA per SM), with early dependents
@@ -133,6 +136,7 @@ MLIR
 # at one split at 2 and 4 passes as well.
 sweep=${SWEEP:-0}
 publish_sweep=" ${PUBLISH_SWEEP:-} "
+publish_passes=${PUBLISH_PASSES:-1}
 while read -r shape n k specs; do
   tp=${shape##*_tp}
   tactics=""
@@ -154,15 +158,19 @@ while read -r shape n k specs; do
     # (The pairs come on descriptor 3: the shapes below are on stdin.)
     if [[ $publish_sweep == *" $shape:$m "* ]]; then
       while read -r s w <&3; do
-        for t in 1 2 4; do
-          for a in 1 2 4; do
-            for hint in 0 1; do
-              for mailbox in "" "$tp"; do
-                name=$(variant_name "$shape" "$m" "$mailbox" "$s" "$w" \
-                  "$a" "$hint" 1 1 "$t")
-                [ -e "$out/$name" ] && continue
-                compile_variant "$shape" "$n" "$k" "$m" "$mailbox" "$name" \
-                  "$(tactic "$s" "$w" "$a" "$hint" 1 1 "$(token_tiles 16)" "$t")"
+        for p in $publish_passes; do
+          ((p > 1 && s > 1)) && continue
+          for t in 1 2 4; do
+            for a in 1 2 4; do
+              for hint in 0 1; do
+                for mailbox in "" "$tp"; do
+                  name=$(variant_name "$shape" "$m" "$mailbox" "$s" "$w" \
+                    "$a" "$hint" 1 "$p" "$t")
+                  [ -e "$out/$name" ] && continue
+                  compile_variant "$shape" "$n" "$k" "$m" "$mailbox" "$name" \
+                    "$(tactic "$s" "$w" "$a" "$hint" 1 "$p" \
+                      "$(token_tiles 16)" "$t")"
+                done
               done
             done
           done
@@ -192,6 +200,6 @@ unpooler_tp8 1024 4096   4:1:128:1:2:1:1:1  8:2:64:2:2:1:1:1   16:4:128:2:1:1:1:
 unpooler_tp16 512 4096   8:2:64:1:4:1:1:1   16:4:128:1:4:1:1:1
 oproj_tp4 8192 2048      8:1:128:1:2:1:1:4  16:1:128:1:1:1:1:4
 oproj_tp8 8192 1024      8:1:128:1:2:1:1:2  16:1:128:1:1:1:1:2
-oproj_tp16 8192 512      2:1:64:1:4:1:1:1   4:2:64:4:4:1:1:1   8:1:128:2:2:0:1:1  16:1:128:2:1:0:1:1
+oproj_tp16 8192 512      2:1:64:1:4:1:1:1   4:1:128:2:4:0:1:1  8:1:128:2:2:0:1:1  16:1:128:2:1:0:1:1
 SHAPES
 echo "$(ls "$out" | wc -l) bundles in $out, $skipped variants skipped"

@@ -23,11 +23,12 @@
 // Tactics, one per range of M (the op's tactic list: each kernel is chosen
 // by M at launch, docs/design/gemm.md), the fastest publishing kernels of
 // the GEMM sweeps of docs/performance.md (issue 5, 2026-11-29: late night,
-// then the publishing sweep) for this shape, in its
+// then the publishing sweeps; M = 3..4 again once the guard store read the
+// peer addresses early, 2026-11-29 evening) for this shape, in its
 // words (sN splits, kwN K per warp, pN passes, aN accumulators, occ1
 // min_ctas_per_sm = 1, early early_dependents):
 //   M = 1..2: s1 kw64 a4 occ1 early;
-//   M = 3..4: s2 kw64 tiles4 a4 occ1 early;
+//   M = 3..4: s1 kw128 tiles2 a4 early;
 //   M = 5..8: s1 kw128 tiles2 early;
 //   M = 9..16: s1 kw128 tiles2 a1 early.
 
@@ -51,8 +52,8 @@ func.func @attention_boundary(
       tactic(#lamport.tactic<splits = 1, kw = 64, accs = 4,
                  min_ctas_per_sm = 1, early_dependents = true,
                  token_tiles = [8, 8]>,
-             #lamport.tactic<splits = 2, kw = 64, accs = 4,
-                 tiles = 4, min_ctas_per_sm = 1, early_dependents = true,
+             #lamport.tactic<splits = 1, kw = 128, accs = 4,
+                 tiles = 2, early_dependents = true,
                  token_tiles = [8, 8, 8, 8]>,
              #lamport.tactic<splits = 1, kw = 128, accs = 2,
                  tiles = 2, early_dependents = true,

@@ -27,7 +27,10 @@
 // the GEMM sweeps of docs/performance.md (issue 5, 2026-11-29: late night,
 // then the publishing sweep) for this shape, in its
 // words (sN splits, kwN K per warp, pN passes, aN accumulators, occ1
-// min_ctas_per_sm = 1, early early_dependents):
+// min_ctas_per_sm = 1, early early_dependents). This GEMM publishes
+// nothing, so M = 3..4 keeps the fastest plain kernel where the fused
+// boundary's (attention_boundary_tp16.mlir) now takes s1 kw128 tiles2 a4
+// early, the faster one once it publishes:
 //   M = 1..2: s1 kw64 a4 occ1 early;
 //   M = 3..4: s2 kw64 tiles4 a4 occ1 early;
 //   M = 5..8: s1 kw128 tiles2 early;
