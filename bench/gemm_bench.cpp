@@ -494,6 +494,12 @@ Bench::runPoint(const std::vector<const GemmBundle *> &variants) {
       CHECK(cuModuleLoadData(&module, image.data()));
       CUfunction function;
       CHECK(cuModuleGetFunction(&function, module, spec.name.c_str()));
+      // A reduction past the static budget lives in dynamic shared memory,
+      // which past 48 KiB in all needs the opt-in.
+      if (spec.sharedBytes)
+        CHECK(cuFuncSetAttribute(
+            function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+            int(spec.sharedBytes)));
       // The epilogue's mailbox: tp copies of [3, tp, capacity, N] on this
       // GPU, every fragment the sentinel, ACTIVE = 0 and NEXT = 1; the
       // kernel takes rank 0's descriptor by value.

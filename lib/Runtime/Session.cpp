@@ -310,7 +310,9 @@ void Session::loadKernels() {
                            kernel.blockThreads(),
                            " threads exceeds the kernel's limit of ",
                            maxThreads, " (registers)"));
-      if (kernel.sharedBytes > 48 * 1024)
+      // Static and dynamic shared memory past 48 KiB together need the
+      // opt-in; opting in whenever there is dynamic memory covers that.
+      if (kernel.sharedBytes > 0)
         LAMPORT_CU(
             cuFuncSetAttribute(function,
                                CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,

@@ -78,11 +78,9 @@ using namespace mlir::lamport;
 static constexpr int64_t kFeaturesPerTile = GemmPublishOp::kFeaturesPerTile;
 /// Features of one fragment: what one epilogue thread stores and publishes.
 static constexpr int64_t kFragmentFeatures = LamportDialect::kFragmentLanes;
-/// Static shared memory a kernel may declare.
-static constexpr int64_t kMaxStaticSharedBytes = 48 * 1024;
-/// Shared memory beside the reduction's: the publish stage word and the
-/// split barrier, 16 bytes each with their alignment.
-static constexpr int64_t kOtherSharedBytes = 32;
+/// Shared memory a CTA may take on sm_90 and sm_100 (227 KiB, static and
+/// dynamic together, the dynamic part opted into at load time).
+[[maybe_unused]] static constexpr int64_t kMaxSharedBytes = 227 * 1024;
 /// K one lane covers with one 16-byte load, times the 4 lanes of a row.
 static constexpr int64_t kChunkK = 32;
 /// Tokens of one MMA B operand.
@@ -96,16 +94,11 @@ std::string GemmLaunchShape::unsupported() const {
                          kw, kChunkK);
   if (tokenTile != 8 && tokenTile != 16)
     return llvm::formatv("token tile {0} must be 8 or 16", tokenTile);
-  // At one tile the verifier's bounds (32 warps, 8 splits) keep this within
-  // 40 KiB; two or four tiles double or quadruple it.
-  if (sharedBytes() > kMaxStaticSharedBytes - kOtherSharedBytes)
-    return llvm::formatv(
-        "the reduction needs (warps + splits) x token tile x features x 4 = "
-        "({0} + {1}) x {2} x {3} x 4 = {4} bytes of shared memory, over the "
-        "{5}-byte static limit less {6} for the stage word and the split "
-        "barrier: use fewer tiles or warps (a larger kw)",
-        warps, splits, tokenTile, featuresPerCta(), sharedBytes(),
-        kMaxStaticSharedBytes, kOtherSharedBytes);
+  // The verifier's bounds (32 warps, 8 splits, 4 tiles) keep the reduction
+  // within (32 + 8) x 16 x 64 x 4 bytes = 160 KiB: past the static budget
+  // it moves to dynamic shared memory, which always has room for it.
+  assert(sharedBytes() <= kMaxSharedBytes - kOtherSharedBytes &&
+         "the op's verifier bounds warps, splits and tiles");
   return "";
 }
 
@@ -198,6 +191,19 @@ private:
   Value word(Value fragment, int64_t i) {
     return LLVM::ExtractElementOp::create(b, i32, fragment, constant(i));
   }
+  /// One of the reduction's buffers: its array and the first element there
+  /// (both buffers share the dynamic array when they live in it).
+  struct SharedBuffer {
+    LLVM::GlobalOp array;
+    int64_t first = 0;
+  };
+  /// The reduction's buffers, in static shared memory where they fit, else
+  /// one after the other in the kernel's dynamic shared memory.
+  void createReductionBuffers(gpu::GPUModuleOp module);
+  Value sharedElement(const SharedBuffer &buffer, Value index) {
+    return sharedElement(buffer.array,
+                         buffer.first ? add(index, buffer.first) : index);
+  }
   /// A shared-memory array of `elements` FP32 in `module`.
   LLVM::GlobalOp sharedArray(gpu::GPUModuleOp module, StringRef name,
                              int64_t elements, Type elementType = Type()) {
@@ -225,9 +231,10 @@ private:
   /// tiles per CTA, features per CTA (16 per tile), and FP32 values of one
   /// CTA's [token tile, features] partial.
   int64_t tokenBlocks, chunks, tiles, features, ctaElements;
-  /// The reduction's shared-memory arrays, and rank 0's mbarrier that the
+  /// The reduction's shared-memory buffers, and rank 0's mbarrier that the
   /// other ranks' sums complete (several splits only).
-  LLVM::GlobalOp partials, splitSums, splitBarrier;
+  SharedBuffer partials, splitSums;
+  LLVM::GlobalOp splitBarrier;
   /// Cluster rank, and whether it is 0 (several splits only).
   Value rank, isRankZero;
   /// One word of shared memory: the stage thread 0 read after the PDL wait,
@@ -262,9 +269,21 @@ Value GemmBodyBuilder::loadFragment(Value base, Value index, bool invariant) {
   return LLVM::LoadOp::create(b, fragmentWords, address, /*alignment=*/16);
 }
 
+void GemmBodyBuilder::createReductionBuffers(gpu::GPUModuleOp module) {
+  if (!shape.dynamicSharedBytes()) {
+    partials = {
+        sharedArray(module, "warp_partials", shape.warps * ctaElements)};
+    splitSums = {sharedArray(module, "split_sums", shape.splits * ctaElements)};
+    return;
+  }
+  LLVM::GlobalOp reduction = createDynamicSharedArray(
+      b, b.getLoc(), module, "reduction", b.getF32Type());
+  partials = {reduction, 0};
+  splitSums = {reduction, shape.warps * ctaElements};
+}
+
 void GemmBodyBuilder::build(gpu::GPUModuleOp module) {
-  partials = sharedArray(module, "warp_partials", shape.warps * ctaElements);
-  splitSums = sharedArray(module, "split_sums", shape.splits * ctaElements);
+  createReductionBuffers(module);
   computeLaneCoordinates();
   weightPolicy = ptx::createEvictFirstPolicy(b, b.getLoc());
   if (shape.splits > 1)
@@ -806,7 +825,8 @@ LogicalResult mlir::lamport::generateGemmPublishKernel(
   for (const auto &[tactic, shape] : tacticKernels) {
     KernelSignature kernelSignature = signature;
     kernelSignature.launch =
-        FixedLaunch{shape.gridX(), shape.splits, shape.threads(), shape.splits};
+        FixedLaunch{shape.gridX(), shape.splits, shape.threads(), shape.splits,
+                    shape.dynamicSharedBytes()};
     kernelSignature.attributes.push_back(NamedAttribute(
         StringAttr::get(ctx, "token_tile"),
         IntegerAttr::get(IntegerType::get(ctx, 64), shape.tokenTile)));

@@ -47,10 +47,23 @@ struct GemmLaunchShape {
     return GemmPublishOp::kFeaturesPerTile * tiles;
   }
   int64_t gridX() const { return n / (featuresPerCta() * passes); }
-  /// Static shared memory of the reduction: every warp's FP32 partial of
-  /// the CTA's [tokenTile, features] block, and one slot per split.
+  /// Shared memory of the reduction: every warp's FP32 partial of the CTA's
+  /// [tokenTile, features] block, and one slot per split.
   int64_t sharedBytes() const {
     return (warps + splits) * tokenTile * featuresPerCta() * 4;
+  }
+  /// Static shared memory beside the reduction's: the publish stage word and
+  /// the split barrier, 16 bytes each with their alignment.
+  static constexpr int64_t kOtherSharedBytes = 32;
+  /// The reduction's buffers live in static shared memory up to this many
+  /// bytes (the 48 KiB a kernel may declare statically, less the others),
+  /// and in dynamic shared memory past it.
+  static constexpr int64_t kMaxStaticReductionBytes =
+      48 * 1024 - kOtherSharedBytes;
+  /// Bytes of dynamic shared memory the launch takes: the reduction's, where
+  /// they do not fit the static budget; else 0.
+  int64_t dynamicSharedBytes() const {
+    return sharedBytes() > kMaxStaticReductionBytes ? sharedBytes() : 0;
   }
   /// Why the generated kernel cannot take this shape (beyond what the op's
   /// verifier already checks), or an empty string.

@@ -128,6 +128,19 @@ LLVM::GlobalOp mlir::lamport::createSharedArray(OpBuilder &b, Location loc,
                                 /*alignment=*/16, /*addrSpace=*/3);
 }
 
+LLVM::GlobalOp mlir::lamport::createDynamicSharedArray(OpBuilder &b,
+                                                       Location loc,
+                                                       gpu::GPUModuleOp module,
+                                                       StringRef name,
+                                                       Type elementType) {
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(module.getBody());
+  auto type = LLVM::LLVMArrayType::get(elementType, 0);
+  return LLVM::GlobalOp::create(b, loc, type, /*isConstant=*/false,
+                                LLVM::Linkage::External, name, Attribute(),
+                                /*alignment=*/16, /*addrSpace=*/3);
+}
+
 std::pair<Value, Value> mlir::lamport::getRowAndColumn(OpBuilder &b,
                                                        Location loc, Value item,
                                                        int64_t width) {
@@ -380,8 +393,11 @@ void mlir::lamport::createLaunch(OpBuilder &b, Location loc,
   if (clusterY > 1)
     cluster = gpu::KernelDim3{
         one, clusterY == gridY ? gridYValue : dim(clusterY), one};
-  gpu::LaunchFuncOp::create(b, loc, func, grid, block,
-                            /*dynamicSharedMemorySize=*/Value(), operands,
+  Value dynamicShared;
+  if (signature.launch && signature.launch->dynamicSharedBytes > 0)
+    dynamicShared = arith::ConstantIntOp::create(
+        b, loc, signature.launch->dynamicSharedBytes, 32);
+  gpu::LaunchFuncOp::create(b, loc, func, grid, block, dynamicShared, operands,
                             /*asyncTokenType=*/Type(),
                             /*asyncDependencies=*/ValueRange(), cluster);
 }

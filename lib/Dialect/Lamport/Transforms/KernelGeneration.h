@@ -61,6 +61,9 @@ struct FixedLaunch {
   int64_t blockSize = 32;
   /// CTAs per cluster along y (1: no cluster).
   int64_t clusterY = 1;
+  /// Bytes of dynamic shared memory each CTA takes (0: none); the manifest's
+  /// `shared_bytes`.
+  int64_t dynamicSharedBytes = 0;
 };
 
 /// Everything a kernel family decides about the kernel of one op.
@@ -171,6 +174,13 @@ FailureOr<MemRefType> getKernelBufferType(Operation *op, StringRef name,
 LLVM::GlobalOp createSharedArray(OpBuilder &b, Location loc,
                                  gpu::GPUModuleOp module, StringRef name,
                                  Type elementType, int64_t elements);
+
+/// The kernel's dynamic shared memory as an array of `elementType` in
+/// `module` (an external, unsized address-space-3 global, 16-byte aligned):
+/// as many bytes as the launch's FixedLaunch::dynamicSharedBytes.
+LLVM::GlobalOp createDynamicSharedArray(OpBuilder &b, Location loc,
+                                        gpu::GPUModuleOp module, StringRef name,
+                                        Type elementType);
 
 /// `griddepcontrol.wait` for a kernel that loaded global memory before it
 /// (weights, norm weights): preceded by ptx::keepLoadsBeforeWait, guarded
