@@ -18,7 +18,8 @@
 # publishing kernel is fastest, since that is the kernel a boundary runs.
 # PUBLISH_PASSES="2 4" makes that sweep's tactics take those passes instead
 # of one, at one split only (passes need one split): whether an epilogue
-# that overlaps the next block's loads hides the stores.
+# that overlaps the next block's loads hides the stores. PUBLISH_HINTS="2"
+# makes it take those min_ctas_per_sm values instead of 0 and 1.
 # With SWEEP=1, also splits 1, 2, 4 x kw 64, 128 at accs 2 around the
 # tactic that serves M, each as is, with min_ctas_per_sm = 1 (_occ1:
 # ptxas's register budget for one CTA per SM), with early dependents
@@ -137,6 +138,7 @@ MLIR
 sweep=${SWEEP:-0}
 publish_sweep=" ${PUBLISH_SWEEP:-} "
 publish_passes=${PUBLISH_PASSES:-1}
+publish_hints=${PUBLISH_HINTS:-0 1}
 while read -r shape n k specs; do
   tp=${shape##*_tp}
   tactics=""
@@ -162,7 +164,7 @@ while read -r shape n k specs; do
           ((p > 1 && s > 1)) && continue
           for t in 1 2 4; do
             for a in 1 2 4; do
-              for hint in 0 1; do
+              for hint in $publish_hints; do
                 for mailbox in "" "$tp"; do
                   name=$(variant_name "$shape" "$m" "$mailbox" "$s" "$w" \
                     "$a" "$hint" 1 "$p" "$t")
