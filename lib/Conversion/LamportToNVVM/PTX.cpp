@@ -9,6 +9,8 @@
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 
+#include "llvm/Support/FormatVariadic.h"
+
 using namespace mlir;
 using namespace mlir::lamport;
 
@@ -117,15 +119,12 @@ Value ptx::loadFragmentWithPolicy(OpBuilder &b, Location loc, Value address,
 
 void ptx::keepLoadsBeforeWait(OpBuilder &b, Location loc, Value launchTokens,
                               Value guardAddress, Value guardValue) {
-  if (!guardValue) {
-    inlinePTX(b, loc, Type(),
-              "{ .reg .pred never; setp.gt.u32 never, $0, 2147483647; "
-              "@never st.global.b32 [$1], 0; }",
-              "r,l", ValueRange{launchTokens, guardAddress});
-    return;
-  }
-  inlinePTX(b, loc, Type(),
-            "{ .reg .pred never; setp.gt.u32 never, $0, 2147483647; "
-            "@never st.global.b64 [$1], $2; }",
-            "r,l,l", ValueRange{launchTokens, guardAddress, guardValue});
+  SmallVector<Value> operands = {launchTokens, guardAddress};
+  if (guardValue)
+    operands.push_back(guardValue);
+  std::string text =
+      llvm::formatv("{ .reg .pred never; setp.gt.u32 never, $0, 2147483647; "
+                    "@never st.global.{0} [$1], {1}; }",
+                    guardValue ? "b64" : "b32", guardValue ? "$2" : "0");
+  inlinePTX(b, loc, Type(), text, guardValue ? "r,l,l" : "r,l", operands);
 }

@@ -308,7 +308,7 @@ void GemmBodyBuilder::build(gpu::GPUModuleOp module) {
   // With a mailbox and one pass the guard stores the digest of the
   // publish's addresses: the epilogue's first reads of the peer addresses
   // (kernel parameters, in the constant bank) then hit a warm constant cache
-  // instead of missing on every CTA's tail (0.06-0.20 us at tp 16). With
+  // instead of missing on every CTA's tail (0.02-0.20 us at tp 16). With
   // several passes the first pass's epilogue takes those misses while the
   // next pass's weights stream, and the digest made those kernels slower
   // (o_proj tp 8 at 2 passes 0.1-0.2 us, tp 4 M = 16 at 4 passes 0.5 us:
