@@ -123,7 +123,7 @@ void ptx::keepLoadsBeforeWait(OpBuilder &b, Location loc, Value launchTokens,
   if (guardValue)
     operands.push_back(guardValue);
   std::string text =
-      llvm::formatv("{ .reg .pred never; setp.gt.u32 never, $0, 2147483647; "
+      llvm::formatv("{{ .reg .pred never; setp.gt.u32 never, $0, 2147483647; "
                     "@never st.global.{0} [$1], {1}; }",
                     guardValue ? "b64" : "b32", guardValue ? "$2" : "0");
   inlinePTX(b, loc, Type(), text, guardValue ? "r,l,l" : "r,l", operands);
