@@ -6,7 +6,8 @@
 # libLamportRuntimeC without MLIR (build-gpu/), then:
 #   python    lamport.Runtime with PyTorch tensors (test/gpu/python_runtime.py);
 #   check     every boundary bundle (fused, unfused, unpooler, the boundary
-#             alone), loopback, every m 1..16, eager then
+#             alone; at tp 4 also the unpooler with a GEMM in dynamic shared
+#             memory), loopback, every m 1..16, eager then
 #             graph-replayed, CHECK_STEPS steps (default 100000) with fresh
 #             data per batch position, every output compared on the GPU;
 #   pipelined the fused boundary and the boundary alone (one kernel that
@@ -117,6 +118,13 @@ for tp in $tps; do
     runlr check "$name" 300 --tp "$tp" --transport loopback --tokens all \
       --steps "$steps" --graph --check $barrier --json "$out/${name}_check.json"
   done
+  # A GEMM whose reduction lives in dynamic shared memory (M = 9..16): the
+  # loader must opt the kernel into its shared_bytes.
+  if [ "$tp" = 4 ]; then
+    runlr check unpooler_boundary_dynamic_shared_tp4 300 --tp 4 \
+      --transport loopback --tokens all --steps "$other_steps" --graph \
+      --check --json "$out/unpooler_boundary_dynamic_shared_tp4_check.json"
+  fi
   # Each rank's steps back to back (no join between steps, as a decode
   # loop runs them): the fused boundary and the boundary alone.
   for kind in attention_boundary reduce_norm_boundary; do

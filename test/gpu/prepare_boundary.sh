@@ -4,7 +4,9 @@
 # Run where MLIR is (no GPU needed), before test/gpu/boundary.sh:
 #   - compiles the decode-boundary examples of docs/examples for tp 2, 4, 8
 #     and 16 (fused attention boundary, the same boundary unfused, unpooler
-#     boundary) and the Python-runtime check's bundles into bundles/boundary/;
+#     boundary), the tp 4 unpooler boundary with a GEMM in dynamic shared
+#     memory (test/gpu/programs) and the Python-runtime check's bundles into
+#     bundles/boundary/;
 #   - copies nlohmann/json's headers into third_party_cache/.
 # Then carry `bundles` and `third_party_cache` to the GPU machine.
 #
@@ -29,6 +31,8 @@ for tp in 2 4 8 16; do
     "$compile" "$source" -o "$out/${kind}_tp$tp"
   done
 done
+"$compile" "$root/test/gpu/programs/unpooler_boundary_dynamic_shared_tp4.mlir" \
+  -o "$out/unpooler_boundary_dynamic_shared_tp4"
 "$compile" "$examples/all_reduce_tp8.mlir" -o "$out/py_all_reduce_tp8"
 "$compile" "$examples/publish_poll_rows_tp4.mlir" -o "$out/py_publish_poll_tp4"
 rm -rf "$root/third_party_cache/nlohmann"
