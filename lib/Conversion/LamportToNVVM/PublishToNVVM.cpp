@@ -101,7 +101,7 @@ private:
 };
 
 /// Lowers lamport.mailbox.address_digest: the XOR of the descriptor fields a
-/// publish reads, as i64.
+/// publish (any transport) or a poll reads, as i64.
 struct MailboxAddressDigestLowering
     : public ConvertOpToLLVMPattern<MailboxAddressDigestOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;

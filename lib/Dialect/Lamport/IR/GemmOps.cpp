@@ -78,11 +78,10 @@ int64_t GemmPublishOp::getMaxTokens() {
 }
 
 TacticAttr GemmPublishOp::getTacticFor(int64_t m) {
-  SmallVector<TacticAttr> tactics = getTacticList();
-  for (TacticAttr tactic : tactics)
+  for (TacticAttr tactic : getTactics().getAsRange<TacticAttr>())
     if (int64_t(tactic.getTokenTiles().size()) >= m)
       return tactic;
-  return tactics.back();
+  return cast<TacticAttr>(getTactics()[getTactics().size() - 1]);
 }
 
 /// Token tiles the kernel is generated for.

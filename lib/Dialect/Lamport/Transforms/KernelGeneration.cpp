@@ -115,17 +115,28 @@ Value mlir::lamport::getGlobalPointer(OpBuilder &b, Location loc,
       b, loc, LLVM::LLVMPointerType::get(b.getContext(), 1), asInt);
 }
 
+/// A 16-byte aligned address-space-3 array of `elements` `elementType` at
+/// the top of `module`, with `linkage`.
+static LLVM::GlobalOp createSharedGlobal(OpBuilder &b, Location loc,
+                                         gpu::GPUModuleOp module,
+                                         StringRef name, Type elementType,
+                                         int64_t elements,
+                                         LLVM::Linkage linkage) {
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(module.getBody());
+  auto type = LLVM::LLVMArrayType::get(elementType, elements);
+  return LLVM::GlobalOp::create(b, loc, type, /*isConstant=*/false, linkage,
+                                name, Attribute(),
+                                /*alignment=*/16, /*addrSpace=*/3);
+}
+
 LLVM::GlobalOp mlir::lamport::createSharedArray(OpBuilder &b, Location loc,
                                                 gpu::GPUModuleOp module,
                                                 StringRef name,
                                                 Type elementType,
                                                 int64_t elements) {
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(module.getBody());
-  auto type = LLVM::LLVMArrayType::get(elementType, elements);
-  return LLVM::GlobalOp::create(b, loc, type, /*isConstant=*/false,
-                                LLVM::Linkage::Internal, name, Attribute(),
-                                /*alignment=*/16, /*addrSpace=*/3);
+  return createSharedGlobal(b, loc, module, name, elementType, elements,
+                            LLVM::Linkage::Internal);
 }
 
 LLVM::GlobalOp mlir::lamport::createDynamicSharedArray(OpBuilder &b,
@@ -133,12 +144,10 @@ LLVM::GlobalOp mlir::lamport::createDynamicSharedArray(OpBuilder &b,
                                                        gpu::GPUModuleOp module,
                                                        StringRef name,
                                                        Type elementType) {
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(module.getBody());
-  auto type = LLVM::LLVMArrayType::get(elementType, 0);
-  return LLVM::GlobalOp::create(b, loc, type, /*isConstant=*/false,
-                                LLVM::Linkage::External, name, Attribute(),
-                                /*alignment=*/16, /*addrSpace=*/3);
+  // Unsized and external: PTX's `.extern .shared` array, whose bytes are
+  // the launch's dynamic shared memory.
+  return createSharedGlobal(b, loc, module, name, elementType, 0,
+                            LLVM::Linkage::External);
 }
 
 std::pair<Value, Value> mlir::lamport::getRowAndColumn(OpBuilder &b,

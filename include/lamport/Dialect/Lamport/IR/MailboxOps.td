@@ -63,11 +63,12 @@ def Lamport_MailboxPublishOp : Lamport_Op<"mailbox.publish"> {
 
 def Lamport_MailboxAddressDigestOp
     : Lamport_Op<"mailbox.address_digest", [Pure]> {
-  let summary = "every address a publish reads from the descriptor, folded";
+  let summary = "the descriptor's addresses, folded, to read them early";
   let description = [{
-    The XOR of every address and index a `lamport.mailbox.publish` of this
-    mailbox reads from the kernel's mailbox descriptor: this rank's copy,
-    the multicast address, the rank and every peer's copy. The value means
+    The XOR of every address and index the kernel's publishes and polls of
+    this mailbox read from its mailbox descriptor: the rank, the multicast
+    address and every peer's copy (a `lamport.mailbox.publish`, by its
+    transport) and this rank's copy (a poll). The value means
     nothing; reading it early is the point. The descriptor is a by-value
     kernel parameter, which ptxas reads from the constant bank where each
     value is used, so a publish at the end of a kernel meets the first
