@@ -7,7 +7,8 @@
 // Checks and times the generated small-M GEMM of each bundle against cuBLAS
 // in the same process:
 //
-//   lamport-gemm-bench [--json FILE] [--copy-stagger BYTES] BUNDLE...
+//   lamport-gemm-bench [--json FILE] [--copy-stagger BYTES]
+//                      [--carveout PERCENT] [--extra-shared BYTES] BUNDLE...
 //
 // Each BUNDLE is lamport-compile's output for a program holding one
 // lamport.gemm_publish without a mailbox (weight [N, K], x [M, K] with a
@@ -41,6 +42,13 @@
 // mailbox, that slot [1, 0] of every copy holds y (-0.0 as +0.0) and that
 // ACTIVE became 1. Its time against that variant's is the epilogue's cost,
 // printed last (issue 5 bounds it by 10%).
+//
+// Two options probe the SM's split of its 256 KiB between L1 and shared
+// memory, which bounds the weight bytes a CTA keeps in flight: --carveout
+// sets every kernel's preferred shared-memory carveout (a percentage of
+// the maximum, CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT; the
+// driver's choice without it), --extra-shared launches every kernel with
+// that many more bytes of dynamic shared memory, unused.
 //
 //===----------------------------------------------------------------------===//
 
@@ -286,9 +294,16 @@ struct Row {
 
 class Bench {
 public:
-  /// \p copyStagger: copy r of a mailbox starts r * copyStagger bytes into
-  /// its allocation (--copy-stagger).
-  explicit Bench(size_t copyStagger) : copyStagger(copyStagger) {
+  /// How the kernels are loaded and launched (the command line's options).
+  struct Options {
+    /// Copy r of a mailbox starts r * copyStagger bytes into its allocation.
+    size_t copyStagger = 0;
+    /// Preferred shared-memory carveout in percent; negative: the driver's.
+    int carveout = -1;
+    /// Unused dynamic shared memory added to every launch.
+    size_t extraSharedBytes = 0;
+  };
+  explicit Bench(const Options &options) : options(options) {
     CHECK(cudaSetDevice(0));
     CHECK(cudaFree(nullptr));
     CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
@@ -330,7 +345,7 @@ private:
   void *workspace = nullptr;
   cudaEvent_t start = nullptr, stop = nullptr;
   double copyBytesPerSecond = 0;
-  size_t copyStagger = 0;
+  Options options;
   std::string device;
   std::mt19937 random{20261129};
 };
@@ -496,10 +511,15 @@ Bench::runPoint(const std::vector<const GemmBundle *> &variants) {
       CHECK(cuModuleGetFunction(&function, module, spec.name.c_str()));
       // A reduction past the static budget lives in dynamic shared memory,
       // which past 48 KiB in all needs the opt-in.
-      if (spec.sharedBytes)
+      const size_t sharedBytes = spec.sharedBytes + options.extraSharedBytes;
+      if (sharedBytes)
         CHECK(cuFuncSetAttribute(
             function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-            int(spec.sharedBytes)));
+            int(sharedBytes)));
+      if (options.carveout >= 0)
+        CHECK(cuFuncSetAttribute(
+            function, CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
+            options.carveout));
       // The epilogue's mailbox: tp copies of [3, tp, capacity, N] on this
       // GPU, every fragment the sentinel, ACTIVE = 0 and NEXT = 1; the
       // kernel takes rank 0's descriptor by value.
@@ -508,7 +528,7 @@ Bench::runPoint(const std::vector<const GemmBundle *> &variants) {
         for (int r = 0; r < mailbox.tp; ++r) {
           // Copy r starts r * stagger bytes into its allocation.
           CUdeviceptr allocation;
-          const size_t offset = size_t(r) * copyStagger;
+          const size_t offset = size_t(r) * options.copyStagger;
           CHECK(cuMemAlloc(&allocation, mailbox.copyBytes() + offset));
           allocations.push_back(allocation);
           const CUdeviceptr copy = allocation + offset;
@@ -557,6 +577,7 @@ Bench::runPoint(const std::vector<const GemmBundle *> &variants) {
         CUlaunchAttribute attributes[2];
         lamport::runtime::setLaunchConfig(spec, stream, /*pdl=*/true, config,
                                           attributes);
+        config.sharedMemBytes = unsigned(sharedBytes);
         CHECK(cuLaunchKernelEx(&config, function, params.data(), nullptr));
       };
 
@@ -674,26 +695,51 @@ nlohmann::json toJson(const Row &row) {
 
 } // namespace
 
+/// Parses an unsigned count for \p option; false (with the message) when
+/// \p text is not one or not a multiple of \p multiple.
+static bool parseCount(const char *option, const char *text, size_t multiple,
+                       const char *why, size_t &value) {
+  char *end = nullptr;
+  value = std::strtoull(text, &end, 10);
+  if (end != text && !*end && value % multiple == 0)
+    return true;
+  std::fprintf(stderr, "lamport-gemm-bench: %s takes %s, not %s\n", option, why,
+               text);
+  return false;
+}
+
 int main(int argc, char **argv) {
   std::vector<std::string> directories;
   std::string jsonPath;
-  size_t copyStagger = 0;
+  Bench::Options options;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
-    if (arg == "--json" && i + 1 < argc)
+    bool hasValue = i + 1 < argc;
+    if (arg == "--json" && hasValue)
       jsonPath = argv[++i];
-    else if (arg == "--copy-stagger" && i + 1 < argc) {
-      char *end = nullptr;
-      const char *text = argv[++i];
-      copyStagger = std::strtoull(text, &end, 10);
-      if (end == text || *end || copyStagger % 16) {
-        std::fprintf(stderr,
-                     "lamport-gemm-bench: --copy-stagger takes a byte count "
-                     "that is a multiple of 16 (fragments stay aligned), not "
-                     "%s\n",
-                     text);
+    else if (arg == "--copy-stagger" && hasValue) {
+      if (!parseCount("--copy-stagger", argv[++i], 16,
+                      "a byte count that is a multiple of 16 (fragments "
+                      "stay aligned)",
+                      options.copyStagger))
+        return 2;
+    } else if (arg == "--carveout" && hasValue) {
+      size_t percent;
+      if (!parseCount("--carveout", argv[++i], 1, "a percentage from 0 to 100",
+                      percent) ||
+          percent > 100) {
+        if (percent > 100)
+          std::fprintf(stderr,
+                       "lamport-gemm-bench: --carveout takes a percentage "
+                       "from 0 to 100, not %s\n",
+                       argv[i]);
         return 2;
       }
+      options.carveout = int(percent);
+    } else if (arg == "--extra-shared" && hasValue) {
+      if (!parseCount("--extra-shared", argv[++i], 1, "a byte count",
+                      options.extraSharedBytes))
+        return 2;
     } else if (arg.rfind("--", 0) == 0) {
       std::fprintf(stderr, "lamport-gemm-bench: unknown option %s\n",
                    arg.c_str());
@@ -705,7 +751,7 @@ int main(int argc, char **argv) {
     std::fprintf(
         stderr,
         "usage: lamport-gemm-bench [--json FILE] [--copy-stagger BYTES] "
-        "BUNDLE...\n");
+        "[--carveout PERCENT] [--extra-shared BYTES] BUNDLE...\n");
     return 2;
   }
   // Points in the order their shapes first appear, M ascending; variants in
@@ -728,7 +774,7 @@ int main(int argc, char **argv) {
 
   try {
     CHECK(cuInit(0));
-    Bench bench(copyStagger);
+    Bench bench(options);
     std::printf("%s, copy bandwidth %.2f TB/s; %zu variants of %zu points\n",
                 bench.deviceName().c_str(), bench.bandwidth() / 1e12,
                 gemms.size(), points.size());

@@ -6,6 +6,8 @@
 # bundles where MLIR is (bench/prepare_gemm.sh) and carry `bundles` and
 # `third_party_cache`. Writes gemm.json to $OUT where it is set, and prints
 # docs/performance.md's tables and the targets last (bench/gemm_table.py).
+# GEMM_BENCH_ARGS passes options to lamport-gemm-bench (--carveout,
+# --extra-shared, --copy-stagger).
 #
 #===----------------------------------------------------------------------===#
 set -uo pipefail
@@ -14,7 +16,7 @@ export NCCL_NVLS_ENABLE=0
 source "$root/bench/build_gemm_bench.sh"
 build_gemm_bench run_gemm.sh || exit 2
 json=${OUT:-$build}/gemm.json
-"$build/bin/lamport-gemm-bench" --json "$json" "$root"/bundles/gemm/*
+"$build/bin/lamport-gemm-bench" ${GEMM_BENCH_ARGS:-} --json "$json" "$root"/bundles/gemm/*
 status=$?
 [ -s "$json" ] && python3 "$root/bench/gemm_table.py" "$json"
 exit $status
