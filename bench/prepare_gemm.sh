@@ -19,7 +19,11 @@
 # PUBLISH_PASSES="2 4" makes that sweep's tactics take those passes instead
 # of one, at one split only (passes need one split): whether an epilogue
 # that overlaps the next block's loads hides the stores. PUBLISH_HINTS="2"
-# makes it take those min_ctas_per_sm values instead of 0 and 1.
+# makes it take those min_ctas_per_sm values instead of 0 and 1, and
+# PUBLISH_LATE="0 1 2" those late_chunks instead of 0.
+# LATE_CHUNKS="1 2 3" also compiles every point's serving tactic with each
+# of those late_chunks (its weights' last chunks loaded behind x), where
+# the warp has that many chunks to spare, publishing and not.
 # With SWEEP=1, also splits 1, 2, 4 x kw 64, 128 at accs 2 around the
 # tactic that serves M, each as is, with min_ctas_per_sm = 1 (_occ1:
 # ptxas's register budget for one CTA per SM), with early dependents
@@ -43,20 +47,22 @@ trap 'rm -rf "$programs"' EXIT
 rm -rf "$out" && mkdir -p "$out"
 skipped=0
 
-# tactic SPLITS KW ACCS MIN_CTAS EARLY PASSES TOKEN_TILES [TILES]: one
-# #lamport.tactic, knobs at their defaults left out (MIN_CTAS 0, EARLY 0,
-# PASSES 1, TILES 1).
+# tactic SPLITS KW ACCS MIN_CTAS EARLY PASSES TOKEN_TILES [TILES] [LATE]:
+# one #lamport.tactic, knobs at their defaults left out (MIN_CTAS 0, EARLY
+# 0, PASSES 1, TILES 1, LATE 0).
 tactic() {
   local hint=""
   ((${8:-1} > 1)) && hint="tiles = $8, "
   (($6 > 1)) && hint="${hint}passes = $6, "
   (($4)) && hint="${hint}min_ctas_per_sm = $4, "
   (($5)) && hint="${hint}early_dependents = true, "
+  ((${9:-0})) && hint="${hint}late_chunks = $9, "
   echo "#lamport.tactic<splits = $1, kw = $2, accs = $3, ${hint}token_tiles = [$7]>"
 }
 
-# variant_name SHAPE M PUBLISH SPLITS KW ACCS MIN_CTAS EARLY PASSES [TILES]:
-# the bundle's name after the tactic that serves M (accs only where not 2).
+# variant_name SHAPE M PUBLISH SPLITS KW ACCS MIN_CTAS EARLY PASSES [TILES]
+# [LATE]: the bundle's name after the tactic that serves M (accs only where
+# not 2, late chunks where not 0).
 variant_name() {
   local name=${1}_m${2}_s${4}_kw${5}_tiles${10:-1}
   if (($9 > 1)); then name=${name}_p$9; fi
@@ -64,6 +70,7 @@ variant_name() {
   if [ -n "$3" ]; then name=${name}_publish; fi
   if (($7)); then name=${name}_occ$7; fi
   if (($8)); then name=${name}_early; fi
+  if ((${11:-0})); then name=${name}_late${11}; fi
   echo "$name"
 }
 
@@ -87,6 +94,29 @@ split_kw_pairs() {
     done
   done
   return 0
+}
+
+# publish_sweep_tactics K: "SPLITS KW PASSES TILES ACCS MIN_CTAS LATE" for
+# every early-dependents tactic the publishing sweep walks: the split and
+# kw pairs x PUBLISH_PASSES (more than one pass at one split only) x tiles
+# 1, 2, 4 x accs 1, 2, 4 x PUBLISH_HINTS x PUBLISH_LATE (where the warp has
+# a chunk to spare).
+publish_sweep_tactics() {
+  local s w p t a hint l
+  while read -r s w; do
+    for p in $publish_passes; do
+      ((p > 1 && s > 1)) && continue
+      for t in 1 2 4; do
+        for a in 1 2 4; do
+          for hint in $publish_hints; do
+            for l in $publish_late; do
+              ((l * 32 < w)) && echo "$s $w $p $t $a $hint $l"
+            done
+          done
+        done
+      done
+    done
+  done < <(split_kw_pairs "$1")
 }
 
 # compile_variant SHAPE N K M TP NAME TACTICS: one bundle of the program
@@ -123,7 +153,7 @@ MLIR
 }
 
 # shape N K, then the shape's tactics in the order they split M: each
-# LAST:SPLITS:KW:TILES:ACCS:MIN_CTAS:EARLY:PASSES serves M past the previous
+# LAST:SPLITS:KW:TILES:ACCS:MIN_CTAS:EARLY:PASSES[:LATE] serves M past the previous
 # one's LAST up to its own (the last reaches 16), on the 8-token tile up to
 # 8 tokens and the 16-token tile past them. Chosen from the sweeps in
 # docs/design/gemm.md (MIN_CTAS 0 and EARLY 0 ask nothing): by the plain
@@ -139,45 +169,50 @@ sweep=${SWEEP:-0}
 publish_sweep=" ${PUBLISH_SWEEP:-} "
 publish_passes=${PUBLISH_PASSES:-1}
 publish_hints=${PUBLISH_HINTS:-0 1}
+publish_late=${PUBLISH_LATE:-0}
+late_chunks=${LATE_CHUNKS:-}
 while read -r shape n k specs; do
   tp=${shape##*_tp}
   tactics=""
   for spec in $specs; do
-    IFS=: read -r last s w t a occ early p <<<"$spec"
+    IFS=: read -r last s w t a occ early p late <<<"$spec"
     tactics="$tactics${tactics:+, }$(tactic "$s" "$w" "$a" "$occ" "$early" \
-      "$p" "$(token_tiles "$last")" "$t")"
+      "$p" "$(token_tiles "$last")" "$t" "${late:-0}")"
   done
   for m in 1 2 4 8 16; do
     for spec in $specs; do
-      IFS=: read -r last s w t a occ early p <<<"$spec"
+      IFS=: read -r last s w t a occ early p late <<<"$spec"
       ((m <= last)) && break
     done
-    serving=("$s" "$w" "$a" "$occ" "$early" "$p" "$t")
+    late=${late:-0}
+    serving=("$s" "$w" "$a" "$occ" "$early" "$p" "$t" "$late")
     compile_variant "$shape" "$n" "$k" "$m" "" \
       "$(variant_name "$shape" "$m" "" "${serving[@]}")" "$tactics"
     compile_variant "$shape" "$n" "$k" "$m" "$tp" \
       "$(variant_name "$shape" "$m" 1 "${serving[@]}")" "$tactics"
-    # (The pairs come on descriptor 3: the shapes below are on stdin.)
+    # The serving tactic with other late chunks (LATE_CHUNKS), publishing
+    # and not, where the warp has a chunk to spare.
+    for l in $late_chunks; do
+      ((l == late || l * 32 >= w)) && continue
+      for mailbox in "" "$tp"; do
+        compile_variant "$shape" "$n" "$k" "$m" "$mailbox" \
+          "$(variant_name "$shape" "$m" "$mailbox" "${serving[@]:0:7}" "$l")" \
+          "$(tactic "$s" "$w" "$a" "$occ" "$early" "$p" "$(token_tiles 16)" \
+            "$t" "$l")"
+      done
+    done
+    # (The variants come on descriptor 3: the shapes below are on stdin.)
     if [[ $publish_sweep == *" $shape:$m "* ]]; then
-      while read -r s w <&3; do
-        for p in $publish_passes; do
-          ((p > 1 && s > 1)) && continue
-          for t in 1 2 4; do
-            for a in 1 2 4; do
-              for hint in $publish_hints; do
-                for mailbox in "" "$tp"; do
-                  name=$(variant_name "$shape" "$m" "$mailbox" "$s" "$w" \
-                    "$a" "$hint" 1 "$p" "$t")
-                  [ -e "$out/$name" ] && continue
-                  compile_variant "$shape" "$n" "$k" "$m" "$mailbox" "$name" \
-                    "$(tactic "$s" "$w" "$a" "$hint" 1 "$p" \
-                      "$(token_tiles 16)" "$t")"
-                done
-              done
-            done
-          done
+      while read -r s w p t a hint l <&3; do
+        for mailbox in "" "$tp"; do
+          name=$(variant_name "$shape" "$m" "$mailbox" "$s" "$w" "$a" \
+            "$hint" 1 "$p" "$t" "$l")
+          [ -e "$out/$name" ] && continue
+          compile_variant "$shape" "$n" "$k" "$m" "$mailbox" "$name" \
+            "$(tactic "$s" "$w" "$a" "$hint" 1 "$p" "$(token_tiles 16)" \
+              "$t" "$l")"
         done
-      done 3< <(split_kw_pairs "$k")
+      done 3< <(publish_sweep_tactics "$k")
     fi
     ((sweep)) || continue
     while read -r s w <&3; do
@@ -197,11 +232,11 @@ while read -r shape n k specs; do
     done 3< <(split_kw_pairs "$k")
   done
 done <<'SHAPES'
-unpooler_tp4 2048 4096   4:1:128:1:2:1:1:1  8:2:128:4:1:1:1:1  16:2:128:2:1:0:1:1
+unpooler_tp4 2048 4096   4:1:128:1:2:1:1:1:1  8:2:128:4:1:1:1:1  16:2:128:2:1:1:1:1:1
 unpooler_tp8 1024 4096   4:1:128:1:2:1:1:1  8:2:64:2:2:1:1:1   16:4:128:2:1:1:1:1
 unpooler_tp16 512 4096   8:2:64:1:4:1:1:1   16:4:128:1:4:1:1:1
 oproj_tp4 8192 2048      8:1:128:1:2:1:1:4  16:1:128:1:1:1:1:4
-oproj_tp8 8192 1024      8:1:128:1:2:1:1:2  16:1:128:1:1:1:1:2
+oproj_tp8 8192 1024      8:1:128:1:2:1:1:2  16:1:128:1:1:1:1:2:1
 oproj_tp16 8192 512      2:1:64:1:4:1:1:1   4:1:128:2:4:0:1:1  8:1:128:2:2:0:1:1  16:1:128:2:1:0:1:1
 SHAPES
 echo "$(ls "$out" | wc -l) bundles in $out, $skipped variants skipped"

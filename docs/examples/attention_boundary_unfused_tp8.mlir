@@ -21,11 +21,11 @@
 //
 // Tactics, one per range of M (the op's tactic list: each kernel is chosen
 // by M at launch, docs/design/gemm.md), the fastest of the GEMM sweep of
-// docs/performance.md (issue 5, late night) for this shape, in its
+// docs/performance.md (issue 5) for this shape, in its
 // words (sN splits, kwN K per warp, pN passes, aN accumulators, occ1
 // min_ctas_per_sm = 1, early early_dependents):
 //   M = 1..8: s1 kw128 p2 occ1 early;
-//   M = 9..16: s1 kw128 p2 a1 occ1 early.
+//   M = 9..16: s1 kw128 p2 a1 occ1 early late1 (late_chunks = 1).
 
 !boundary = !lamport.mailbox<tp = 8, capacity = 16, width = 8192>
 
@@ -51,7 +51,7 @@ func.func @attention_boundary_unfused(
                  token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>,
              #lamport.tactic<splits = 1, kw = 128, accs = 1,
                  passes = 2, min_ctas_per_sm = 1, early_dependents = true,
-                 token_tiles = [8, 8, 8, 8, 8, 8, 8, 8,
+                 late_chunks = 1, token_tiles = [8, 8, 8, 8, 8, 8, 8, 8,
                                 16, 16, 16, 16, 16, 16, 16, 16]>)
       {pdl}
       : memref<?x1024xbf16>, memref<8192x1024xbf16>, memref<?x8192xbf16>

@@ -11,13 +11,13 @@
 // (lamport.mailbox.poll_owned once lowered).
 //
 // Tactics, one per range of M (the op's tactic list: each kernel is chosen
-// by M at launch, docs/design/gemm.md), the fastest of the GEMM sweep of
-// docs/performance.md (issue 5, late night) for this shape, in its
+// by M at launch, docs/design/gemm.md), the fastest publishing kernels of
+// the GEMM sweeps of docs/performance.md (issue 5) for this shape, in its
 // words (sN splits, kwN K per warp, pN passes, aN accumulators, occ1
-// min_ctas_per_sm = 1, early early_dependents):
-//   M = 1..4: s1 kw128 occ1 early;
+// min_ctas_per_sm = 1, early early_dependents, lateN late_chunks = N):
+//   M = 1..4: s1 kw128 occ1 early late1;
 //   M = 5..8: s2 kw128 tiles4 a1 occ1 early;
-//   M = 9..16: s2 kw128 tiles2 a1 early.
+//   M = 9..16: s2 kw128 tiles2 a1 early late1.
 
 !columns = !lamport.mailbox<tp = 4, capacity = 16, width = 2048>
 
@@ -33,12 +33,12 @@ func.func @unpooler_boundary(
       mailbox %mailbox : !columns
       tactic(#lamport.tactic<splits = 1, kw = 128, accs = 2,
                  min_ctas_per_sm = 1, early_dependents = true,
-                 token_tiles = [8, 8, 8, 8]>,
+                 late_chunks = 1, token_tiles = [8, 8, 8, 8]>,
              #lamport.tactic<splits = 2, kw = 128, accs = 1,
                  tiles = 4, min_ctas_per_sm = 1, early_dependents = true,
                  token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>,
              #lamport.tactic<splits = 2, kw = 128, accs = 1,
-                 tiles = 2, early_dependents = true,
+                 tiles = 2, early_dependents = true, late_chunks = 1,
                  token_tiles = [8, 8, 8, 8, 8, 8, 8, 8,
                                 16, 16, 16, 16, 16, 16, 16, 16]>)
       {pdl}

@@ -104,3 +104,17 @@ func.func @tactic_passes() attributes {
         passes = 4, min_ctas_per_sm = 1, token_tiles = [16]>} {
   return
 }
+
+// `late_chunks` may be left out: it is then 0 and, like an explicit 0, not
+// printed; any other count prints after early_dependents.
+// CHECK-LABEL: func.func @tactic_late_chunks
+// CHECK-SAME: explicit_zero = #lamport.tactic<splits = 1, kw = 64, accs = 2, token_tiles = [8]>
+// CHECK-SAME: one = #lamport.tactic<splits = 2, kw = 128, accs = 1, tiles = 2, min_ctas_per_sm = 1, early_dependents = true, late_chunks = 1, token_tiles = [16]>
+func.func @tactic_late_chunks() attributes {
+    explicit_zero = #lamport.tactic<splits = 1, kw = 64, accs = 2,
+        late_chunks = 0, token_tiles = [8]>,
+    one = #lamport.tactic<splits = 2, kw = 128, accs = 1, tiles = 2,
+        min_ctas_per_sm = 1, early_dependents = true, late_chunks = 1,
+        token_tiles = [16]>} {
+  return
+}

@@ -609,3 +609,16 @@ func.func @last_tactic_short(%x: memref<?x1024xbf16>,
       : memref<?x1024xbf16>, memref<8192x1024xbf16>, memref<?x8192xbf16>
   return
 }
+
+// -----
+
+func.func @late_chunks_leave_none(%x: memref<?x1024xbf16>,
+                                  %w: memref<8192x1024xbf16>,
+                                  %y: memref<?x8192xbf16>) {
+  // expected-error @+1 {{'lamport.gemm_publish' op late_chunks = 2 must leave a chunk before the PDL wait: 2 x 32 K must be less than kw = 64}}
+  lamport.gemm_publish %x, %w into %y
+      tactic(#lamport.tactic<splits = 1, kw = 64, accs = 2, late_chunks = 2,
+                             token_tiles = [8]>)
+      : memref<?x1024xbf16>, memref<8192x1024xbf16>, memref<?x8192xbf16>
+  return
+}

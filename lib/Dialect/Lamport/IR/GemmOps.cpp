@@ -61,6 +61,10 @@ std::string GemmPublishOp::launchUnsupported(int64_t n, int64_t k,
     return llvm::formatv("kw = {0} must be a positive multiple of {1} (the "
                          "MMA's K)",
                          kw, kBlockK);
+  if (int64_t(tactic.getLateChunks()) * kChunkK >= kw)
+    return llvm::formatv("late_chunks = {0} must leave a chunk before the PDL "
+                         "wait: {0} x {1} K must be less than kw = {2}",
+                         tactic.getLateChunks(), kChunkK, kw);
   if (k % (int64_t(splits) * kw))
     return llvm::formatv("K = {0} does not split into {1} x warps x {2}", k,
                          splits, kw);

@@ -13,8 +13,9 @@
 // 16RP(t + 1)) (P blocks of R tiles of 16) and the K slice s; each of its
 // warps owns `kw` consecutive K of that slice. Every lane loads its operands
 // straight into registers with 16-byte loads, weights before
-// griddepcontrol.wait and activations after it, and feeds mma.sync.m16n8k16 (A
-// = 16 weight rows of one tile, B = 8 tokens). The R tiles' MMAs of one step
+// griddepcontrol.wait (but for the tactic's late chunks, loaded behind x)
+// and activations after it, and feeds mma.sync.m16n8k16 (A = 16 weight rows
+// of one tile, B = 8 tokens). The R tiles' MMAs of one step
 // share the B operand: x is loaded once per CTA for 16R features instead of 16,
 // which divides the activation traffic from L2 by R and puts R times the weight
 // bytes in flight per CTA.
@@ -82,7 +83,7 @@ static constexpr int64_t kFragmentFeatures = LamportDialect::kFragmentLanes;
 /// dynamic together, the dynamic part opted into at load time).
 [[maybe_unused]] static constexpr int64_t kMaxSharedBytes = 227 * 1024;
 /// K one lane covers with one 16-byte load, times the 4 lanes of a row.
-static constexpr int64_t kChunkK = 32;
+static constexpr int64_t kChunkK = GemmPublishOp::kChunkK;
 /// Tokens of one MMA B operand.
 static constexpr int64_t kTokensPerMma = 8;
 
@@ -132,9 +133,10 @@ private:
   /// The kernel's phases, in the order build() emits them.
   void computeLaneCoordinates();
   /// The weight rows of the block of `features` features from
-  /// `blockFeature` (this lane's fragments).
+  /// `blockFeature` (this lane's fragments) in chunks [firstChunk,
+  /// endChunk), appended to the tiles' lists.
   void loadWeights(Value blockFeature, Fragments &upperRows,
-                   Fragments &lowerRows);
+                   Fragments &lowerRows, int64_t firstChunk, int64_t endChunk);
   /// The first feature of this CTA's block in pass `pass`.
   Value passFeature(int64_t pass) {
     return pass ? add(firstFeature, pass * features) : firstFeature;
@@ -300,8 +302,10 @@ void GemmBodyBuilder::build(gpu::GPUModuleOp module) {
   // their loads overlap its tail.
   // Two sets of weight fragments: with several passes, the next pass's
   // loads fly while the current pass multiplies and reduces.
+  // With late chunks, the warp's last chunks load after x instead (below).
   Fragments upperRows[2], lowerRows[2];
-  loadWeights(passFeature(0), upperRows[0], lowerRows[0]);
+  int64_t earlyChunks = chunks - shape.lateChunks;
+  loadWeights(passFeature(0), upperRows[0], lowerRows[0], 0, earlyChunks);
   // Guarded: ptxas otherwise moves the wait above the loads (measured:
   // every weight load after it in the SASS, the stream then serialized
   // behind the previous kernel; 3-16% per GEMM, docs/design/gemm.md).
@@ -343,11 +347,17 @@ void GemmBodyBuilder::build(gpu::GPUModuleOp module) {
   }
   // x once, for every pass.
   Fragments activations = loadActivations();
+  // The late chunks: issued behind x, whose loads would otherwise queue
+  // behind the CTA's whole weight share (unpooler tp 4 at M = 16: 6.3 ->
+  // 6.0 us with 1 of 4 chunks late, docs/design/gemm.md).
+  if (shape.lateChunks)
+    loadWeights(passFeature(0), upperRows[0], lowerRows[0], earlyChunks,
+                chunks);
   for (int64_t pass = 0; pass < shape.passes; ++pass) {
     const Fragments &upper = upperRows[pass % 2], &lower = lowerRows[pass % 2];
     if (pass + 1 < shape.passes)
       loadWeights(passFeature(pass + 1), upperRows[(pass + 1) % 2],
-                  lowerRows[(pass + 1) % 2]);
+                  lowerRows[(pass + 1) % 2], 0, chunks);
     Accumulators accumulators = multiply(upper, lower, activations);
     bool lastPass = pass + 1 == shape.passes;
     if (lastPass && values.pdl && !shape.earlyDependents)
@@ -415,13 +425,16 @@ void GemmBodyBuilder::computeLaneCoordinates() {
 }
 
 void GemmBodyBuilder::loadWeights(Value blockFeature, Fragments &upperRows,
-                                  Fragments &lowerRows) {
+                                  Fragments &lowerRows, int64_t firstChunk,
+                                  int64_t endChunk) {
   // Rows g and g + 8 of every tile; chunk by chunk, in the order the MMAs
   // consume them.
   Value upperBase = add(mul(add(blockFeature, group), shape.k), laneK);
-  upperRows.assign(tiles, {});
-  lowerRows.assign(tiles, {});
-  for (int64_t c = 0; c < chunks; ++c) {
+  if (firstChunk == 0) {
+    upperRows.assign(tiles, {});
+    lowerRows.assign(tiles, {});
+  }
+  for (int64_t c = firstChunk; c < endChunk; ++c) {
     for (int64_t r = 0; r < tiles; ++r) {
       Value upper =
           add(upperBase, r * kFeaturesPerTile * shape.k + c * kChunkK);
@@ -711,6 +724,7 @@ static GemmLaunchShape launchShape(TacticAttr tactic, int64_t n, int64_t k,
   shape.passes = tactic.getPasses();
   shape.warps = k / (shape.splits * shape.kw);
   shape.earlyDependents = tactic.getEarlyDependents();
+  shape.lateChunks = tactic.getLateChunks();
   shape.tokenTile = tokenTile;
   return shape;
 }

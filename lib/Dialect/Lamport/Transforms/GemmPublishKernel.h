@@ -41,6 +41,9 @@ struct GemmLaunchShape {
   /// Whether griddepcontrol.launch_dependents comes before the weight loads
   /// (else after the MMAs).
   bool earlyDependents = false;
+  /// A warp's last chunks of 32 K whose weights load after the PDL wait,
+  /// behind x (with several passes, the first pass's).
+  int64_t lateChunks = 0;
 
   int64_t threads() const { return warps * 32; }
   int64_t featuresPerCta() const {

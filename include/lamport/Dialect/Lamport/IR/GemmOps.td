@@ -80,6 +80,9 @@ def Lamport_GemmPublishOp : Lamport_Op<"gemm_publish",
     /// Output features of one tile: the 16 weight rows of one MMA A operand.
     /// A CTA owns `tiles` of them.
     static constexpr int64_t kFeaturesPerTile = 16;
+    /// K of one chunk: 16 bytes of one weight row per lane, 4 lanes a row.
+    /// A tactic's late_chunks counts these.
+    static constexpr int64_t kChunkK = 32;
     /// Largest M this op accepts: 16, or the mailbox capacity if smaller.
     int64_t getMaxTokens();
     /// Why `tactic` cannot launch an [n, k] weight, or an empty string: the

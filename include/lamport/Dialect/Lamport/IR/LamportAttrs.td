@@ -88,8 +88,12 @@ def Lamport_TacticAttr : AttrDef<Lamport_Dialect, "Tactic"> {
     default, not printed, asks nothing: ptxas then keeps registers low on its
     own), `early_dependents = true` lets the next kernel launch (PTX
     `griddepcontrol.launch_dependents`) before the weight loads instead of
-    after the MMAs (false, the default, not printed), and `token_tiles[m-1]`
-    is the token tile (8 or 16) the kernel uses for m tokens. Warps per CTA
+    after the MMAs (false, the default, not printed), `late_chunks` is how
+    many of each warp's last 32-wide K chunks load their weights after the
+    PDL wait, behind x, instead of before it (0, the default, not printed:
+    x's loads otherwise queue behind the CTA's whole weight share), and
+    `token_tiles[m-1]` is the token tile (8 or 16) the kernel uses for m
+    tokens. Warps per CTA
     follow: K / (splits * kw); CTAs along grid x: N / (16 * tiles * passes).
 
     ```mlir
@@ -104,6 +108,8 @@ def Lamport_TacticAttr : AttrDef<Lamport_Dialect, "Tactic"> {
                     token_tiles = [8]>
     #lamport.tactic<splits = 1, kw = 128, accs = 2, passes = 4,
                     token_tiles = [16]>
+    #lamport.tactic<splits = 2, kw = 128, accs = 1, tiles = 2,
+                    late_chunks = 2, token_tiles = [16]>
     ```
   }];
   let parameters = (ins
@@ -122,6 +128,10 @@ def Lamport_TacticAttr : AttrDef<Lamport_Dialect, "Tactic"> {
       DefaultValuedParameter<"bool", "false", "whether the next kernel may "
                              "launch before the weight loads rather than "
                              "after the MMAs">:$early_dependents,
+      Lamport_DefaultedCountParameter<"a warp's last chunks of 32 K whose "
+                                      "weights load after the PDL wait, "
+                                      "behind x; 0 for none", "0">
+          :$late_chunks,
       ArrayRefParameter<"int64_t", "token_tiles[m - 1]: the token tile, 8 or "
                                    "16, the kernel uses for m tokens">
           :$token_tiles);
@@ -131,6 +141,7 @@ def Lamport_TacticAttr : AttrDef<Lamport_Dialect, "Tactic"> {
         (`passes` `=` $passes^ `,`)?
         (`min_ctas_per_sm` `=` $min_ctas_per_sm^ `,`)?
         (`early_dependents` `=` $early_dependents^ `,`)?
+        (`late_chunks` `=` $late_chunks^ `,`)?
         `token_tiles` `=` `[` $token_tiles `]` `>`
   }];
 }
