@@ -66,6 +66,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -695,13 +696,14 @@ nlohmann::json toJson(const Row &row) {
 
 } // namespace
 
-/// Parses an unsigned count for \p option; false (with the message) when
-/// \p text is not one or not a multiple of \p multiple.
+/// Parses an unsigned count for \p option; false (with a message that says
+/// \p why) when \p text is not one, not a multiple of \p multiple or over
+/// \p most.
 static bool parseCount(const char *option, const char *text, size_t multiple,
-                       const char *why, size_t &value) {
+                       size_t most, const char *why, size_t &value) {
   char *end = nullptr;
   value = std::strtoull(text, &end, 10);
-  if (end != text && !*end && value % multiple == 0)
+  if (end != text && !*end && value % multiple == 0 && value <= most)
     return true;
   std::fprintf(stderr, "lamport-gemm-bench: %s takes %s, not %s\n", option, why,
                text);
@@ -718,27 +720,21 @@ int main(int argc, char **argv) {
     if (arg == "--json" && hasValue)
       jsonPath = argv[++i];
     else if (arg == "--copy-stagger" && hasValue) {
-      if (!parseCount("--copy-stagger", argv[++i], 16,
+      if (!parseCount("--copy-stagger", argv[++i], 16, SIZE_MAX,
                       "a byte count that is a multiple of 16 (fragments "
                       "stay aligned)",
                       options.copyStagger))
         return 2;
     } else if (arg == "--carveout" && hasValue) {
-      size_t percent;
-      if (!parseCount("--carveout", argv[++i], 1, "a percentage from 0 to 100",
-                      percent) ||
-          percent > 100) {
-        if (percent > 100)
-          std::fprintf(stderr,
-                       "lamport-gemm-bench: --carveout takes a percentage "
-                       "from 0 to 100, not %s\n",
-                       argv[i]);
+      size_t percent = 0;
+      if (!parseCount("--carveout", argv[++i], 1, 100,
+                      "a percentage from 0 to 100", percent))
         return 2;
-      }
       options.carveout = int(percent);
     } else if (arg == "--extra-shared" && hasValue) {
-      if (!parseCount("--extra-shared", argv[++i], 1, "a byte count",
-                      options.extraSharedBytes))
+      // What one CTA may have on sm_90 and sm_100.
+      if (!parseCount("--extra-shared", argv[++i], 1, 227 * 1024,
+                      "a byte count up to 232448", options.extraSharedBytes))
         return 2;
     } else if (arg.rfind("--", 0) == 0) {
       std::fprintf(stderr, "lamport-gemm-bench: unknown option %s\n",

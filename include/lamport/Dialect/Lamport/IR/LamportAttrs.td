@@ -93,8 +93,8 @@ def Lamport_TacticAttr : AttrDef<Lamport_Dialect, "Tactic"> {
     PDL wait, behind x, instead of before it (0, the default, not printed:
     x's loads otherwise queue behind the CTA's whole weight share), and
     `token_tiles[m-1]` is the token tile (8 or 16) the kernel uses for m
-    tokens. Warps per CTA
-    follow: K / (splits * kw); CTAs along grid x: N / (16 * tiles * passes).
+    tokens. Warps per CTA follow: K / (splits * kw); CTAs along grid x:
+    N / (16 * tiles * passes).
 
     ```mlir
     #lamport.tactic<splits = 4, kw = 64, accs = 2,
