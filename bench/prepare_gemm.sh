@@ -96,6 +96,12 @@ split_kw_pairs() {
   return 0
 }
 
+# late_fits LATE KW: whether a warp of KW K has LATE chunks of 32 K to spare
+# (the verifier keeps one before the PDL wait).
+late_fits() {
+  (($1 * 32 < $2))
+}
+
 # publish_sweep_tactics K: "SPLITS KW PASSES TILES ACCS MIN_CTAS LATE" for
 # every early-dependents tactic the publishing sweep walks: the split and
 # kw pairs x PUBLISH_PASSES (more than one pass at one split only) x tiles
@@ -110,7 +116,7 @@ publish_sweep_tactics() {
         for a in 1 2 4; do
           for hint in $publish_hints; do
             for l in $publish_late; do
-              ((l * 32 < w)) && echo "$s $w $p $t $a $hint $l"
+              late_fits "$l" "$w" && echo "$s $w $p $t $a $hint $l"
             done
           done
         done
@@ -193,7 +199,7 @@ while read -r shape n k specs; do
     # The serving tactic with other late chunks (LATE_CHUNKS), publishing
     # and not, where the warp has a chunk to spare.
     for l in $late_chunks; do
-      ((l == late || l * 32 >= w)) && continue
+      ((l == late)) || ! late_fits "$l" "$w" && continue
       for mailbox in "" "$tp"; do
         compile_variant "$shape" "$n" "$k" "$m" "$mailbox" \
           "$(variant_name "$shape" "$m" "$mailbox" "${serving[@]:0:7}" "$l")" \

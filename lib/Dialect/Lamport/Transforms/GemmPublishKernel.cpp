@@ -134,7 +134,7 @@ private:
   void computeLaneCoordinates();
   /// The weight rows of the block of `features` features from
   /// `blockFeature` (this lane's fragments) in chunks [firstChunk,
-  /// endChunk), appended to the tiles' lists.
+  /// endChunk), appended to the tiles' lists (which chunk 0 starts afresh).
   void loadWeights(Value blockFeature, Fragments &upperRows,
                    Fragments &lowerRows, int64_t firstChunk, int64_t endChunk);
   /// The first feature of this CTA's block in pass `pass`.
