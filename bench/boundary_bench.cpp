@@ -56,6 +56,7 @@
 #include "lamport/Runtime/Error.h"
 #include "lamport/Runtime/Harness.h"
 #include "lamport/Runtime/Inputs.h"
+#include "lamport/Runtime/KernelLoader.h"
 #include "lamport/Runtime/Manifest.h"
 #include "lamport/Runtime/Reference.h"
 #include "lamport/Runtime/Simulator.h"
@@ -409,45 +410,17 @@ void Baseline::loadNorm(Rank &rank) {
   const KernelSpec &kernel = m.kernels[pair.normKernel];
   std::size_t k = std::size_t(pair.normKernel);
   std::string who = concat(rank.who, ": kernel '", kernel.name, "'");
-  ImageKind image =
-      chooseImage(m.chip, rank.properties, !normBundle.cubin[k].empty(),
-                  !normBundle.ptx[k].empty());
-  CUresult loaded = CUDA_ERROR_INVALID_IMAGE;
-  if (image == ImageKind::Cubin)
-    loaded = api().cuModuleLoadData(&rank.module, normBundle.cubin[k].data());
-  if (loaded != CUDA_SUCCESS) {
-    if (normBundle.ptx[k].empty())
-      checkDriver(loaded, "cuModuleLoadData",
-                  concat(who, ": loading ", kernel.cubin));
-    char log[8192] = {0};
-    CUjit_option jit[] = {CU_JIT_ERROR_LOG_BUFFER,
-                          CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
-    void *values[] = {log, reinterpret_cast<void *>(sizeof(log) - 1)};
-    CUresult result = api().cuModuleLoadDataEx(
-        &rank.module, normBundle.ptx[k].c_str(), 2, jit, values);
-    if (result != CUDA_SUCCESS)
-      throw GpuFailure(concat(who, ": the driver could not JIT-compile ",
-                              kernel.ptx, ": ", describeResult(result),
-                              log[0] ? concat("\n", log) : std::string()));
+  // A kernel that does not load leaves the contexts sound, but the run
+  // cannot go on: a GPU failure, like every other here.
+  try {
+    LoadedKernel loaded = loadKernel(normBundle, k, rank.properties, who);
+    rank.module = loaded.module;
+    rank.norm = loaded.function;
+  } catch (const GpuFailure &) {
+    throw;
+  } catch (const Error &error) {
+    throw GpuFailure(error.what());
   }
-  DRIVER_CALL(cuModuleGetFunction(&rank.norm, rank.module, kernel.name.c_str()),
-              concat(who, ": finding its entry point"));
-  if (api().cuFuncGetParamInfo) {
-    std::size_t offset = 0, size = 0;
-    for (std::size_t p = 0; p < kernel.params.size(); ++p) {
-      DRIVER_CALL(cuFuncGetParamInfo(rank.norm, p, &offset, &size),
-                  concat(who, ": reading parameter ", p));
-      if (size != kernel.params[p].size)
-        throw Error(concat(who, ": parameter ", p, " is ", size,
-                           " bytes in the image but ", kernel.params[p].size,
-                           " in the manifest"));
-    }
-  }
-  if (kernel.sharedBytes > 48 * 1024)
-    DRIVER_CALL(cuFuncSetAttribute(
-                    rank.norm, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                    int(kernel.sharedBytes)),
-                concat(who, ": opting into its shared memory"));
   setLaunchConfig(kernel, rank.stream, !options.noPdl, rank.config,
                   rank.attributes);
 }

@@ -53,6 +53,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lamport/Runtime/Descriptor.h"
+#include "lamport/Runtime/KernelLoader.h"
 #include "lamport/Runtime/Manifest.h"
 #include "lamport/Runtime/Reference.h"
 #include "lamport/Runtime/Session.h"
@@ -314,9 +315,10 @@ public:
     CHECK(cublasSetWorkspace(blas, workspace, kWorkspaceBytes));
     CHECK(cudaEventCreate(&start));
     CHECK(cudaEventCreate(&stop));
-    cudaDeviceProp properties;
-    CHECK(cudaGetDeviceProperties(&properties, 0));
-    device = properties.name;
+    CUdevice handle;
+    CHECK(cuDeviceGet(&handle, 0));
+    deviceProperties = lamport::runtime::queryDevice(0, handle);
+    device = deviceProperties.name;
     measureCopyBandwidth();
   }
 
@@ -347,6 +349,7 @@ private:
   cudaEvent_t start = nullptr, stop = nullptr;
   double copyBytesPerSecond = 0;
   Options options;
+  lamport::runtime::DeviceProperties deviceProperties;
   std::string device;
   std::mt19937 random{20261129};
 };
@@ -504,19 +507,16 @@ Bench::runPoint(const std::vector<const GemmBundle *> &variants) {
     CUmodule module = nullptr;
     try {
       const KernelSpec &spec = *gemm.kernel;
-      const std::string &image = gemm.bundle.cubin[0].empty()
-                                     ? gemm.bundle.ptx[0]
-                                     : gemm.bundle.cubin[0];
-      CHECK(cuModuleLoadData(&module, image.data()));
-      CUfunction function;
-      CHECK(cuModuleGetFunction(&function, module, spec.name.c_str()));
-      // A reduction past the static budget lives in dynamic shared memory,
-      // which past 48 KiB in all needs the opt-in.
+      // The runtime's loader: the image this GPU runs, the manifest's
+      // checks and the kernel's own shared memory.
+      lamport::runtime::LoadedKernel loaded = lamport::runtime::loadKernel(
+          gemm.bundle, 0, deviceProperties, gemm.bundle.directory);
+      module = loaded.module;
+      CUfunction function = loaded.function;
       const size_t sharedBytes = spec.sharedBytes + options.extraSharedBytes;
-      if (sharedBytes)
-        CHECK(cuFuncSetAttribute(
-            function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-            int(sharedBytes)));
+      if (options.extraSharedBytes)
+        lamport::runtime::optIntoSharedMemory(function, sharedBytes,
+                                              gemm.bundle.directory);
       if (options.carveout >= 0)
         CHECK(cuFuncSetAttribute(
             function, CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,

@@ -7,6 +7,7 @@
 #include "lamport/Runtime/Session.h"
 #include "CheckKernel.h"
 #include "lamport/Runtime/Driver.h"
+#include "lamport/Runtime/KernelLoader.h"
 
 #include <algorithm>
 #include <chrono>
@@ -255,93 +256,10 @@ void Session::loadKernels() {
       const KernelSpec &kernel = m.kernels[k];
       std::string who =
           concat("kernel '", kernel.name, "' on ", props.describe());
-      ImageKind image = chooseImage(m.chip, props, !bundle.cubin[k].empty(),
-                                    !bundle.ptx[k].empty());
-      CUmodule module = nullptr;
-      std::string cubinFailure;
-      if (image == ImageKind::Cubin) {
-        CUresult result =
-            api().cuModuleLoadData(&module, bundle.cubin[k].data());
-        if (result == CUDA_SUCCESS) {
-          imageText = "cubin";
-        } else if (bundle.ptx[k].empty()) {
-          check(result, "cuModuleLoadData",
-                concat(who, ": loading ", kernel.cubin));
-        } else {
-          // A cubin the driver refuses (a newer ptxas, a damaged file):
-          // the PTX still describes the same kernel.
-          cubinFailure = concat(" after the driver refused ", kernel.cubin,
-                                ": ", describeResult(result));
-          image = ImageKind::Ptx;
-        }
-      }
-      if (image == ImageKind::Ptx) {
-        // The driver JIT-compiles the PTX; its log says why it refused.
-        char log[8192] = {0};
-        CUjit_option options[] = {CU_JIT_ERROR_LOG_BUFFER,
-                                  CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
-        void *values[] = {log, reinterpret_cast<void *>(sizeof(log) - 1)};
-        CUresult result = api().cuModuleLoadDataEx(
-            &module, bundle.ptx[k].c_str(), 2, options, values);
-        if (result != CUDA_SUCCESS)
-          throw Error(concat(who, ": the driver could not JIT-compile ",
-                             kernel.ptx, ": ", describeResult(result),
-                             log[0] ? concat("\n", log) : std::string()));
-        imageText = "PTX (driver JIT)" + cubinFailure;
-      }
-      deviceModules->loaded.push_back(module);
-      CUfunction function = nullptr;
-      CUresult found =
-          api().cuModuleGetFunction(&function, module, kernel.name.c_str());
-      if (found != CUDA_SUCCESS)
-        throw Error(concat(who, ": its image has no entry point named '",
-                           kernel.name, "' (", describeResult(found),
-                           "): the manifest and the image disagree"));
-      if (api().cuFuncLoad)
-        LAMPORT_CU(cuFuncLoad(function),
-                   concat(who, ": loading it before any launch"));
-      int maxThreads = 0;
-      LAMPORT_CU(cuFuncGetAttribute(&maxThreads,
-                                    CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
-                                    function),
-                 concat(who, ": reading its thread limit"));
-      if (int(kernel.blockThreads()) > maxThreads)
-        throw Error(concat(who, ": the manifest's block of ",
-                           kernel.blockThreads(),
-                           " threads exceeds the kernel's limit of ",
-                           maxThreads, " (registers)"));
-      // Static and dynamic shared memory past 48 KiB together need the
-      // opt-in; opting in whenever there is dynamic memory covers that.
-      if (kernel.sharedBytes > 0)
-        LAMPORT_CU(
-            cuFuncSetAttribute(function,
-                               CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                               int(kernel.sharedBytes)),
-            concat(who, ": opting into ", kernel.sharedBytes,
-                   " bytes of shared memory"));
-      // The parameters the image declares must be the manifest's.
-      if (api().cuFuncGetParamInfo) {
-        for (std::size_t p = 0; p <= kernel.params.size(); ++p) {
-          std::size_t offset = 0, size = 0;
-          CUresult info = api().cuFuncGetParamInfo(function, p, &offset, &size);
-          if (p == kernel.params.size()) {
-            if (info == CUDA_SUCCESS)
-              throw Error(concat(who, ": the image takes more than the ",
-                                 kernel.params.size(),
-                                 " parameters the manifest lists"));
-            break;
-          }
-          if (info != CUDA_SUCCESS)
-            throw Error(concat(who, ": the manifest lists ",
-                               kernel.params.size(),
-                               " parameters, the image has only ", p));
-          if (size != kernel.params[p].size)
-            throw Error(concat(who, ": parameter ", p, " is ", size,
-                               " bytes in the image but ",
-                               kernel.params[p].size, " in the manifest"));
-        }
-      }
-      deviceModules->kernels.push_back(function);
+      LoadedKernel image = loadKernel(bundle, k, props, who);
+      deviceModules->loaded.push_back(image.module);
+      deviceModules->kernels.push_back(image.function);
+      imageText = image.image;
     }
     CUmodule checkModule = nullptr;
     LAMPORT_CU(cuModuleLoadData(&checkModule, kCheckKernelPtx),

@@ -1,0 +1,58 @@
+//===- KernelLoader.h - One bundle kernel, loaded and checked ---*- C++ -*-===//
+//
+// Part of the Lamport project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Loading a bundle's kernel into the current context, the way every program
+// that launches one needs it: the image the device runs (cubin, else PTX by
+// the driver's JIT with its log), the entry point, the checks of the image
+// against its manifest entry, and the opt-in to its shared memory. One
+// place, so lamport-run and the benchmarks agree on each rule.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LAMPORT_RUNTIME_KERNELLOADER_H
+#define LAMPORT_RUNTIME_KERNELLOADER_H
+
+#include "lamport/Runtime/DeviceCheck.h"
+#include "lamport/Runtime/Manifest.h"
+
+#include <cuda.h>
+
+#include <cstddef>
+#include <string>
+
+namespace lamport {
+namespace runtime {
+
+/// A bundle kernel loaded into the current context. The caller owns the
+/// module and unloads it.
+struct LoadedKernel {
+  CUmodule module = nullptr;
+  CUfunction function = nullptr;
+  /// The image the driver took: "cubin", "PTX (driver JIT)", or the latter
+  /// followed by why the cubin was refused.
+  std::string image;
+};
+
+/// Loads kernel \p k of \p bundle into the current context for \p device:
+/// its cubin where that runs there (chooseImage), else its PTX through the
+/// driver's JIT. Then checks that the image has the manifest's entry point,
+/// that its thread limit (registers) admits the manifest's block and, on
+/// drivers that can say (12.4+), that its parameters are the manifest's in
+/// number and size; and opts into the kernel's shared memory. Throws Error
+/// starting with \p who; the module is unloaded first.
+LoadedKernel loadKernel(const Bundle &bundle, std::size_t k,
+                        const DeviceProperties &device, const std::string &who);
+
+/// Lets \p function launch with \p bytes of dynamic shared memory. Static
+/// and dynamic shared memory past 48 KiB together need the opt-in, so any
+/// dynamic memory at all opts in. Throws Error starting with \p who.
+void optIntoSharedMemory(CUfunction function, std::size_t bytes,
+                         const std::string &who);
+
+} // namespace runtime
+} // namespace lamport
+
+#endif // LAMPORT_RUNTIME_KERNELLOADER_H

@@ -1,0 +1,128 @@
+//===- KernelLoader.cpp - One bundle kernel, loaded and checked -----------===//
+//
+// Part of the Lamport project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lamport/Runtime/KernelLoader.h"
+#include "lamport/Runtime/Driver.h"
+#include "lamport/Runtime/Error.h"
+
+namespace lamport {
+namespace runtime {
+
+namespace {
+
+/// Loads the image chooseImage picks; a cubin the driver refuses falls back
+/// to the PTX when there is one.
+CUmodule loadImage(const Bundle &bundle, std::size_t k,
+                   const DeviceProperties &device, const std::string &who,
+                   std::string &image) {
+  const KernelSpec &kernel = bundle.manifest.kernels[k];
+  ImageKind kind =
+      chooseImage(bundle.manifest.chip, device, !bundle.cubin[k].empty(),
+                  !bundle.ptx[k].empty());
+  CUmodule module = nullptr;
+  std::string cubinFailure;
+  if (kind == ImageKind::Cubin) {
+    CUresult result = api().cuModuleLoadData(&module, bundle.cubin[k].data());
+    if (result == CUDA_SUCCESS) {
+      image = "cubin";
+      return module;
+    }
+    if (bundle.ptx[k].empty())
+      check(result, "cuModuleLoadData",
+            concat(who, ": loading ", kernel.cubin));
+    // A cubin the driver refuses (a newer ptxas, a damaged file): the PTX
+    // still describes the same kernel.
+    cubinFailure = concat(" after the driver refused ", kernel.cubin, ": ",
+                          describeResult(result));
+  }
+  // The driver JIT-compiles the PTX; its log says why it refused.
+  char log[8192] = {0};
+  CUjit_option options[] = {CU_JIT_ERROR_LOG_BUFFER,
+                            CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+  void *values[] = {log, reinterpret_cast<void *>(sizeof(log) - 1)};
+  CUresult result = api().cuModuleLoadDataEx(&module, bundle.ptx[k].c_str(), 2,
+                                             options, values);
+  if (result != CUDA_SUCCESS)
+    throw Error(concat(who, ": the driver could not JIT-compile ", kernel.ptx,
+                       ": ", describeResult(result),
+                       log[0] ? concat("\n", log) : std::string()));
+  image = "PTX (driver JIT)" + cubinFailure;
+  return module;
+}
+
+/// The checks of a loaded entry point against its manifest entry.
+void checkFunction(CUfunction function, const KernelSpec &kernel,
+                   const std::string &who) {
+  if (api().cuFuncLoad)
+    LAMPORT_CU(cuFuncLoad(function),
+               concat(who, ": loading it before any launch"));
+  int maxThreads = 0;
+  LAMPORT_CU(cuFuncGetAttribute(&maxThreads,
+                                CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
+                                function),
+             concat(who, ": reading its thread limit"));
+  if (int(kernel.blockThreads()) > maxThreads)
+    throw Error(concat(who, ": the manifest's block of ", kernel.blockThreads(),
+                       " threads exceeds the kernel's limit of ", maxThreads,
+                       " (registers)"));
+  if (!api().cuFuncGetParamInfo)
+    return;
+  for (std::size_t p = 0; p <= kernel.params.size(); ++p) {
+    std::size_t offset = 0, size = 0;
+    CUresult info = api().cuFuncGetParamInfo(function, p, &offset, &size);
+    if (p == kernel.params.size()) {
+      if (info == CUDA_SUCCESS)
+        throw Error(concat(who, ": the image takes more than the ",
+                           kernel.params.size(),
+                           " parameters the manifest lists"));
+      return;
+    }
+    if (info != CUDA_SUCCESS)
+      throw Error(concat(who, ": the manifest lists ", kernel.params.size(),
+                         " parameters, the image has only ", p));
+    if (size != kernel.params[p].size)
+      throw Error(concat(who, ": parameter ", p, " is ", size,
+                         " bytes in the image but ", kernel.params[p].size,
+                         " in the manifest"));
+  }
+}
+
+} // namespace
+
+LoadedKernel loadKernel(const Bundle &bundle, std::size_t k,
+                        const DeviceProperties &device,
+                        const std::string &who) {
+  const KernelSpec &kernel = bundle.manifest.kernels[k];
+  LoadedKernel loaded;
+  loaded.module = loadImage(bundle, k, device, who, loaded.image);
+  try {
+    CUresult found = api().cuModuleGetFunction(&loaded.function, loaded.module,
+                                               kernel.name.c_str());
+    if (found != CUDA_SUCCESS)
+      throw Error(concat(who, ": its image has no entry point named '",
+                         kernel.name, "' (", describeResult(found),
+                         "): the manifest and the image disagree"));
+    checkFunction(loaded.function, kernel, who);
+    optIntoSharedMemory(loaded.function, kernel.sharedBytes, who);
+  } catch (...) {
+    api().cuModuleUnload(loaded.module);
+    throw;
+  }
+  return loaded;
+}
+
+void optIntoSharedMemory(CUfunction function, std::size_t bytes,
+                         const std::string &who) {
+  if (bytes == 0)
+    return;
+  LAMPORT_CU(cuFuncSetAttribute(function,
+                                CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                int(bytes)),
+             concat(who, ": opting into ", bytes, " bytes of shared memory"));
+}
+
+} // namespace runtime
+} // namespace lamport
