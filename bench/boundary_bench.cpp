@@ -410,17 +410,9 @@ void Baseline::loadNorm(Rank &rank) {
   const KernelSpec &kernel = m.kernels[pair.normKernel];
   std::size_t k = std::size_t(pair.normKernel);
   std::string who = concat(rank.who, ": kernel '", kernel.name, "'");
-  // A kernel that does not load leaves the contexts sound, but the run
-  // cannot go on: a GPU failure, like every other here.
-  try {
-    LoadedKernel loaded = loadKernel(normBundle, k, rank.properties, who);
-    rank.module = loaded.module;
-    rank.norm = loaded.function;
-  } catch (const GpuFailure &) {
-    throw;
-  } catch (const Error &error) {
-    throw GpuFailure(error.what());
-  }
+  LoadedKernel loaded = loadKernel(normBundle, k, rank.properties, who);
+  rank.module = loaded.module;
+  rank.norm = loaded.function;
   setLaunchConfig(kernel, rank.stream, !options.noPdl, rank.config,
                   rank.attributes);
 }

@@ -256,10 +256,10 @@ void Session::loadKernels() {
       const KernelSpec &kernel = m.kernels[k];
       std::string who =
           concat("kernel '", kernel.name, "' on ", props.describe());
-      LoadedKernel image = loadKernel(bundle, k, props, who);
-      deviceModules->loaded.push_back(image.module);
-      deviceModules->kernels.push_back(image.function);
-      imageText = image.image;
+      LoadedKernel entry = loadKernel(bundle, k, props, who);
+      deviceModules->loaded.push_back(entry.module);
+      deviceModules->kernels.push_back(entry.function);
+      imageText = entry.image;
     }
     CUmodule checkModule = nullptr;
     LAMPORT_CU(cuModuleLoadData(&checkModule, kCheckKernelPtx),
