@@ -62,13 +62,14 @@
 // Before the wait: thread 0 initializes the two sums' mbarriers (each
 // expects the 4 CTA sums' 16 bytes) and fences them for the cluster; every
 // thread arrives on the cluster barrier; then the scalar gates and weights.
+//       CHECK: %[[B0:.*]] = llvm.getelementptr inbounds %{{.*}}[%c0_i32{{.*}}] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i64
+//       CHECK: %[[B1:.*]] = llvm.getelementptr inbounds %{{.*}}[%c1_i32{{.*}}] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i64
 //       CHECK: scf.if
-//       CHECK:   %[[B0:.*]] = llvm.getelementptr inbounds %{{.*}}[%c0_i32{{.*}}] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i64
-//  CHECK-NEXT:   llvm.inline_asm has_side_effects "{ .reg .b64 state; mbarrier.init.shared::cta.b64 [$0], 1; mbarrier.arrive.expect_tx.shared::cta.b64 state, [$0], 16; }", "l,~{memory}" %[[B0]]
-//       CHECK:   %[[B1:.*]] = llvm.getelementptr inbounds %{{.*}}[%c1_i32{{.*}}] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i64
-//  CHECK-NEXT:   llvm.inline_asm has_side_effects "{ .reg .b64 state; mbarrier.init.shared::cta.b64 [$0], 1; mbarrier.arrive.expect_tx.shared::cta.b64 state, [$0], 16; }", "l,~{memory}" %[[B1]]
-//  CHECK-NEXT:   llvm.inline_asm has_side_effects "fence.mbarrier_init.release.cluster;", "~{memory}"
-//       CHECK: nvvm.cluster.arrive
+//  CHECK-NEXT:   lamport.cluster.expect_bytes %[[B0]], 16 : !llvm.ptr<3>
+//  CHECK-NEXT:   lamport.cluster.expect_bytes %[[B1]], 16 : !llvm.ptr<3>
+//  CHECK-NEXT:   nvvm.fence.mbarrier.init
+//  CHECK-NEXT: }
+//  CHECK-NEXT: nvvm.cluster.arrive
 //   CHECK-NOT: nvvm.cluster.wait
 //       CHECK: %[[A:.*]] = memref.load %[[KALPHA]]
 //       CHECK: %[[ALPHA:.*]] = vector.broadcast %[[A]] : f32 to vector<8xf32>
@@ -77,7 +78,7 @@
 //       CHECK: %[[W:.*]]:2 = scf.if %[[ACTIVE]] -> (vector<8xbf16>, vector<8xbf16>)
 //       CHECK:   vector.load %[[KNW]][%[[COL]]] {alignment = 16 : i64} : memref<4096xbf16, 1>, vector<8xbf16>
 //       CHECK:   vector.load %[[KPW]][%[[COL]]] {alignment = 16 : i64} : memref<4096xbf16, 1>, vector<8xbf16>
-//       CHECK: nvvm.griddepcontrol wait
+//       CHECK: lamport.pdl.wait %{{.*}}, %[[KOUT]] : memref<16x4096xbf16, 1>
 //  CHECK-NEXT: %[[STAGE:.*]] = lamport.stage.active %[[KMB]]
 //  CHECK-NEXT: nvvm.cluster.wait
 //       CHECK: scf.if %[[ACTIVE]] {
@@ -118,15 +119,13 @@
 //       CHECK:   %[[SENDER:.*]] = arith.cmpi ult, %[[THREAD32]], %c4_i32{{.*}} : i32
 //       CHECK:   %[[BAR:.*]] = llvm.getelementptr inbounds %{{.*}}[%c0_i32{{.*}}] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i64
 //       CHECK:   scf.if %[[SENDER]] {
-// CHECK-COUNT-4:     llvm.load %{{.*}} : !llvm.ptr<3> -> f32
-//       CHECK:     %[[BITS:.*]] = llvm.bitcast %{{.*}} : f32 to i32
 //       CHECK:     %[[SLOTINDEX:.*]] = arith.addi %c0_i32{{.*}}, %[[RANK]] : i32
 //       CHECK:     %[[OWN:.*]] = llvm.getelementptr inbounds %{{.*}}[%[[SLOTINDEX]]] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, f32
-//  CHECK-NEXT:     %[[TO:.*]] = nvvm.mapa %[[OWN]], %[[THREAD32]] : !llvm.ptr<3> -> !llvm.ptr<7>
-//  CHECK-NEXT:     %[[TOBAR:.*]] = nvvm.mapa %[[BAR]], %[[THREAD32]] : !llvm.ptr<3> -> !llvm.ptr<7>
-//  CHECK-NEXT:     llvm.inline_asm has_side_effects "st.async.shared::cluster.mbarrier::complete_tx::bytes.b32 [$0], $1, [$2];", "l,r,l,~{memory}" %[[TO]], %[[BITS]], %[[TOBAR]]
+// CHECK-COUNT-4:     llvm.load %{{.*}} : !llvm.ptr<3> -> f32
+//       CHECK:     %[[CTASUM:.*]] = arith.addf
+//  CHECK-NEXT:     lamport.cluster.send %[[CTASUM]] to %[[OWN]] of %[[THREAD32]] completing %[[BAR]] : f32
 //  CHECK-NEXT:   }
-//       CHECK:   llvm.inline_asm has_side_effects "{ .reg .pred done; wait: mbarrier.try_wait.parity.shared::cta.b64 done, [$0], 0; @!done bra wait; }", "l,~{memory}" %[[BAR]]
+//  CHECK-NEXT:   lamport.cluster.wait %[[BAR]] : !llvm.ptr<3>
 //   CHECK-NOT:   nvvm.cluster
 //       CHECK:   %[[S0:.*]] = llvm.getelementptr inbounds %{{.*}}[%c0_i32{{.*}}] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, f32
 //  CHECK-NEXT:   %[[C0:.*]] = llvm.load %[[S0]] : !llvm.ptr<3> -> f32
@@ -158,8 +157,8 @@
 //       CHECK:   nvvm.barrier0
 //       CHECK:   %[[BAR2:.*]] = llvm.getelementptr inbounds %{{.*}}[%c1_i32{{.*}}] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i64
 //       CHECK:     arith.addi %c4_i32{{.*}}, %[[RANK]] : i32
-//       CHECK:     llvm.inline_asm has_side_effects "st.async
-//       CHECK:   llvm.inline_asm has_side_effects "{ .reg .pred done; wait: mbarrier.try_wait.parity.shared::cta.b64 done, [$0], 0; @!done bra wait; }", "l,~{memory}" %[[BAR2]]
+//       CHECK:     lamport.cluster.send %{{.*}} completing %[[BAR2]] : f32
+//       CHECK:   lamport.cluster.wait %[[BAR2]] : !llvm.ptr<3>
 //       CHECK:   llvm.getelementptr inbounds %{{.*}}[%c4_i32{{.*}}] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, f32
 //       CHECK:   llvm.getelementptr inbounds %{{.*}}[%c7_i32{{.*}}] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, f32
 //       CHECK:   %[[TOTAL2:.*]] = arith.addf
@@ -252,13 +251,13 @@ func.func @boundary(%mb: !mb, %stream: memref<?x4096xf32>,
 //       CHECK: %[[A4567:.*]] = arith.addf %[[A45]], %[[A67]]
 //       CHECK: %[[R:.*]] = arith.addf %[[A0123]], %[[A4567]]
 //       CHECK: lamport.mailbox.rearm {{.*}} count 8
-// CHECK-COUNT-2: nvvm.mapa
+//       CHECK: lamport.cluster.send
 //       CHECK: %[[INV1:.*]] = vector.broadcast
 //       CHECK: %[[H:.*]] = arith.mulf %[[R]], %[[INV1]] : vector<8xf32>
 //  CHECK-NEXT: %[[AS:.*]] = arith.mulf %[[ALPHA]], %[[OLD]] : vector<8xf32>
 //  CHECK-NEXT: %[[BH:.*]] = arith.mulf %[[BETA]], %[[H]] : vector<8xf32>
 //  CHECK-NEXT: arith.addf %[[AS]], %[[BH]] : vector<8xf32>
-// CHECK-COUNT-2: nvvm.mapa
+//       CHECK: lamport.cluster.send
 //       CHECK: lamport.stage.advance
 //   CHECK-NOT: griddepcontrol
 //       CHECK: gpu.return
@@ -299,7 +298,7 @@ func.func @per_channel_pairwise(%mb: !mb, %stream: memref<4x8192xf32>,
 // CHECK-COUNT-4: llvm.load %{{.*}} : !llvm.ptr<3> -> f32
 //       CHECK: llvm.call_intrinsic "llvm.nvvm.sqrt.rn.f"
 //   CHECK-NOT: nvvm.cluster
-//   CHECK-NOT: nvvm.mapa
+//   CHECK-NOT: lamport.cluster.send
 //   CHECK-NOT: gpu.block_id y
 //       CHECK: lamport.stage.advance
 //       CHECK: gpu.return
@@ -340,8 +339,7 @@ func.func @one_cta(%mb: !mb, %stream: memref<?x1024xf32>,
 //  CHECK-SAME: %[[KP:[a-z0-9_]+]]: memref<16x4096xbf16, 1> {lamport.io = "in", lamport.param = "buffer", lamport.role = "partial"}
 //  CHECK-SAME: lamport.attributes = {eps = 9.99999997E-7 : f32, sum_order = #lamport.sum_order<rank_ascending>, transport = #lamport.transport<unicast>}
 //       CHECK: %[[DIGEST:.*]] = lamport.mailbox.address_digest %[[KMB]]
-//       CHECK: llvm.inline_asm has_side_effects "{ .reg .pred never; setp.gt.u32 never, $0, 2147483647; @never st.global.b64 [$1], $2; }", "r,l,l,~{memory}" %{{.*}}, %{{.*}}, %[[DIGEST]]
-//  CHECK-NEXT: nvvm.griddepcontrol wait
+//       CHECK: lamport.pdl.wait %{{.*}}, %{{.*}}, %[[DIGEST]] : memref<16x4096xbf16, 1>
 //  CHECK-NEXT: %[[FRAGMENT:.*]] = scf.if %[[LIVE:.*]] -> (vector<8xbf16>) {
 //  CHECK-NEXT: %[[LOADED:.*]] = vector.load %[[KP]][%[[ROW:.*]], %[[COL:.*]]] {alignment = 16 : i64} : memref<16x4096xbf16, 1>, vector<8xbf16>
 //  CHECK-NEXT: scf.yield %[[LOADED]]

@@ -41,7 +41,7 @@
 //       CHECK: arith.muli %[[CTA]], %{{.*}} : index
 //       CHECK: %[[COL:.*]] = arith.muli %{{.*}}, %{{.*}} : index
 //       CHECK: scf.if %[[ACTIVE]] -> (vector<8xbf16>, vector<8xbf16>)
-//       CHECK: nvvm.griddepcontrol wait
+//       CHECK: lamport.pdl.wait %{{.*}}, %{{.*}} : memref<16x8192xbf16, 1>
 //  CHECK-NEXT: nvvm.cluster.wait
 //  CHECK-NEXT: scf.if %[[ACTIVE]] {
 //       CHECK:   vector.load %[[KSTREAM]][%[[TOKEN]], %[[COL]]]
@@ -51,13 +51,13 @@
 //       CHECK:   arith.mulf %[[R]], %[[R]] : vector<8xf32>
 // CHECK-COUNT-5:   nvvm.shfl.sync bfly
 //       CHECK:   nvvm.barrier0
-//       CHECK:   st.async.shared::cluster.mbarrier::complete_tx::bytes.b32
-//       CHECK:   mbarrier.try_wait.parity.shared::cta.b64
+//       CHECK:   lamport.cluster.send
+//       CHECK:   lamport.cluster.wait
 //       CHECK:   llvm.call_intrinsic "llvm.nvvm.sqrt.rn.f"
 //       CHECK:   arith.mulf %[[R]], %{{.*}} : vector<8xf32>
 // CHECK-COUNT-5:   nvvm.shfl.sync bfly
-//       CHECK:   st.async.shared::cluster.mbarrier::complete_tx::bytes.b32
-//       CHECK:   mbarrier.try_wait.parity.shared::cta.b64
+//       CHECK:   lamport.cluster.send
+//       CHECK:   lamport.cluster.wait
 //   CHECK-NOT:   nvvm.cluster
 //       CHECK:   llvm.call_intrinsic "llvm.nvvm.sqrt.rn.f"
 //       CHECK:   vector.store %{{.*}}, %[[KSTREAM]][%[[TOKEN]], %[[COL]]]
@@ -135,7 +135,7 @@ func.func @two_fragments(
 //       CHECK: gpu.func @dual_norm_0(
 //  CHECK-SAME: known_block_size = array<i32: 32, 1, 1>, known_grid_size = array<i32: 16, 1, 1>
 //   CHECK-NOT: nvvm.cluster
-//   CHECK-NOT: nvvm.mapa
+//   CHECK-NOT: lamport.cluster.send
 //       CHECK: gpu.return
 func.func @one_warp(%reduced: memref<?x256xbf16>, %stream: memref<?x256xf32>,
                     %alpha: memref<1xf32>, %beta: memref<1xf32>,

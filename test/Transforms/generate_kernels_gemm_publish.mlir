@@ -22,16 +22,15 @@
 // CHECK-SAME: lamport.pdl
 // Weights: two rows of 2 chunks, evict-first in L2, before the wait, which
 // the never-taken store on the launch's raw M keeps after them.
-// CHECK: %[[POLICY:.*]] = llvm.inline_asm "createpolicy.fractional.L2::evict_first.b64 $0, 1.0;", "=l"
-// CHECK-COUNT-4: llvm.inline_asm has_side_effects "ld.global.L2::cache_hint.v4.b32 {$0, $1, $2, $3}, [$4], $5;", "=r,=r,=r,=r,l,l" %{{.*}}, %[[POLICY]]
-// CHECK: llvm.inline_asm has_side_effects "{ .reg .pred never; setp.gt.u32 never, $0, 2147483647; @never st.global.b32 [$1], 0; }", "r,l,~{memory}" %arg{{[0-9]+}},
-// CHECK-NEXT: nvvm.griddepcontrol wait
+// CHECK: %[[POLICY:.*]] = lamport.l2.evict_first_policy
+// CHECK-COUNT-4: lamport.l2.load_fragment %{{.*}}, %[[POLICY]] : !llvm.ptr<1> -> vector<4xi32>
+// CHECK: lamport.pdl.wait %arg{{[0-9]+}}, %arg{{[0-9]+}} : memref<4x8192xbf16, 1>
 // CHECK-COUNT-2: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xi32>
 // CHECK-COUNT-4: nvvm.mma.sync
 // CHECK-NOT: nvvm.mma.sync
 // CHECK: nvvm.griddepcontrol launch_dependents
 // CHECK: nvvm.barrier0
-// CHECK-NOT: nvvm.mapa
+// CHECK-NOT: lamport.cluster.send
 // CHECK-NOT: lamport.mailbox.publish
 // CHECK-NOT: lamport.stage
 // CHECK: gpu.return
@@ -71,19 +70,18 @@ func.func @oproj_tp8(%x: memref<4x1024xbf16>, %w: memref<8192x1024xbf16>,
 // CHECK-SAME: lamport.attributes = {token_tile = 16 : i64, transport = #lamport.transport<multicast>}
 // Before the weight loads, rank 0's split barrier expects the other three
 // splits' [16 tokens, 16 features] FP32 sums: 3 x 16 x 16 x 4 bytes.
-// CHECK: %[[POLICY:.*]] = llvm.inline_asm "createpolicy.fractional.L2::evict_first.b64 $0, 1.0;", "=l"
+// CHECK: %[[POLICY:.*]] = lamport.l2.evict_first_policy
 // CHECK: nvvm.read.ptx.sreg.cluster.ctarank
-// CHECK: mbarrier.arrive.expect_tx.shared::cta.b64 state, [$0], 3072;
-// CHECK: fence.mbarrier_init.release.cluster
+// CHECK: lamport.cluster.expect_bytes %{{.*}}, 3072 : !llvm.ptr<3>
+// CHECK: nvvm.fence.mbarrier.init
 // CHECK: nvvm.cluster.arrive
-// CHECK: llvm.inline_asm has_side_effects "ld.global.L2::cache_hint.v4.b32 {$0, $1, $2, $3}, [$4], $5;", "=r,=r,=r,=r,l,l" %{{.*}}, %[[POLICY]]
+// CHECK: lamport.l2.load_fragment %{{.*}}, %[[POLICY]] : !llvm.ptr<1> -> vector<4xi32>
 // The guard store writes the digest of the publish's addresses, so that
 // they are read from the descriptor before the wait, not on the tail.
 // CHECK: %[[DIGEST:.*]] = lamport.mailbox.address_digest %{{.*}} : !lamport.mailbox<tp = 8, capacity = 16, width = 1024>
-// CHECK-NEXT: llvm.inline_asm has_side_effects "{ .reg .pred never; setp.gt.u32 never, $0, 2147483647; @never st.global.b64 [$1], $2; }", "r,l,l,~{memory}" %{{.*}}, %{{.*}}, %[[DIGEST]]
 // NEXT is read by thread 0 as soon as the previous kernel is done, not in
 // the epilogue, and handed to the epilogue through shared memory.
-// CHECK: nvvm.griddepcontrol wait
+// CHECK-NEXT: lamport.pdl.wait %{{.*}}, %{{.*}}, %[[DIGEST]] : memref<16x1024xbf16, 1>
 // CHECK: %[[EARLY:.*]] = scf.if %{{.*}} -> (i32) {
 // CHECK-NEXT: %[[NEXT:.*]] = lamport.stage.next %{{.*}}
 // CHECK-NEXT: scf.yield %[[NEXT]] : i32
@@ -94,9 +92,8 @@ func.func @oproj_tp8(%x: memref<4x1024xbf16>, %w: memref<8192x1024xbf16>,
 // CHECK: %[[SLOT:.*]] = llvm.mlir.addressof @publish_stage : !llvm.ptr<3>
 // CHECK: llvm.store %[[BITS]], %{{.*}} : f32, !llvm.ptr<3>
 // CHECK: nvvm.cluster.wait
-// CHECK: nvvm.mapa %{{.*}} : !llvm.ptr<3> -> !llvm.ptr<7>
-// CHECK: st.async.shared::cluster.mbarrier::complete_tx::bytes.b32
-// CHECK: mbarrier.try_wait.parity.shared::cta.b64
+// CHECK: lamport.cluster.send %{{.*}} to %{{.*}} of %c0_i32{{.*}} completing %{{.*}} : f32
+// CHECK: lamport.cluster.wait %{{.*}} : !llvm.ptr<3>
 // CHECK-NOT: lamport.stage.next
 // CHECK: llvm.mlir.addressof @publish_stage : !llvm.ptr<3>
 // CHECK: %[[LOADED:.*]] = llvm.load %{{.*}} : !llvm.ptr<3> -> f32
@@ -129,7 +126,7 @@ func.func @unpooler_tp8(%x: memref<?x4096xbf16>, %w: memref<1024x4096xbf16>,
 // CHECK: %[[TICKET:.*]] = memref.load %{{.*}}[%{{.*}}] : memref<1xi32, 1>
 // CHECK: lamport.stage.from_ticket %[[TICKET]]
 // CHECK: nvvm.mma.sync
-// CHECK: mbarrier.try_wait.parity.shared::cta.b64
+// CHECK: lamport.cluster.wait
 // CHECK: %[[STAGE:.*]] = arith.bitcast %{{.*}} : f32 to i32
 // CHECK: lamport.mailbox.publish %{{.*}}, %{{.*}}[%[[STAGE]], %{{.*}}, %{{.*}}] {transport = #lamport.transport<unicast>}
 // CHECK-NOT: lamport.stage.set_active

@@ -152,7 +152,7 @@ func.func @two_changes(%x: memref<?x1024xbf16>, %w: memref<1024x1024xbf16>,
 // CHECK-SAME: known_grid_size = array<i32: 64, 1, 1>
 // CHECK-SAME: lamport.attributes = {token_tile = 8 : i64}
 // CHECK-SAME: lamport.pdl} {
-// CHECK: nvvm.griddepcontrol wait
+// CHECK: lamport.pdl.wait
 // CHECK: nvvm.mma.sync
 // CHECK: nvvm.griddepcontrol launch_dependents
 // CHECK: gpu.func @gemm_publish_1
@@ -160,7 +160,7 @@ func.func @two_changes(%x: memref<?x1024xbf16>, %w: memref<1024x1024xbf16>,
 // CHECK-SAME: known_grid_size = array<i32: 64, 2, 1>
 // CHECK-SAME: lamport.attributes = {token_tile = 8 : i64}
 // CHECK: nvvm.griddepcontrol launch_dependents
-// CHECK: nvvm.griddepcontrol wait
+// CHECK: lamport.pdl.wait
 // CHECK: gpu.func @gemm_publish_2
 // CHECK-SAME: known_block_size = array<i32: 512, 1, 1>
 // CHECK-SAME: known_grid_size = array<i32: 64, 2, 1>

@@ -22,10 +22,10 @@
 // CHECK: gpu.func @gemm_publish_0
 // CHECK-SAME: known_block_size = array<i32: 512, 1, 1>
 // CHECK-SAME: known_grid_size = array<i32: 256, 1, 1>
-// CHECK: %[[POLICY:.*]] = llvm.inline_asm "createpolicy.fractional.L2::evict_first.b64 $0, 1.0;", "=l"
-// CHECK-COUNT-8: llvm.inline_asm has_side_effects "ld.global.L2::cache_hint.v4.b32 {$0, $1, $2, $3}, [$4], $5;", "=r,=r,=r,=r,l,l" %{{.*}}, %[[POLICY]]
+// CHECK: %[[POLICY:.*]] = lamport.l2.evict_first_policy
+// CHECK-COUNT-8: lamport.l2.load_fragment %{{.*}}, %[[POLICY]] : !llvm.ptr<1> -> vector<4xi32>
 // CHECK-NOT: llvm.load
-// CHECK: nvvm.griddepcontrol wait
+// CHECK: lamport.pdl.wait
 // CHECK-COUNT-2: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xi32>
 // CHECK-NOT: llvm.load
 // Chunk 0, step 0: tile 0 then tile 1 on the same B, nothing loaded or
@@ -76,8 +76,8 @@ func.func @oproj_tp8_two_tiles(%x: memref<4x1024xbf16>,
 // CHECK-SAME: known_block_size = array<i32: 32, 1, 1>
 // CHECK-SAME: known_grid_size = array<i32: 1, 1, 1>
 // CHECK-SAME: lamport.attributes = {token_tile = 16 : i64, transport = #lamport.transport<unicast>}
-// CHECK: %[[POLICY:.*]] = llvm.inline_asm "createpolicy.fractional.L2::evict_first.b64 $0, 1.0;", "=l"
-// CHECK-COUNT-16: llvm.inline_asm has_side_effects "ld.global.L2::cache_hint.v4.b32 {$0, $1, $2, $3}, [$4], $5;", "=r,=r,=r,=r,l,l" %{{.*}}, %[[POLICY]]
+// CHECK: %[[POLICY:.*]] = lamport.l2.evict_first_policy
+// CHECK-COUNT-16: lamport.l2.load_fragment %{{.*}}, %[[POLICY]] : !llvm.ptr<1> -> vector<4xi32>
 // CHECK: lamport.stage.next
 // CHECK-COUNT-4: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xi32>
 // CHECK-COUNT-32: nvvm.mma.sync

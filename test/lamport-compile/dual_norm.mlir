@@ -61,7 +61,7 @@
 // PTX:       bar.sync 0;
 // PTX:       st.async.shared::cluster.mbarrier::complete_tx::bytes.b32
 // PTX-NOT:   st.async
-// PTX:       mbarrier.try_wait.parity.shared::cta.b64
+// PTX:       mbarrier.try_wait.parity.shared.b64
 // PTX:       div.rn.f32 {{.*}}, 0f46400000;
 // PTX-NEXT:  add.rn.f32
 // PTX-NEXT:  sqrt.rn.f32
@@ -69,7 +69,7 @@
 // PTX-COUNT-5: shfl.sync.bfly.b32
 // PTX:       st.async.shared::cluster.mbarrier::complete_tx::bytes.b32
 // PTX-NOT:   st.async
-// PTX:       mbarrier.try_wait.parity.shared::cta.b64
+// PTX:       mbarrier.try_wait.parity.shared.b64
 // PTX:       div.rn.f32 {{.*}}, 0f46400000;
 // PTX-NEXT:  add.rn.f32
 // PTX-NEXT:  sqrt.rn.f32

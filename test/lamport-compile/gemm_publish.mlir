@@ -65,8 +65,10 @@
 // The weights' L2 policy: evict first (read once a step).
 // PTX:       createpolicy.fractional.L2::evict_first.b64 [[POLICY:%rd[0-9]+]], 1.0;
 // Rank 0 expects the other split's [tile, 16] FP32 sum: 512 or 1024 bytes.
-// T8:        mbarrier.init.shared::cta.b64 [{{.*}}], 1; mbarrier.arrive.expect_tx.shared::cta.b64 state, [{{.*}}], 512;
-// T16:       mbarrier.init.shared::cta.b64 [{{.*}}], 1; mbarrier.arrive.expect_tx.shared::cta.b64 state, [{{.*}}], 1024;
+// PTX:       mbarrier.init.shared.b64 [split_barrier], %r{{[0-9]+}};
+// T8:        mov.b32 %r[[BYTES:[0-9]+]], 512;
+// T16:       mov.b32 %r[[BYTES:[0-9]+]], 1024;
+// PTX:       mbarrier.arrive.expect_tx.shared.b64 %rd{{[0-9]+}}, [split_barrier], %r[[BYTES]];
 // PTX:       fence.mbarrier_init.release.cluster
 // PTX:       barrier.cluster.arrive
 // PTX:       ld.global.L2::cache_hint.v4.b32 {{.*}}, [[POLICY]];
@@ -92,7 +94,7 @@
 // PTX:       barrier.cluster.wait
 // PTX:       mapa.shared::cluster
 // PTX:       st.async.shared::cluster.mbarrier::complete_tx::bytes.b32
-// PTX:       mbarrier.try_wait.parity.shared::cta.b64
+// PTX:       mbarrier.try_wait.parity.shared.b64
 // PTX-NOT:   barrier.cluster
 // PTX:       cvt.rn.bf16{{(x2)?}}.f32
 // Every rank's copy, one 16-byte store each, then y's own fragment.

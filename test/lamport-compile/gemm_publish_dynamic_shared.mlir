@@ -29,7 +29,8 @@
 // PTX-NOT: split_sums
 // PTX:     .visible .entry gemm_publish_0(
 // Rank 0 expects the other 3 splits' [16, 64] FP32 sums.
-// PTX:     mbarrier.arrive.expect_tx.shared::cta.b64 state, [{{.*}}], 12288;
+// PTX:     mov.b32 %r[[BYTES:[0-9]+]], 12288;
+// PTX:     mbarrier.arrive.expect_tx.shared.b64 %rd{{[0-9]+}}, [{{.*}}], %r[[BYTES]];
 // PTX:     mov.b64 {{%rd[0-9]+}}, reduction;
 // PTX:     st.async.shared::cluster.mbarrier::complete_tx::bytes.b32
 

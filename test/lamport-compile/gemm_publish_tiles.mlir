@@ -63,7 +63,9 @@
 // PTX4:      .shared .align 16 .b8 split_sums[4096];
 // PTX4:      .shared .align 16 .b8 warp_partials[16384];
 // Rank 0 expects the other split's [8 tokens, 64 features] FP32 sum.
-// CLUSTER:   mbarrier.init.shared::cta.b64 [{{.*}}], 1; mbarrier.arrive.expect_tx.shared::cta.b64 state, [{{.*}}], 2048;
+// CLUSTER:   mbarrier.init.shared.b64 [split_barrier], %r{{[0-9]+}};
+// CLUSTER:   mov.b32 %r[[BYTES:[0-9]+]], 2048;
+// CLUSTER:   mbarrier.arrive.expect_tx.shared.b64 %rd{{[0-9]+}}, [split_barrier], %r[[BYTES]];
 // CLUSTER:   fence.mbarrier_init.release.cluster
 // CLUSTER:   barrier.cluster.arrive
 // PTX:       ld.global.L2::cache_hint.v4.b32
@@ -80,7 +82,7 @@
 // CLUSTER:   barrier.cluster.wait
 // CLUSTER:   mapa.shared::cluster
 // CLUSTER:   st.async.shared::cluster.mbarrier::complete_tx::bytes.b32
-// CLUSTER:   mbarrier.try_wait.parity.shared::cta.b64
+// CLUSTER:   mbarrier.try_wait.parity.shared.b64
 // CLUSTER-NOT: barrier.cluster
 // PTX:       cvt.rn.bf16{{(x2)?}}.f32
 // One pass of the epilogue (64 slots, 512 or 256 threads): every rank's

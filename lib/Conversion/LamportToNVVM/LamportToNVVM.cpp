@@ -65,10 +65,7 @@ static bool hasMailboxArgument(gpu::GPUFuncOp func) {
 }
 
 static bool isKernelLevelOp(Operation *op) {
-  return isa<MailboxPublishOp, MailboxPollOp, MailboxPollAtOp, MailboxRearmOp,
-             MailboxPollOwnedOp, MailboxAddressDigestOp, StageActiveOp,
-             StageNextOp, StageSetActiveOp, StageAdvanceOp, StageArriveOp,
-             StageFromTicketOp, StageToTicketOp>(op);
+  return op->hasTrait<OpTrait::lamport::KernelLevel>();
 }
 
 /// Rejects what the lowering cannot take, each with the rule it breaks: a
@@ -160,4 +157,5 @@ void mlir::lamport::populateLamportToNVVMConversionPatterns(
   populatePublishToNVVMPatterns(converter, patterns, options);
   populatePollToNVVMPatterns(converter, patterns, options);
   populateStageToNVVMPatterns(converter, patterns);
+  populateKernelToNVVMPatterns(converter, patterns);
 }

@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "lamport/Conversion/LamportToNVVM/PTX.h"
+#include "PTX.h"
 #include "Fragment.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -62,32 +62,12 @@ Value ptx::countOnThreadZero(OpBuilder &b, Location loc, Value isThreadZero,
       "=r,r,l,r,r", ValueRange{predicateWord, address, limit, otherwise});
 }
 
-void ptx::initMbarrierExpectingBytes(OpBuilder &b, Location loc, Value barrier,
-                                     int64_t bytes) {
-  inlinePTX(b, loc, Type(),
-            "{ .reg .b64 state; mbarrier.init.shared::cta.b64 [$0], 1; "
-            "mbarrier.arrive.expect_tx.shared::cta.b64 state, [$0], " +
-                std::to_string(bytes) + "; }",
-            "l", barrier);
-}
-
-void ptx::fenceMbarrierInit(OpBuilder &b, Location loc) {
-  inlinePTX(b, loc, Type(), "fence.mbarrier_init.release.cluster;", "", {});
-}
-
 void ptx::storeAsyncToCluster(OpBuilder &b, Location loc, Value address,
                               Value value, Value barrier) {
   inlinePTX(b, loc, Type(),
             "st.async.shared::cluster.mbarrier::complete_tx::bytes.b32 "
             "[$0], $1, [$2];",
             "l,r,l", ValueRange{address, value, barrier});
-}
-
-void ptx::waitMbarrierPhaseZero(OpBuilder &b, Location loc, Value barrier) {
-  inlinePTX(b, loc, Type(),
-            "{ .reg .pred done; wait: mbarrier.try_wait.parity.shared::cta.b64 "
-            "done, [$0], 0; @!done bra wait; }",
-            "l", barrier);
 }
 
 Value ptx::createEvictFirstPolicy(OpBuilder &b, Location loc) {

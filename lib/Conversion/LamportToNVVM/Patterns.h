@@ -30,6 +30,11 @@ void populatePollToNVVMPatterns(LLVMTypeConverter &converter,
 void populateStageToNVVMPatterns(LLVMTypeConverter &converter,
                                  RewritePatternSet &patterns);
 
+/// lamport.cluster.*, lamport.pdl.wait and lamport.l2.*: the mechanisms
+/// the generated kernels share (KernelToNVVM.cpp).
+void populateKernelToNVVMPatterns(LLVMTypeConverter &converter,
+                                  RewritePatternSet &patterns);
+
 } // namespace mlir::lamport
 
 #endif // LAMPORT_LIB_CONVERSION_LAMPORTTONVVM_PATTERNS_H

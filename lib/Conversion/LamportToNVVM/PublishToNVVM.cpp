@@ -15,7 +15,7 @@
 #include "Descriptor.h"
 #include "Fragment.h"
 #include "Patterns.h"
-#include "lamport/Conversion/LamportToNVVM/PTX.h"
+#include "PTX.h"
 
 #include "mlir/Conversion/LLVMCommon/Pattern.h"
 

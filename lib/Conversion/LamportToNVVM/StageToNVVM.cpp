@@ -14,7 +14,7 @@
 
 #include "Descriptor.h"
 #include "Patterns.h"
-#include "lamport/Conversion/LamportToNVVM/PTX.h"
+#include "PTX.h"
 
 #include "mlir/Conversion/LLVMCommon/Pattern.h"
 

@@ -9,6 +9,7 @@
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
+#include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
@@ -41,6 +42,9 @@ void mlir::lamport::buildLamportToNVVMPipeline(
   gpuToNVVM.useBarePtrCallConv = true;
   gpuToNVVM.indexBitwidth = 64;
   kernels.addPass(createConvertGpuOpsToNVVMOps(gpuToNVVM));
+  // NVVM ops that LLVM has no intrinsic for (the mbarrier wait loop of
+  // lamport.cluster.wait) become their PTX.
+  kernels.addPass(createConvertNVVMToLLVMPass());
   kernels.addPass(LLVM::createNVVMOptimizeForTargetPass());
   kernels.addPass(createCanonicalizerPass());
   kernels.addPass(createCSEPass());

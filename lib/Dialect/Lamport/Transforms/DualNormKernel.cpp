@@ -59,8 +59,6 @@
 
 #include "KernelGeneration.h"
 
-#include "lamport/Conversion/LamportToNVVM/PTX.h"
-
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -165,7 +163,7 @@ struct DualNormValues {
   /// The token count M as an index, clamped to the rows of the grid.
   Value tokens;
   /// The launch's i32 token count as passed: guards the store that keeps
-  /// the parameter loads before the PDL wait (waitForPreviousGridAfterLoads).
+  /// the parameter loads before the PDL wait (lamport.pdl.wait).
   Value launchTokens;
   float eps = 0;
   bool pdl = false;
@@ -343,8 +341,7 @@ public:
             VectorType::get({int64_t(LamportDialect::kFragmentLanes)}, f32)),
         narrowType(VectorType::get({int64_t(LamportDialect::kFragmentLanes)},
                                    b.getBF16Type())),
-        sharedPtr(LLVM::LLVMPointerType::get(b.getContext(), 3)),
-        clusterPtr(LLVM::LLVMPointerType::get(b.getContext(), 7)) {}
+        sharedPtr(LLVM::LLVMPointerType::get(b.getContext(), 3)) {}
 
   void build(gpu::GPUModuleOp module);
 
@@ -440,7 +437,7 @@ private:
   ReducedSource &source;
   Type f32, i32;
   VectorType wideType, narrowType;
-  Type sharedPtr, clusterPtr;
+  Type sharedPtr;
   /// Per reduction, the warps' sums; with a cluster, the C CTA sums each
   /// CTA receives (slot reduction * C + sender) and an mbarrier (i64)
   /// completed by their bytes.
@@ -494,9 +491,7 @@ void DualNormBodyBuilder::build(gpu::GPUModuleOp module) {
   // wait for the previous kernel instead of overlapping it.
   if (values.pdl) {
     Value guardValue = source.guardValue(b);
-    waitForPreviousGridAfterLoads(b, b.getLoc(), values.launchTokens,
-                                  getGlobalPointer(b, b.getLoc(), values.out),
-                                  guardValue);
+    PdlWaitOp::create(b, values.launchTokens, values.out, guardValue);
   }
   loadPublished();
   source.prepare(b);
@@ -511,17 +506,13 @@ void DualNormBodyBuilder::build(gpu::GPUModuleOp module) {
 void DualNormBodyBuilder::initSumBarriers() {
   Value isThreadZero = arith::CmpIOp::create(b, arith::CmpIPredicate::eq,
                                              thread32, i32Constant(0));
-  guarded(isThreadZero, [&] {
-    for (int64_t reduction = 0; reduction < 2; ++reduction)
-      ptx::initMbarrierExpectingBytes(
-          b, b.getLoc(),
-          sharedElement(sumBarriers, i32Constant(reduction), b.getI64Type()),
-          shape.ctas * 4);
-    ptx::fenceMbarrierInit(b, b.getLoc());
-  });
-  // Release: a peer that has waited on the cluster barrier sees both
-  // barriers initialized before it sends into them.
-  NVVM::ClusterArriveOp::create(b, UnitAttr());
+  // Released by the kernel's one cluster barrier (waitForSumBarriers),
+  // which every CTA passes before it sends.
+  SmallVector<Value> barriers;
+  for (int64_t reduction = 0; reduction < 2; ++reduction)
+    barriers.push_back(
+        sharedElement(sumBarriers, i32Constant(reduction), b.getI64Type()));
+  expectClusterBytes(b, b.getLoc(), isThreadZero, barriers, shape.ctas * 4);
 }
 
 void DualNormBodyBuilder::waitForSumBarriers() {
@@ -660,8 +651,8 @@ Value DualNormBodyBuilder::sumRow(Value threadSum, int64_t reduction) {
 
   // The cluster: threads 0..C-1 (lanes of warp 0) each add the warps and
   // send the CTA's sum into slot [reduction, this CTA] of CTA `thread`, so
-  // the C sends leave together, with st.async, whose bytes complete that
-  // CTA's mbarrier of this reduction; every thread waits for its own CTA's
+  // the C sends leave together (lamport.cluster.send), whose bytes complete
+  // that CTA's mbarrier of this reduction; every thread waits for its own CTA's
   // barrier (all C sums arrived) and adds the C slots in cluster rank
   // order, which is CTA y order. No cluster barrier: a CTA leaves only
   // after every sum meant for it arrived, and no CTA reads another's shared
@@ -672,16 +663,12 @@ Value DualNormBodyBuilder::sumRow(Value threadSum, int64_t reduction) {
   Value barrier =
       sharedElement(sumBarriers, i32Constant(reduction), b.getI64Type());
   guarded(isSender, [&] {
-    Value ctaSum = LLVM::BitcastOp::create(b, i32, sumWarps());
     Value ownSlot =
         sharedElement(ctaSums, arith::AddIOp::create(b, firstSlot, ctaRank));
-    Value remoteSlot = NVVM::MapaOp::create(b, clusterPtr, ownSlot, thread32);
-    Value remoteBarrier =
-        NVVM::MapaOp::create(b, clusterPtr, barrier, thread32);
-    ptx::storeAsyncToCluster(b, b.getLoc(), remoteSlot, ctaSum, remoteBarrier);
+    ClusterSendOp::create(b, sumWarps(), ownSlot, barrier, thread32);
   });
   // Phase 0 of the barrier: each is used once per launch.
-  ptx::waitMbarrierPhaseZero(b, b.getLoc(), barrier);
+  ClusterWaitOp::create(b, barrier);
   Value total;
   for (int64_t rank = 0; rank < shape.ctas; ++rank) {
     Value value = LLVM::LoadOp::create(

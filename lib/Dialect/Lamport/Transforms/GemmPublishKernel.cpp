@@ -59,7 +59,6 @@
 
 #include "GemmPublishKernel.h"
 #include "KernelGeneration.h"
-#include "lamport/Conversion/LamportToNVVM/PTX.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -112,7 +111,6 @@ public:
       : b(b), shape(shape), values(values), i32(b.getI32Type()),
         globalPtr(LLVM::LLVMPointerType::get(b.getContext(), 1)),
         sharedPtr(LLVM::LLVMPointerType::get(b.getContext(), 3)),
-        clusterPtr(LLVM::LLVMPointerType::get(b.getContext(), 7)),
         fragmentWords(VectorType::get({4}, i32)),
         tokenBlocks(shape.tokenTile / kTokensPerMma),
         chunks(shape.kw / kChunkK), tiles(shape.tiles),
@@ -188,7 +186,7 @@ private:
   /// One 16-byte load of `base[index]` (BF16 elements) as four i32 words;
   /// `invariant` (the weights) loads under the evict-first L2 policy, by
   /// the coherent path: ptxas may sink non-coherent loads past the PDL
-  /// wait whatever precedes it (ptx::keepLoadsBeforeWait).
+  /// wait whatever precedes it (lamport.pdl.wait).
   Value loadFragment(Value base, Value index, bool invariant);
   Value word(Value fragment, int64_t i) {
     return LLVM::ExtractElementOp::create(b, i32, fragment, constant(i));
@@ -227,7 +225,7 @@ private:
   ImplicitLocOpBuilder &b;
   const GemmLaunchShape &shape;
   const GemmKernelValues &values;
-  Type i32, globalPtr, sharedPtr, clusterPtr;
+  Type i32, globalPtr, sharedPtr;
   VectorType fragmentWords;
   /// MMA token blocks per token tile, 32-wide K chunks per warp, feature
   /// tiles per CTA, features per CTA (16 per tile), and FP32 values of one
@@ -267,7 +265,7 @@ Value GemmBodyBuilder::elementAddress(Value base, Value index, Type elementType,
 Value GemmBodyBuilder::loadFragment(Value base, Value index, bool invariant) {
   Value address = elementAddress(base, index, b.getBF16Type(), globalPtr);
   if (invariant)
-    return ptx::loadFragmentWithPolicy(b, b.getLoc(), address, weightPolicy);
+    return LoadFragmentOp::create(b, address, weightPolicy);
   return LLVM::LoadOp::create(b, fragmentWords, address, /*alignment=*/16);
 }
 
@@ -287,7 +285,7 @@ void GemmBodyBuilder::createReductionBuffers(gpu::GPUModuleOp module) {
 void GemmBodyBuilder::build(gpu::GPUModuleOp module) {
   createReductionBuffers(module);
   computeLaneCoordinates();
-  weightPolicy = ptx::createEvictFirstPolicy(b, b.getLoc());
+  weightPolicy = EvictFirstPolicyOp::create(b);
   if (shape.splits > 1)
     initSplitBarrier(module);
 
@@ -322,8 +320,7 @@ void GemmBodyBuilder::build(gpu::GPUModuleOp module) {
     if (values.mailbox && shape.passes == 1)
       digest =
           MailboxAddressDigestOp::create(b, b.getI64Type(), values.mailbox);
-    waitForPreviousGridAfterLoads(b, b.getLoc(), values.launchTokens, y,
-                                  digest);
+    PdlWaitOp::create(b, values.launchTokens, values.y, digest);
   }
   // The stage word (or the ticket) is the previous kernels' output, so it is
   // read after the wait, but here rather than in the epilogue: its load then
@@ -391,20 +388,11 @@ void GemmBodyBuilder::initSplitBarrier(gpu::GPUModuleOp module) {
   rank = NVVM::ClusterId::create(b, i32);
   isRankZero =
       arith::CmpIOp::create(b, arith::CmpIPredicate::eq, rank, constant(0));
-  auto init =
-      scf::IfOp::create(b, arith::AndIOp::create(b, isRankZero, isThreadZero()),
-                        /*withElseRegion=*/false);
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(&init.getThenRegion().front());
-    ptx::initMbarrierExpectingBytes(b, b.getLoc(), splitBarrierAddress(),
-                                    (shape.splits - 1) * ctaElements * 4);
-    ptx::fenceMbarrierInit(b, b.getLoc());
-  }
-  // Release: a rank that has waited on this cluster barrier (after its
-  // MMAs, long after every rank arrived here) sees rank 0's mbarrier
-  // initialized before it sends into it.
-  NVVM::ClusterArriveOp::create(b, UnitAttr());
+  // Released by the cluster barrier a rank waits on after its MMAs, long
+  // after every rank arrived here.
+  expectClusterBytes(
+      b, b.getLoc(), arith::AndIOp::create(b, isRankZero, isThreadZero()),
+      splitBarrierAddress(), (shape.splits - 1) * ctaElements * 4);
 }
 
 void GemmBodyBuilder::computeLaneCoordinates() {
@@ -543,12 +531,6 @@ void GemmBodyBuilder::sumWarpsIntoSplitSlot() {
   // cluster rank 0's split sums.
   int64_t threads = shape.threads();
   Value splitBase = mul(split, ctaElements);
-  // Where the other ranks' st.async bytes count: rank 0's split barrier,
-  // the same for every element this thread sends.
-  Value remoteBarrier =
-      shape.splits > 1 ? Value(NVVM::MapaOp::create(
-                             b, clusterPtr, splitBarrierAddress(), constant(0)))
-                       : Value();
   for (int64_t first = 0; first < ctaElements; first += threads) {
     Value element = add(thread, first);
     auto inTile = scf::IfOp::create(b, lessThan(element, constant(ctaElements)),
@@ -567,17 +549,14 @@ void GemmBodyBuilder::sumWarpsIntoSplitSlot() {
       LLVM::StoreOp::create(b, sum, slot);
       continue;
     }
-    // Rank 0 keeps its own sum; every other rank sends it with st.async,
-    // whose bytes complete rank 0's split barrier.
+    // Rank 0 keeps its own sum; every other rank sends it into rank 0's
+    // slot, where its bytes complete rank 0's split barrier.
     auto local = scf::IfOp::create(b, isRankZero, /*withElseRegion=*/true);
     OpBuilder::InsertionGuard localGuard(b);
     b.setInsertionPointToStart(&local.getThenRegion().front());
     LLVM::StoreOp::create(b, sum, slot);
     b.setInsertionPointToStart(&local.getElseRegion().front());
-    Value remoteSlot = NVVM::MapaOp::create(b, clusterPtr, slot, constant(0));
-    ptx::storeAsyncToCluster(b, b.getLoc(), remoteSlot,
-                             arith::BitcastOp::create(b, i32, sum),
-                             remoteBarrier);
+    ClusterSendOp::create(b, sum, slot, splitBarrierAddress(), constant(0));
   }
 }
 
@@ -593,7 +572,7 @@ Value GemmBodyBuilder::synchronizeSplits() {
   auto wait = scf::IfOp::create(b, isRankZero, /*withElseRegion=*/false);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(&wait.getThenRegion().front());
-  ptx::waitMbarrierPhaseZero(b, b.getLoc(), splitBarrierAddress());
+  ClusterWaitOp::create(b, splitBarrierAddress());
   return isRankZero;
 }
 

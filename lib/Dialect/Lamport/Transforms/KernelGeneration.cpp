@@ -11,7 +11,6 @@
 //===----------------------------------------------------------------------===//
 
 #include "KernelGeneration.h"
-#include "lamport/Conversion/LamportToNVVM/PTX.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -98,12 +97,20 @@ void KernelBody::onLeadThread(OpBuilder &b, Location loc, bool wholeGrid,
 // Kernel bodies
 //===----------------------------------------------------------------------===//
 
-void mlir::lamport::waitForPreviousGridAfterLoads(OpBuilder &b, Location loc,
-                                                  Value launchTokens,
-                                                  Value guardAddress,
-                                                  Value guardValue) {
-  ptx::keepLoadsBeforeWait(b, loc, launchTokens, guardAddress, guardValue);
-  NVVM::GriddepcontrolOp::create(b, loc, NVVM::GridDepActionKind::wait);
+void mlir::lamport::expectClusterBytes(OpBuilder &b, Location loc, Value isLead,
+                                       ArrayRef<Value> barriers,
+                                       int64_t bytes) {
+  auto lead = scf::IfOp::create(b, loc, isLead, /*withElseRegion=*/false);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&lead.getThenRegion().front());
+    for (Value barrier : barriers)
+      ClusterExpectBytesOp::create(b, loc, barrier, bytes);
+    NVVM::FenceMbarrierInitOp::create(b, loc);
+  }
+  // Release: a peer that has waited on the cluster barrier sees every
+  // barrier initialized before it sends into it.
+  NVVM::ClusterArriveOp::create(b, loc, UnitAttr());
 }
 
 Value mlir::lamport::getGlobalPointer(OpBuilder &b, Location loc,

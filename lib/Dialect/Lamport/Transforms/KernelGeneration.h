@@ -182,16 +182,14 @@ LLVM::GlobalOp createDynamicSharedArray(OpBuilder &b, Location loc,
                                         gpu::GPUModuleOp module, StringRef name,
                                         Type elementType);
 
-/// `griddepcontrol.wait` for a kernel that loaded global memory before it
-/// (weights, norm weights): preceded by ptx::keepLoadsBeforeWait, guarded
-/// by the launch's raw token count (KernelBody::getLaunchTokens) and a
-/// store to `guardAddress` (`ptr<1>`, an output of the kernel), so that
-/// ptxas cannot hoist the wait above those loads. The store writes
-/// `guardValue` (i64) where given, which issues its computation before the
-/// wait as well (a mailbox's address digest).
-void waitForPreviousGridAfterLoads(OpBuilder &b, Location loc,
-                                   Value launchTokens, Value guardAddress,
-                                   Value guardValue = Value());
+/// The receiving side of a cluster exchange: where `isLead` (i1) holds,
+/// each mbarrier of `barriers` (`ptr<3>`) is set up to complete once
+/// `bytes` bytes of lamport.cluster.send landed
+/// (lamport.cluster.expect_bytes) and the inits are fenced for the cluster;
+/// then every thread arrives on the cluster barrier. The caller's matching
+/// `nvvm.cluster.wait`, before any CTA sends, completes the release.
+void expectClusterBytes(OpBuilder &b, Location loc, Value isLead,
+                        ArrayRef<Value> barriers, int64_t bytes);
 
 /// The raw global pointer (`!llvm.ptr<1>`) of a kernel memref: its aligned
 /// pointer, for inline PTX and LLVM loads and stores.

@@ -13,6 +13,7 @@
 
 #include "mlir/Bytecode/BytecodeOpInterface.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMTypes.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Dialect.h"
 #include "mlir/IR/OpDefinition.h"
@@ -20,6 +21,13 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include "lamport/Dialect/Lamport/IR/LamportOpsDialect.h.inc"
+
+namespace mlir::OpTrait::lamport {
+/// Marks a kernel-level op (ODS: Lamport_KernelLevel): one that lives in a
+/// generated kernel and that convert-lamport-to-nvvm lowers.
+template <typename ConcreteType>
+class KernelLevel : public TraitBase<ConcreteType, KernelLevel> {};
+} // namespace mlir::OpTrait::lamport
 
 #include "lamport/Dialect/Lamport/IR/LamportEnums.h.inc"
 

@@ -26,15 +26,18 @@ def Lamport_Dialect : Dialect {
     Three generations rotate, so no barrier is needed; every poll is bounded by
     `%globaltimer` and traps once its timeout has passed.
 
-    The dialect has two levels. Kernel-level primitives (`lamport.mailbox.*`,
-    `lamport.stage.*`) live inside `gpu.func` kernels and work on 16-byte
-    fragments. Program-level ops (`lamport.gemm_publish`,
+    The dialect has two levels. Kernel-level ops live inside `gpu.func`
+    kernels: the protocol's primitives (`lamport.mailbox.*`,
+    `lamport.stage.*`), which work on 16-byte fragments, and the mechanisms
+    the kernel generators share (`lamport.cluster.*` exchanges,
+    `lamport.pdl.wait`, `lamport.l2.*` streaming loads). Program-level ops (`lamport.gemm_publish`,
     `lamport.publish_rows`, `lamport.poll_rows`, `lamport.all_reduce`,
     `lamport.all_reduce_dual_norm`, `lamport.dual_norm`,
     `lamport.all_gather`) work on whole memrefs of a decode step; passes turn
     each into a kernel built from the primitives plus a launch.
   }];
-  let dependentDialects = ["::mlir::arith::ArithDialect"];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::LLVM::LLVMDialect"];
   let hasConstantMaterializer = 1;
   let useDefaultTypePrinterParser = 1;
   let useDefaultAttributePrinterParser = 1;
@@ -60,6 +63,16 @@ def Lamport_Dialect : Dialect {
 
 class Lamport_Op<string mnemonic, list<Trait> traits = []>
     : Op<Lamport_Dialect, mnemonic, traits>;
+
+/// Marks an op that lives inside a generated kernel (gpu.func) and that
+/// convert-lamport-to-nvvm lowers: every op that is not program-level.
+def Lamport_KernelLevel : NativeOpTrait<"KernelLevel"> {
+  let cppNamespace = "::mlir::OpTrait::lamport";
+}
+
+/// A kernel-level op: see Lamport_KernelLevel.
+class Lamport_KernelOp<string mnemonic, list<Trait> traits = []>
+    : Lamport_Op<mnemonic, traits # [Lamport_KernelLevel]>;
 
 /// A count or size parameter of a type or attribute. The stock unsigned
 /// parser wraps `-1` to 4294967295; this one rejects a negative value.

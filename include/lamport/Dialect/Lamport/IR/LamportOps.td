@@ -15,6 +15,7 @@ include "lamport/Dialect/Lamport/IR/LamportTypes.td"
 include "lamport/Dialect/Lamport/IR/LamportAttrs.td"
 include "lamport/Dialect/Lamport/IR/MailboxOps.td"
 include "lamport/Dialect/Lamport/IR/StageOps.td"
+include "lamport/Dialect/Lamport/IR/KernelOps.td"
 include "lamport/Dialect/Lamport/IR/GemmOps.td"
 include "lamport/Dialect/Lamport/IR/BoundaryOps.td"
 

@@ -23,7 +23,7 @@ def Lamport_FragmentsType : VectorOfRankAndType<[2], [BF16]>;
 /// The fragments a publish stores: vector<N x bf16> with N a multiple of 8.
 def Lamport_PublishValueType : VectorOfRankAndType<[1], [BF16]>;
 
-def Lamport_MailboxPublishOp : Lamport_Op<"mailbox.publish"> {
+def Lamport_MailboxPublishOp : Lamport_KernelOp<"mailbox.publish"> {
   let summary = "store fragments into slot [stage, rank] of every rank's copy";
   let description = [{
     Stores `value` (N consecutive BF16 lanes, N a multiple of 8, so N / 8
@@ -62,7 +62,7 @@ def Lamport_MailboxPublishOp : Lamport_Op<"mailbox.publish"> {
 }
 
 def Lamport_MailboxAddressDigestOp
-    : Lamport_Op<"mailbox.address_digest", [Pure]> {
+    : Lamport_KernelOp<"mailbox.address_digest", [Pure]> {
   let summary = "the descriptor's addresses, folded, to read them early";
   let description = [{
     The XOR of every address and index the kernel's publishes and polls of
@@ -89,7 +89,7 @@ def Lamport_MailboxAddressDigestOp
   }];
 }
 
-class Lamport_PollOpBase<string mnemonic> : Lamport_Op<mnemonic> {
+class Lamport_PollOpBase<string mnemonic> : Lamport_KernelOp<mnemonic> {
   let results = (outs Lamport_FragmentsType:$fragments);
   let hasVerifier = 1;
 }
@@ -143,7 +143,7 @@ def Lamport_MailboxPollAtOp : Lamport_PollOpBase<"mailbox.poll_at"> {
   }];
 }
 
-def Lamport_MailboxRearmOp : Lamport_Op<"mailbox.rearm"> {
+def Lamport_MailboxRearmOp : Lamport_KernelOp<"mailbox.rearm"> {
   let summary = "store the sentinel over fragments that were read";
   let description = [{
     Stores the sentinel (eight BF16 -0.0, 16 bytes) over fragments of this
@@ -179,7 +179,7 @@ def Lamport_MailboxRearmOp : Lamport_Op<"mailbox.rearm"> {
   }];
 }
 
-def Lamport_MailboxPollOwnedOp : Lamport_Op<"mailbox.poll_owned"> {
+def Lamport_MailboxPollOwnedOp : Lamport_KernelOp<"mailbox.poll_owned"> {
   let summary = "column all-gather read of one fragment from its owner rank";
   let description = [{
     Waits for global column fragment `fragment` (8 BF16 of the full

@@ -16,7 +16,7 @@ include "lamport/Dialect/Lamport/IR/LamportDialect.td"
 include "lamport/Dialect/Lamport/IR/LamportTypes.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
-def Lamport_StageActiveOp : Lamport_Op<"stage.active"> {
+def Lamport_StageActiveOp : Lamport_KernelOp<"stage.active"> {
   let summary = "read the ACTIVE stage word";
   let description = [{
     The generation the consumer of this step reads (a volatile load of this
@@ -37,7 +37,7 @@ def Lamport_StageActiveOp : Lamport_Op<"stage.active"> {
   let assemblyFormat = "$mailbox attr-dict `:` qualified(type($mailbox))";
 }
 
-def Lamport_StageNextOp : Lamport_Op<"stage.next"> {
+def Lamport_StageNextOp : Lamport_KernelOp<"stage.next"> {
   let summary = "read the NEXT stage word";
   let description = [{
     The generation the publisher of this step writes.
@@ -57,7 +57,7 @@ def Lamport_StageNextOp : Lamport_Op<"stage.next"> {
   let assemblyFormat = "$mailbox attr-dict `:` qualified(type($mailbox))";
 }
 
-def Lamport_StageSetActiveOp : Lamport_Op<"stage.set_active"> {
+def Lamport_StageSetActiveOp : Lamport_KernelOp<"stage.set_active"> {
   let summary = "publish the stage just written as ACTIVE";
   let description = [{
     Written once per launch by one thread after every store of the publish:
@@ -84,7 +84,7 @@ def Lamport_StageSetActiveOp : Lamport_Op<"stage.set_active"> {
   let hasVerifier = 1;
 }
 
-def Lamport_StageAdvanceOp : Lamport_Op<"stage.advance"> {
+def Lamport_StageAdvanceOp : Lamport_KernelOp<"stage.advance"> {
   let summary = "set NEXT to (active + 1) % 3 after a read";
   let description = [{
     Written once per launch by one thread of the consumer: the next publish
@@ -102,7 +102,7 @@ def Lamport_StageAdvanceOp : Lamport_Op<"stage.advance"> {
   let hasVerifier = 1;
 }
 
-def Lamport_StageArriveOp : Lamport_Op<"stage.arrive"> {
+def Lamport_StageArriveOp : Lamport_KernelOp<"stage.arrive"> {
   let summary = "count a CTA out of a grid that publishes and consumes";
   let description = [{
     For a kernel that both publishes and consumes the generation `stage` it
@@ -137,7 +137,7 @@ def Lamport_StageArriveOp : Lamport_Op<"stage.arrive"> {
   let hasVerifier = 1;
 }
 
-def Lamport_StageFromTicketOp : Lamport_Op<"stage.from_ticket", [Pure]> {
+def Lamport_StageFromTicketOp : Lamport_KernelOp<"stage.from_ticket", [Pure]> {
   let summary = "the stage of a ticket: its upper 16 bits";
   let description = [{
     A ticket is an int32 word whose upper 16 bits hold a stage, so a producer
@@ -158,7 +158,7 @@ def Lamport_StageFromTicketOp : Lamport_Op<"stage.from_ticket", [Pure]> {
   let hasFolder = 1;
 }
 
-def Lamport_StageToTicketOp : Lamport_Op<"stage.to_ticket", [Pure]> {
+def Lamport_StageToTicketOp : Lamport_KernelOp<"stage.to_ticket", [Pure]> {
   let summary = "the ticket of a stage: stage << 16";
   let description = [{
     ```mlir

@@ -4,15 +4,16 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// Every PTX instruction Lamport writes as text (the lowering, and the
-// kernels lamport-generate-kernels builds) lives in PTX.cpp, emitted as
+// Every PTX instruction Lamport writes as text lives in PTX.cpp, emitted as
 // llvm.inline_asm with every operand in a register: ptxas rejects
-// immediates folded into some of them (multimem.st).
+// immediates folded into some of them (multimem.st). Private to
+// convert-lamport-to-nvvm: the kernel generators emit lamport and upstream
+// ops, and the patterns of this conversion turn them into these.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef LAMPORT_CONVERSION_LAMPORTTONVVM_PTX_H
-#define LAMPORT_CONVERSION_LAMPORTTONVVM_PTX_H
+#ifndef LAMPORT_LIB_CONVERSION_LAMPORTTONVVM_PTX_H
+#define LAMPORT_LIB_CONVERSION_LAMPORTTONVVM_PTX_H
 
 #include "mlir/IR/Builders.h"
 
@@ -42,27 +43,11 @@ void storeMulticastFragment(OpBuilder &b, Location loc, Value address,
 Value countOnThreadZero(OpBuilder &b, Location loc, Value isThreadZero,
                         Value address, Value limit, Value otherwise);
 
-/// `mbarrier.init` of the shared-memory mbarrier at `barrier` (`ptr<3>`)
-/// with one arrival, which this thread then makes with
-/// `mbarrier.arrive.expect_tx` of `bytes`: phase 0 completes once that many
-/// bytes of asynchronous stores (storeAsyncToCluster) have landed.
-void initMbarrierExpectingBytes(OpBuilder &b, Location loc, Value barrier,
-                                int64_t bytes);
-
-/// `fence.mbarrier_init.release.cluster`: this thread's mbarrier inits are
-/// released to the cluster (a cluster barrier must follow before peers use
-/// them).
-void fenceMbarrierInit(OpBuilder &b, Location loc);
-
 /// `st.async.shared::cluster.mbarrier::complete_tx::bytes.b32`: the i32
 /// `value` into `address` (`ptr<7>`, a peer's shared memory through mapa),
 /// completing 4 bytes of the mbarrier at `barrier` (`ptr<7>`, same CTA).
 void storeAsyncToCluster(OpBuilder &b, Location loc, Value address, Value value,
                          Value barrier);
-
-/// Spins on `mbarrier.try_wait.parity` of the mbarrier at `barrier`
-/// (`ptr<3>`) until its phase 0 completed.
-void waitMbarrierPhaseZero(OpBuilder &b, Location loc, Value barrier);
 
 /// `createpolicy.fractional.L2::evict_first.b64`: an L2 cache policy (i64)
 /// that marks every line it touches first to go, for data read once.
@@ -91,4 +76,4 @@ void keepLoadsBeforeWait(OpBuilder &b, Location loc, Value launchTokens,
 
 } // namespace mlir::lamport::ptx
 
-#endif // LAMPORT_CONVERSION_LAMPORTTONVVM_PTX_H
+#endif // LAMPORT_LIB_CONVERSION_LAMPORTTONVVM_PTX_H

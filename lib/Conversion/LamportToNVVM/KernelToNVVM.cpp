@@ -1,0 +1,157 @@
+//===- KernelToNVVM.cpp - Cluster exchanges, PDL waits, L2 loads to NVVM --===//
+//
+// Part of the Lamport project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The kernel-level ops that are not about a mailbox. mbarrier set-up and
+// waits become upstream nvvm.mbarrier.* ops; the asynchronous cluster store,
+// the PDL wait's guard store and the L2-policy load have no NVVM op and
+// become the PTX of PTX.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Descriptor.h"
+#include "PTX.h"
+#include "Patterns.h"
+
+#include "mlir/Conversion/LLVMCommon/Pattern.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+
+using namespace mlir;
+using namespace mlir::lamport;
+
+/// Suspend-time hint of an mbarrier wait, in nanoseconds: the longest a
+/// waiting thread sleeps before it tests the phase again. A thread resumes
+/// as soon as the phase completes, so a long hint costs no latency and keeps
+/// the retry loop from spinning.
+static constexpr int32_t kMbarrierSuspendHintNs = 10000000;
+
+namespace {
+
+/// lamport.cluster.expect_bytes: `mbarrier.init` with one arrival, then
+/// that arrival with `expect_tx` of the bytes.
+struct ClusterExpectBytesLowering
+    : public ConvertOpToLLVMPattern<ClusterExpectBytesOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(ClusterExpectBytesOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value one = createIntConstant(rewriter, loc, 32, 1);
+    Value bytes = createIntConstant(rewriter, loc, 32, op.getBytes());
+    NVVM::MBarrierInitOp::create(rewriter, loc, adaptor.getBarrier(), one,
+                                 /*predicate=*/Value());
+    NVVM::MBarrierArriveExpectTxOp::create(
+        rewriter, loc, /*res=*/Type(), adaptor.getBarrier(), bytes,
+        NVVM::MemScopeKind::CTA, /*relaxed=*/false, /*predicate=*/Value());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// lamport.cluster.send: the peer's slot and barrier through `mapa`, then
+/// `st.async` completing 4 bytes of that barrier.
+struct ClusterSendLowering : public ConvertOpToLLVMPattern<ClusterSendOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(ClusterSendOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto clusterPtr = LLVM::LLVMPointerType::get(rewriter.getContext(), 7);
+    Value remoteSlot = NVVM::MapaOp::create(
+        rewriter, loc, clusterPtr, adaptor.getSlot(), adaptor.getRank());
+    Value remoteBarrier = NVVM::MapaOp::create(
+        rewriter, loc, clusterPtr, adaptor.getBarrier(), adaptor.getRank());
+    Value bits = adaptor.getValue();
+    if (!bits.getType().isInteger(32))
+      bits =
+          LLVM::BitcastOp::create(rewriter, loc, rewriter.getI32Type(), bits);
+    ptx::storeAsyncToCluster(rewriter, loc, remoteSlot, bits, remoteBarrier);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// lamport.cluster.wait: `mbarrier.try_wait.parity` on phase 0 until it
+/// completes (the upstream op loops).
+struct ClusterWaitLowering : public ConvertOpToLLVMPattern<ClusterWaitOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(ClusterWaitOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    rewriter.replaceOpWithNewOp<NVVM::MBarrierTryWaitParityOp>(
+        op, adaptor.getBarrier(), createIntConstant(rewriter, loc, 32, 0),
+        createIntConstant(rewriter, loc, 32, kMbarrierSuspendHintNs));
+    return success();
+  }
+};
+
+/// lamport.pdl.wait: the never-taken guard store, then griddepcontrol.wait.
+struct PdlWaitLowering : public ConvertOpToLLVMPattern<PdlWaitOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(PdlWaitOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    // The guard's address from the memref itself (not the adaptor's
+    // descriptor): convert-gpu-to-nvvm lowers the memref ops later.
+    Value address = memref::ExtractAlignedPointerAsIndexOp::create(
+        rewriter, loc, op.getGuard());
+    Value asInt = arith::IndexCastUIOp::create(rewriter, loc,
+                                               rewriter.getI64Type(), address);
+    Value guard = LLVM::IntToPtrOp::create(
+        rewriter, loc, LLVM::LLVMPointerType::get(rewriter.getContext(), 1),
+        asInt);
+    ptx::keepLoadsBeforeWait(rewriter, loc, adaptor.getLaunchTokens(), guard,
+                             adaptor.getGuardValue());
+    rewriter.replaceOpWithNewOp<NVVM::GriddepcontrolOp>(
+        op, NVVM::GridDepActionKind::wait);
+    return success();
+  }
+};
+
+/// lamport.l2.evict_first_policy: `createpolicy` (no side effects, so
+/// LLVM may share one among the kernel's loads).
+struct EvictFirstPolicyLowering
+    : public ConvertOpToLLVMPattern<EvictFirstPolicyOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(EvictFirstPolicyOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, ptx::createEvictFirstPolicy(rewriter, op.getLoc()));
+    return success();
+  }
+};
+
+/// lamport.l2.load_fragment: `ld.global.L2::cache_hint.v4.b32`.
+struct LoadFragmentLowering : public ConvertOpToLLVMPattern<LoadFragmentOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(LoadFragmentOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, ptx::loadFragmentWithPolicy(rewriter, op.getLoc(),
+                                                       adaptor.getAddress(),
+                                                       adaptor.getPolicy()));
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::lamport::populateKernelToNVVMPatterns(LLVMTypeConverter &converter,
+                                                 RewritePatternSet &patterns) {
+  patterns
+      .add<ClusterExpectBytesLowering, ClusterSendLowering, ClusterWaitLowering,
+           PdlWaitLowering, EvictFirstPolicyLowering, LoadFragmentLowering>(
+          converter);
+}
