@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Turns lamport-boundary-bench --json reports (one per tp) into the table
-of docs/performance.md's "Across GPUs (issue 8)" section.
+of docs/performance.md's "Across GPUs" section.
 
   boundary_peer_table.py REPORT.json... > table.md
 
@@ -11,7 +11,7 @@ gemm_publish + all_reduce_dual_norm, peer transport), the boundary alone
 NCCL's all-reduce alone, the all-reduce + the same dual norm, that dual
 norm alone (PDL between steps, no exchange: the norm half's cost), and the
 full baseline (cuBLAS + all-reduce + dual norm); then NCCL all-reduce / the
-boundary alone (issue 8's target: at least 2, counted per replayed mode,
+boundary alone (the target: at least 2, counted per replayed mode,
 pipelined and graph, over the rows whose checks passed) and baseline / fused.
 Pipelined rows come first: each rank runs a replay's steps back to back, as
 a decode loop does; graph rows join every step across the GPUs. The GPU count, devices, NCCL version and date come from

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Turns lamport-gemm-bench --json reports into docs/performance.md's issue 5
-tables and checks them against the issue's targets.
+"""Turns lamport-gemm-bench --json reports into docs/performance.md's GEMM
+tables and checks them against the targets.
 
   gemm_table.py GEMM.json [SECOND.json] > tables.md
 

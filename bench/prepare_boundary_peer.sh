@@ -9,7 +9,7 @@
 #   - checks that lamport-boundary-bench accepts each fused bundle with the
 #     dual norm (--plan), when it is built next to lamport-compile;
 #   - copies nlohmann/json's headers into third_party_cache/.
-# Then carry `bundles` and `third_party_cache` to the multi-GPU machine.
+# Then copy `bundles` and `third_party_cache` to the multi-GPU machine.
 #
 #   bash bench/prepare_boundary_peer.sh [LAMPORT_COMPILE]   (default build/bin/)
 #

@@ -2,7 +2,7 @@
 #===- bench/prepare_gemm.sh - Compile the GEMM benchmark's bundles -------===#
 #
 # Run where MLIR is. Writes one lamport.gemm_publish program per point of
-# issue 5 (the seeds' unpooler [M,4096]x[8192/tp,4096]^T and o_proj
+# docs/performance.md's GEMM table (the seeds' unpooler [M,4096]x[8192/tp,4096]^T and o_proj
 # [M,8192/tp]x[8192,8192/tp]^T for tp = 4, 8, 16, at M = 1, 2, 4, 8, 16) and
 # tactic variant, and compiles each with lamport-compile into
 # bundles/gemm/<shape>_m<M>_s<splits>_kw<kw>_tiles1[_p<passes>][_a<accs>]
@@ -29,8 +29,8 @@
 # ptxas's register budget for one CTA per SM), with early dependents
 # (_early: the next kernel may launch before the weight loads) and with
 # both, and for o_proj at one split each of those at 2 and 4 passes (_p2,
-# _p4: each CTA takes that many blocks of 16 features in turn). (Several
-# tiles per CTA were measured and do not pay: docs/design/gemm.md.) A
+# _p4: each CTA takes that many blocks of 16 features in turn), at one tile
+# (PUBLISH_SWEEP sweeps tiles: docs/design/gemm.md). A
 # variant the generator has no kernel for is skipped with its reason. One
 # run of bench/run_gemm.sh then times every variant against cuBLAS.
 #

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 #===- bench/profile_gemm.sh - Hardware counters of GEMM bundles (ncu) ----===#
 #
-# On the GPU machine, after bench/prepare_gemm.sh here (carry `bundles` and
-# `third_party_cache`): builds lamport-gemm-bench like bench/run_gemm.sh,
+# On the GPU machine, after bench/prepare_gemm.sh here (copy `bundles` and
+# `third_party_cache` there): builds lamport-gemm-bench like bench/run_gemm.sh,
 # then runs it under Nsight Compute once per bundle named on the command
 # line (a name under bundles/gemm, or a glob of them), profiling the
 # generated kernel's third launch (the first two are the correctness runs)

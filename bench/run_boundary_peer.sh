@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-#===- bench/run_boundary_peer.sh - Issue 8 on 2, 4 or 8 GPUs -------------===#
+#===- bench/run_boundary_peer.sh - The boundary against NCCL on 2-8 GPUs -===#
 #
-# On a machine of several GPUs (nvidia-h200-x2, -x4 or -x8), after
-# bench/prepare_boundary_peer.sh where MLIR is (carry `bundles` and
+# On a machine of 2, 4 or 8 GPUs, after
+# bench/prepare_boundary_peer.sh where MLIR is (copy `bundles` and
 # `third_party_cache`):
 #   build  the runtime, lamport-run and lamport-boundary-bench without MLIR
 #          (build-gpu/), and their unit tests;
@@ -32,8 +32,8 @@
 # reports) and results.tar.gz (every log and report) go there.
 #
 #   bash bench/run_boundary_peer.sh
-# Environment: PHASE (all, check or bench: one device call each fits the
-# 10-minute limit better), TPS (default: those of 2 4 8 the GPUs allow),
+# Environment: PHASE (all, check or bench: to run the phases separately,
+# each in less time), TPS (default: those of 2 4 8 the GPUs allow),
 # EAGER_STEPS (128), CHECK_STEPS (3200, graph-replayed), BENCH_STEPS (4000),
 # MODES (pipelined,graph), BENCH_LIMIT (240 s per tp), BUILD_DIR (build-gpu),
 # BUNDLES_DIR (bundles/boundary_peer),
@@ -273,7 +273,7 @@ touch "$out/boundary_peer.md"
 if [ -n "${OUT:-}" ]; then
   mkdir -p "$OUT"
   cp "$summary" "$out/boundary_peer.md" "$OUT/" 2>/dev/null
-  # The bench's reports in one file (the device tool brings back few).
+  # The bench's reports in one file, so that $OUT holds few files.
   python3 - "$OUT/boundary_bench.json" "$out"/boundary_bench_tp*.json <<'PY'
 import json, sys
 reports = []

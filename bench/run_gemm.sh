@@ -3,7 +3,7 @@
 #
 # Builds the runtime and lamport-gemm-bench without MLIR (build-gpu/), then
 # checks and times every bundle of bundles/gemm against cuBLAS. Prepare the
-# bundles where MLIR is (bench/prepare_gemm.sh) and carry `bundles` and
+# bundles where MLIR is (bench/prepare_gemm.sh) and copy `bundles` and
 # `third_party_cache`. Writes gemm.json to $OUT where it is set, and prints
 # docs/performance.md's tables and the targets last (bench/gemm_table.py).
 # GEMM_BENCH_ARGS passes options to lamport-gemm-bench (--carveout,

@@ -21,10 +21,10 @@
 // BF16 = 12 MiB per rank's copy.
 //
 // Tactics, one per range of M (the op's tactic list: each kernel is chosen
-// by M at launch, docs/design/gemm.md), the fastest publishing kernels of
-// the GEMM sweeps of docs/performance.md (issue 5, 2026-11-29: late night,
-// then the publishing sweeps; M = 3..4 again once the guard store read the
-// peer addresses early, 2026-11-29 evening) for this shape, in its
+// by M at launch), the fastest publishing kernels of the GEMM sweeps for
+// this shape (docs/design/gemm.md, "Tactics, and the kernel chosen by M")
+// (M = 3..4 chosen once the publish's peer addresses were read before the
+// wait) in its
 // words (sN splits, kwN K per warp, pN passes, aN accumulators, occ1
 // min_ctas_per_sm = 1, early early_dependents):
 //   M = 1..2: s1 kw64 a4 occ1 early;

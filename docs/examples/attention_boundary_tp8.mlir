@@ -17,8 +17,9 @@
 // GEMM's tail.
 //
 // Tactics, one per range of M (the op's tactic list: each kernel is chosen
-// by M at launch, docs/design/gemm.md), the fastest of the GEMM sweep of
-// docs/performance.md (issue 5) for this shape, in its
+// by M at launch), the fastest kernels of the GEMM sweeps for this
+// shape (docs/design/gemm.md, "Tactics, and the kernel chosen by M")
+// in its
 // words (sN splits, kwN K per warp, pN passes, aN accumulators, occ1
 // min_ctas_per_sm = 1, early early_dependents):
 //   M = 1..8: s1 kw128 p2 occ1 early;

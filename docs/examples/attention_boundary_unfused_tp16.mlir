@@ -23,9 +23,9 @@
 // BF16 = 12 MiB per rank's copy.
 //
 // Tactics, one per range of M (the op's tactic list: each kernel is chosen
-// by M at launch, docs/design/gemm.md), the fastest publishing kernels of
-// the GEMM sweeps of docs/performance.md (issue 5, 2026-11-29: late night,
-// then the publishing sweep) for this shape, in its
+// by M at launch), the fastest publishing kernels of the GEMM sweeps for
+// this shape (docs/design/gemm.md, "Tactics, and the kernel chosen by M")
+// in its
 // words (sN splits, kwN K per warp, pN passes, aN accumulators, occ1
 // min_ctas_per_sm = 1, early early_dependents). This GEMM publishes
 // nothing, so M = 3..4 keeps the fastest plain kernel where the fused

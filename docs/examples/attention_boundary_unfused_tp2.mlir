@@ -23,8 +23,8 @@
 // CTA and N / 16 = 512 CTAs; token_tiles asks for tile 8 up to M = 8 and 16
 // above; with M dynamic the program launches one kernel per tile, chosen by M
 // (gemm_publish_0 with tile 8 for M <= 8, gemm_publish_1 with 16 above;
-// docs/design/gemm.md). Not measured at this shape: the tactic the GEMM sweep
-// of docs/performance.md chose for the other K = 4096 shape (the unpooler at
+// docs/design/gemm.md). Not measured at this shape: the tactic the GEMM sweeps
+// (docs/design/gemm.md) chose for the other K = 4096 shape (the unpooler at
 // tp = 4).
 
 !boundary = !lamport.mailbox<tp = 2, capacity = 16, width = 8192>

@@ -13,9 +13,9 @@
 // Each thread publishes its fragments of the partial, then polls the same
 // fragments of every rank's slot: no separate publisher launch, no barrier.
 // It starts from the bytes NCCL's all-reduce starts from, so its time is
-// comparable with the all-reduce's alone (issue 8's target:
-// lamport-boundary-bench --boundary). attention_boundary_tp2.mlir is the
-// same boundary with the publish fused into the o_proj GEMM's epilogue.
+// comparable with the all-reduce's alone (lamport-boundary-bench
+// --boundary; the target is at most half of it). attention_boundary_tp2.mlir is
+// the same boundary with the publish fused into the o_proj GEMM's epilogue.
 
 !boundary = !lamport.mailbox<tp = 2, capacity = 16, width = 8192>
 

@@ -14,8 +14,8 @@
 // CTA and N / 16 = 256 CTAs; token_tiles asks for tile 8 up to M = 8 and 16
 // above; with M dynamic the program launches one kernel per tile, chosen by M
 // (gemm_publish_0 with tile 8 for M <= 8, gemm_publish_1 with 16 above;
-// docs/design/gemm.md). Not measured at this shape: the tactic the GEMM sweep
-// of docs/performance.md chose for the unpooler at tp = 4, whose K is the same.
+// docs/design/gemm.md). Not measured at this shape: the tactic the GEMM sweeps
+// (docs/design/gemm.md) chose for the unpooler at tp = 4, whose K is the same.
 
 !columns = !lamport.mailbox<tp = 2, capacity = 16, width = 4096>
 

@@ -11,8 +11,9 @@
 // (lamport.mailbox.poll_owned once lowered).
 //
 // Tactics, one per range of M (the op's tactic list: each kernel is chosen
-// by M at launch, docs/design/gemm.md), the fastest publishing kernels of
-// the GEMM sweeps of docs/performance.md (issue 5) for this shape, in its
+// by M at launch), the fastest publishing kernels of the GEMM sweeps for
+// this shape (docs/design/gemm.md, "Tactics, and the kernel chosen by M")
+// in its
 // words (sN splits, kwN K per warp, pN passes, aN accumulators, occ1
 // min_ctas_per_sm = 1, early early_dependents, lateN late_chunks = N):
 //   M = 1..4: s1 kw128 occ1 early late1;

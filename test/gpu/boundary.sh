@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-#===- test/gpu/boundary.sh - Decode boundaries on one H200 (issues 6, 7) -===#
+#===- test/gpu/boundary.sh - Decode boundaries on one H200 ---------------===#
 #
-# On the GPU machine, after test/gpu/prepare_boundary.sh here (carry
-# `bundles` and `third_party_cache`). Builds the runtime, lamport-run and
+# On the GPU machine, after test/gpu/prepare_boundary.sh here (copy
+# `bundles` and `third_party_cache` there). Builds the runtime, lamport-run and
 # libLamportRuntimeC without MLIR (build-gpu/), then:
 #   python    lamport.Runtime with PyTorch tensors (test/gpu/python_runtime.py);
 #   check     every boundary bundle (fused, unfused, unpooler, the boundary
@@ -29,8 +29,8 @@
 # results.tar.gz go there.
 #
 #   bash test/gpu/boundary.sh
-# Environment: PHASE (all, check or bench: two device calls fit the 10-minute
-# limit better than one), CHECK_STEPS (100000, the fused attention boundary),
+# Environment: PHASE (all, check or bench: to run the phases separately,
+# each in less time), CHECK_STEPS (100000, the fused attention boundary),
 # OTHER_STEPS (20000, the unfused and unpooler boundaries), BENCH_STEPS
 # (4000), TPS ("2 4 8 16").
 #

@@ -7,7 +7,8 @@
 #     all_reduce_pairwise_tp4 (test/gpu/programs);
 #   - copies nlohmann/json's headers into third_party_cache/ (the GPU
 #     machine has no package manager).
-# Then carry `bundles` and `third_party_cache` and run test/gpu/run.sh.
+# Then copy `bundles` and `third_party_cache` to the GPU machine and run
+# test/gpu/run.sh there.
 #
 #   bash test/gpu/prepare.sh [LAMPORT_COMPILE]     (default: build/bin/...)
 #

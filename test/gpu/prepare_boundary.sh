@@ -8,7 +8,7 @@
 #     memory (test/gpu/programs) and the Python-runtime check's bundles into
 #     bundles/boundary/;
 #   - copies nlohmann/json's headers into third_party_cache/.
-# Then carry `bundles` and `third_party_cache` to the GPU machine.
+# Then copy `bundles` and `third_party_cache` to the GPU machine.
 #
 #   bash test/gpu/prepare_boundary.sh [LAMPORT_COMPILE]
 #

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""lamport.Runtime on a GPU with PyTorch tensors (issue 7's GPU path).
+"""lamport.Runtime on a GPU with PyTorch tensors.
 
 Runs compiled bundles on one GPU (loopback transport) with every rank's
 buffers as torch tensors and checks each step against PyTorch:

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-#===- test/gpu/run.sh - The runtime's GPU checks (issue 4), one H200 -----===#
+#===- test/gpu/run.sh - The runtime's GPU checks, one H200 ---------------===#
 #
 # Builds the runtime alone (no MLIR) in build-gpu/, builds reference bundles
 # from test/gpu/reference (nvcc), then for every bundle in bundles/ (compiled
@@ -14,12 +14,12 @@
 #              stage and slot (--timeout-check);
 # and the loopback round-trip latency table for tp 2, 4, 8 and m 1..16.
 # Prints a short table last; logs and JSON reports go to build-gpu/results,
-# and, where $OUT is set (the device tool brings back at most 8 files), three
-# files go there: summary.txt, latency.md and results.tar.gz (every log and
+# and, where $OUT is set, three files go there (few, so that they are easy
+# to copy back): summary.txt, latency.md and results.tar.gz (every log and
 # JSON report).
 #
 #   bash test/gpu/prepare.sh        (here, with MLIR: bundles/, third_party_cache/)
-#   bash test/gpu/run.sh            (there; carry: bundles, third_party_cache)
+#   bash test/gpu/run.sh            (there, with bundles/ and third_party_cache/)
 #
 # Environment: ROTATION_STEPS (default 1000000 for the compiled tp = 8
 # publish/poll bundle, 100000 for the others), LATENCY_STEPS (6400),
@@ -54,7 +54,7 @@ echo "== build (runtime only, no MLIR)"
 if [ ! -e "$root/third_party_cache/nlohmann/json.hpp" ] &&
   [ ! -e /usr/include/nlohmann/json.hpp ]; then
   echo "run.sh: no nlohmann/json: copy /usr/include/nlohmann to" \
-    "third_party_cache/nlohmann before the run and carry third_party_cache"
+    "third_party_cache/nlohmann and copy third_party_cache to the GPU machine"
   exit 2
 fi
 if ! { cmake -G Ninja -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release \

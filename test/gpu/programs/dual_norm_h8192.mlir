@@ -1,5 +1,5 @@
 // The standalone dual norm of the attention boundary (H = 8192), for
-// lamport-boundary-bench's NCCL baseline (issue 8): NCCL all-reduces the
+// lamport-boundary-bench's NCCL baseline: NCCL all-reduces the
 // o_proj partials into %reduced, then this kernel does on every rank what
 // the fused boundary's consumer does after its own sum
 // (docs/examples/attention_boundary_tp*.mlir):
