@@ -8,7 +8,8 @@
 #                                        LamportPlugin.so
 #   bin/                                 lamport-opt, lamport-compile
 #   python/lamport/                      the Python package, which finds
-#                                        lib/libLamportCAPI.so beside it
+#                                        lib/libLamportCAPI.so beside it,
+#                                        and bundle.schema.json
 #   lib/cmake/lamport/                   LamportConfig.cmake and the
 #                                        exported targets (Lamport::...)
 # Each part is a component, so a test can install what it built.
@@ -50,6 +51,11 @@ install(DIRECTORY ${LAMPORT_SOURCE_DIR}/python/lamport
   COMPONENT lamport-python
   FILES_MATCHING PATTERN "*.py"
   PATTERN "__pycache__" EXCLUDE)
+# The manifest schema lamport.Bundle checks bundles against; its one copy in
+# the source tree is docs/bundle.schema.json.
+install(FILES ${LAMPORT_SOURCE_DIR}/docs/bundle.schema.json
+  DESTINATION python/lamport
+  COMPONENT lamport-python)
 
 # add_mlir_library puts every library of ours in the export set MLIRTargets
 # (the only one an out-of-tree MLIR project has); it is written under our

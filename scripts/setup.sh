@@ -10,6 +10,6 @@ $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends \
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools \
   cmake ninja-build g++ nlohmann-json3-dev libgtest-dev \
-  python3 python3-pip >/dev/null
-python3 -m pip install -q pytest 2>/dev/null || \
-  python3 -m pip install -q --break-system-packages pytest
+  python3 python3-pip python3-jsonschema >/dev/null
+python3 -m pip install -q pytest jsonschema 2>/dev/null || \
+  python3 -m pip install -q --break-system-packages pytest jsonschema

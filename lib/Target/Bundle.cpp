@@ -104,7 +104,7 @@ llvm::json::Value mlir::lamport::buildManifest(const LaunchPlan &plan,
         entry["role"] = param.role;
       params.push_back(std::move(entry));
     }
-    kernels.push_back(llvm::json::Object{
+    llvm::json::Object entry{
         {"name", kernel.name},
         {"op", kernel.op},
         {"ptx", kernel.name + ".ptx"},
@@ -115,7 +115,10 @@ llvm::json::Value mlir::lamport::buildManifest(const LaunchPlan &plan,
         {"shared_bytes", kernel.sharedBytes},
         {"pdl", kernel.pdl},
         {"attributes", llvm::json::Object(kernel.attributes)},
-        {"params", std::move(params)}});
+        {"params", std::move(params)}};
+    if (!kernel.mailboxUse.empty())
+      entry["mailbox_use"] = kernel.mailboxUse;
+    kernels.push_back(std::move(entry));
   }
   llvm::json::Array launches;
   for (const PlanLaunch &launch : plan.launches) {
@@ -186,13 +189,14 @@ llvm::Error mlir::lamport::assemblePtx(StringRef ptxas, StringRef ptxPath,
 /// Keys in the order docs/bundle.md lists them; llvm::json::Object keeps no
 /// order, and a person reads the manifest.
 static constexpr StringLiteral kKeyOrder[] = {
-    "format",    "version",    "chip",     "transport", "program",
-    "mailboxes", "arguments",  "kernels",  "launches",  "id",
-    "index",     "name",       "kind",     "kernel",    "tokens",
-    "op",        "mailbox",    "argument", "dtype",     "shape",
-    "io",        "tp",         "capacity", "width",     "ptx",
-    "cubin",     "grid",       "block",    "cluster",   "shared_bytes",
-    "pdl",       "attributes", "params",   "size",      "align"};
+    "format",    "version",     "chip",       "transport", "program",
+    "mailboxes", "arguments",   "kernels",    "launches",  "id",
+    "index",     "name",        "kind",       "kernel",    "tokens",
+    "op",        "mailbox",     "argument",   "dtype",     "shape",
+    "io",        "tp",          "capacity",   "width",     "ptx",
+    "cubin",     "grid",        "block",      "cluster",   "shared_bytes",
+    "pdl",       "mailbox_use", "attributes", "params",    "size",
+    "align"};
 
 /// The entries of `object` in manifest order (unknown keys last, sorted).
 static SmallVector<const llvm::json::Object::value_type *>

@@ -134,6 +134,20 @@ static void mergeIo(std::string &io, StringRef use) {
     io = "inout";
 }
 
+/// What `kernel` does to its mailbox, from the kernel-level mailbox ops in
+/// its body: `publish`, `poll`, `publish_and_poll`, or empty where it has
+/// none (docs/bundle.md `mailbox_use`).
+static StringRef getMailboxUse(gpu::GPUFuncOp kernel) {
+  bool publishes = false, polls = false;
+  kernel.walk([&](Operation *op) {
+    publishes |= isa<MailboxPublishOp>(op);
+    polls |= isa<MailboxPollOp, MailboxPollAtOp, MailboxPollOwnedOp>(op);
+  });
+  if (publishes && polls)
+    return "publish_and_poll";
+  return publishes ? "publish" : polls ? "poll" : "";
+}
+
 /// Reads the kernel of `launch` and how it binds the program's arguments;
 /// records buffer use in `arguments`.
 static FailureOr<PlanKernel>
@@ -163,6 +177,7 @@ readKernel(gpu::LaunchFuncOp launch, func::FuncOp program,
     for (NamedAttribute attr : attributes)
       plan.attributes[attr.getName().getValue()] = toJson(attr.getValue());
   plan.pdl = kernel->hasAttr("lamport.pdl");
+  plan.mailboxUse = getMailboxUse(kernel).str();
 
   gpu::KernelDim3 grid = launch.getGridSizeOperandValues();
   gpu::KernelDim3 block = launch.getBlockSizeOperandValues();

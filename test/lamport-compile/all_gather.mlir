@@ -35,6 +35,7 @@
 // MANIFEST-NEXT: "cluster": [1, 1, 1],
 // MANIFEST-NEXT: "shared_bytes": 0,
 // MANIFEST-NEXT: "pdl": true,
+// MANIFEST-NEXT: "mailbox_use": "poll",
 // MANIFEST-NEXT: "attributes": {},
 // MANIFEST-NEXT: "params": [
 // MANIFEST-NEXT:   {"kind": "mailbox", "argument": 1, "size": 104, "align": 8},

@@ -26,6 +26,7 @@
 // MANIFEST:      "grid": [32, 1, 1],
 // MANIFEST-NEXT: "block": [128, 1, 1],
 // MANIFEST:      "pdl": false,
+// MANIFEST-NEXT: "mailbox_use": "poll",
 // MANIFEST-NEXT: "attributes": {"sum_order": "pairwise"},
 // MANIFEST-NEXT: "params": [
 // MANIFEST-NEXT:   {"kind": "mailbox", "argument": 1, "size": 72, "align": 8},

@@ -33,6 +33,7 @@
 // MANIFEST-NEXT: "block": [256, 1, 1],
 // MANIFEST-NEXT: "cluster": [1, 2, 1],
 // MANIFEST:      "pdl": true,
+// MANIFEST-NEXT: "mailbox_use": "publish",
 // MANIFEST-NEXT: "attributes": {"transport": "{{unicast|multicast}}", "token_tile": 8},
 // MANIFEST-NEXT: "params": [
 // MANIFEST-NEXT:   {"kind": "mailbox", "argument": 3, "size": 104, "align": 8},
@@ -46,6 +47,7 @@
 // MANIFEST-NEXT: "block": [256, 1, 1],
 // MANIFEST-NEXT: "cluster": [1, 2, 1],
 // MANIFEST:      "pdl": true,
+// MANIFEST-NEXT: "mailbox_use": "publish",
 // MANIFEST-NEXT: "attributes": {"transport": "{{unicast|multicast}}", "token_tile": 16},
 // MANIFEST-NEXT: "params": [
 // MANIFEST-NEXT:   {"kind": "mailbox", "argument": 3, "size": 104, "align": 8},

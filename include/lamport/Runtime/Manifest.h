@@ -6,9 +6,9 @@
 //
 // The model of manifest.json (docs/bundle.md, version 1): mailboxes, program
 // arguments, kernels with their launch shape and parameters, and the launch
-// order of one decode step. Parsing checks every rule of the contract and
-// needs no GPU, so it is unit-tested on machines without one; the checks that
-// need a device live in DeviceCheck.h.
+// order of one decode step. Parsing (ManifestReader.cpp) checks every rule
+// of the contract and needs no GPU, so it is unit-tested on machines without
+// one; the checks that need a device live in DeviceCheck.h.
 //
 //===----------------------------------------------------------------------===//
 
@@ -107,17 +107,21 @@ struct KernelSpec {
   /// transport), each kept as its JSON text without quotes for strings.
   std::map<std::string, std::string> attributes;
   std::vector<ParamSpec> params;
+  /// What the kernel does to its mailbox (`mailbox_use`): publishes this
+  /// rank's rows into every rank's slot, polls its own copy, or both in the
+  /// same CTAs; None where it takes no mailbox.
+  enum class MailboxUse { None, Publish, Poll, PublishAndPoll };
+  MailboxUse mailboxUse = MailboxUse::None;
 
   unsigned blockThreads() const { return block[0] * block[1] * block[2]; }
   unsigned clusterSize() const { return cluster[0] * cluster[1] * cluster[2]; }
   /// The attribute \p key, if the manifest has it.
   std::optional<std::string> attribute(const std::string &key) const;
-  /// True for kernels that publish this rank's rows into a mailbox:
-  /// publish_rows, gemm_publish, all_reduce_dual_norm with a `partial`.
+  /// True for kernels that publish this rank's rows into a mailbox
+  /// (`mailbox_use` publish or publish_and_poll).
   bool publishes() const;
-  /// True for all_reduce_dual_norm with `publishing` (a `partial` buffer):
-  /// one kernel that publishes this rank's partial, then consumes the
-  /// mailbox in the same CTAs.
+  /// True for a kernel that publishes this rank's rows, then consumes the
+  /// mailbox in the same CTAs (`mailbox_use` publish_and_poll).
   bool publishesAndConsumes() const;
 };
 
@@ -154,8 +158,14 @@ struct Manifest {
   }
 };
 
-/// Parses and validates the text of a manifest. \p origin names the file in
-/// error messages. Throws Error naming the offending field and the rule.
+/// Parses and validates the text of a manifest against every rule of
+/// docs/bundle.schema.json and the rules between fields of docs/bundle.md.
+/// \p origin names the file in error messages. Throws Error naming the
+/// offending field (its JSON path) and the rule; any malformed input, a
+/// number past a double's range included, is such an Error. A kernel of a
+/// manifest written before `mailbox_use` publishes as its op did then:
+/// publish_rows and gemm_publish publish, all_reduce_dual_norm with a
+/// `partial` buffer publishes and polls, every other op polls.
 Manifest parseManifest(const std::string &text,
                        const std::string &origin = "manifest.json");
 
@@ -163,7 +173,8 @@ Manifest parseManifest(const std::string &text,
 /// launches with their shapes and parameters (lamport-run --plan).
 std::string describePlan(const Manifest &manifest);
 
-/// The op names lamport-compile may write into a kernel's `op`.
+/// The ops the host simulation models. The manifest accepts any op name;
+/// no reader of it consults this list.
 const std::vector<std::string> &knownOps();
 
 /// A bundle directory: the manifest plus each kernel's PTX and cubin bytes.

@@ -78,6 +78,9 @@ struct PlanKernel {
   int64_t sharedBytes = 0;
   /// Whether the kernel waits with griddepcontrol.wait.
   bool pdl = false;
+  /// What the kernel does to its mailbox: `publish`, `poll` or
+  /// `publish_and_poll`; empty where its body has no mailbox op.
+  std::string mailboxUse;
   std::vector<PlanParam> params;
 };
 

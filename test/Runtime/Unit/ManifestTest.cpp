@@ -165,8 +165,10 @@ TEST(Manifest, UnknownKinds) {
   EXPECT_EQ(errorOf(m), "m.json: arguments[2].io: unknown io 'both' "
                         "(expected 'in', 'out' or 'inout')");
   m = validManifest();
-  m["kernels"][1]["op"] = "reduce_scatter";
-  EXPECT_EQ(errorOf(m), "m.json: kernels[1].op: unknown op 'reduce_scatter'");
+  m["kernels"][1]["op"] = "reduce-scatter";
+  EXPECT_EQ(errorOf(m), "m.json: kernels[1].op: must be a name of letters, "
+                        "digits and '_' that does not start with a digit, "
+                        "got 'reduce-scatter'");
   m = validManifest();
   m["transport"] = "nvshmem";
   EXPECT_EQ(errorOf(m), "m.json: transport: unknown transport 'nvshmem' "
@@ -235,8 +237,23 @@ TEST(Manifest, LaunchShapeRules) {
                         "not divide the grid's (16)");
   m = validManifest();
   m["kernels"][0]["grid"] = {0, 1, 1};
-  EXPECT_EQ(errorOf(m), "m.json: kernels[0].grid: entries must be positive "
-                        "integers, got [0,1,1]");
+  EXPECT_EQ(errorOf(m), "m.json: kernels[0].grid[0]: must be in [1, "
+                        "2147483647], got 0");
+  m = validManifest();
+  m["kernels"][0]["grid"] = {16, 65536, 1};
+  EXPECT_EQ(errorOf(m), "m.json: kernels[0].grid[1]: must be in [1, 65535], "
+                        "got 65536");
+  m = validManifest();
+  m["kernels"][0]["block"] = {128, 1, 65};
+  EXPECT_EQ(errorOf(m), "m.json: kernels[0].block[2]: must be in [1, 64], "
+                        "got 65");
+  m = validManifest();
+  m["kernels"][0]["cluster"] = {16, 1, 1};
+  EXPECT_EQ(errorOf(m), "m.json: kernels[0].cluster[0]: must be in [1, 8], "
+                        "got 16");
+  m = validManifest();
+  m["kernels"][0]["grid"] = {16, 1};
+  EXPECT_EQ(errorOf(m), "m.json: kernels[0].grid: must have 3 entries, got 2");
   m = validManifest();
   m["kernels"][0]["pdl"] = 1;
   EXPECT_EQ(errorOf(m), "m.json: kernels[0].pdl: must be true or false, got 1");
@@ -309,21 +326,21 @@ TEST(Manifest, ParsesTokenRanges) {
 }
 
 TEST(Manifest, TokenRangeRules) {
-  std::string range = "must be [lo, hi] with 1 <= lo <= hi <= 16 (the "
+  std::string at = "m.json: launches[0].tokens";
+  std::string range = ": must be [lo, hi] with 1 <= lo <= hi <= 16 (the "
                       "largest mailbox capacity), got ";
-  for (const char *bad : {"[0, 8]", "[9, 8]", "[1, 17]", "[1]", "[1, 8, 9]",
-                          "\"1..8\"", "[1.5, 8]"}) {
+  std::pair<const char *, std::string> cases[] = {
+      {"[0, 8]", at + "[0]: must be in [1, 65536], got 0"},
+      {"[9, 8]", at + range + "[9, 8]"},
+      {"[1, 17]", at + range + "[1, 17]"},
+      {"[1]", at + ": must have 2 entries, got 1"},
+      {"[1, 8, 9]", at + ": must have 2 entries, got 3"},
+      {"\"1..8\"", at + ": must be an array, got \"1..8\""},
+      {"[1.5, 8]", at + "[0]: must be an integer, got 1.5"}};
+  for (const auto &[bad, expected] : cases) {
     json m = choiceManifest();
     m["launches"][0]["tokens"] = json::parse(bad);
-    std::string got = errorOf(m);
-    if (std::string(bad) == "\"1..8\"") {
-      EXPECT_EQ(got, "m.json: launches[0].tokens: must be an array, got "
-                     "\"1..8\"");
-      continue;
-    }
-    EXPECT_EQ(got,
-              "m.json: launches[0].tokens: " + range + json::parse(bad).dump())
-        << bad;
+    EXPECT_EQ(errorOf(m), expected) << bad;
   }
 }
 
@@ -376,13 +393,154 @@ TEST(Manifest, TokenRangesCoverEveryMOnce) {
 TEST(Manifest, BufferShapes) {
   json m = validManifest();
   m["arguments"][0]["shape"] = {0, 1024};
-  EXPECT_EQ(errorOf(m), "m.json: arguments[0].shape: dimensions must be "
-                        "positive or -1 (the token count), got [0,1024]");
+  EXPECT_EQ(errorOf(m), "m.json: arguments[0].shape[0]: must be positive or "
+                        "-1 (the token count), got 0");
   ArgumentSpec arg;
   arg.shape = {8, -1, 16};
   arg.dtype = DType::F32;
   EXPECT_EQ(arg.shapeFor(3), (std::vector<int64_t>{8, 3, 16}));
   EXPECT_EQ(arg.bytes(3), 8u * 3 * 16 * 4);
+}
+
+TEST(Manifest, IntegersAreRangeCheckedBeforeNarrowing) {
+  // 2^32 must not read as 0, nor 2^64 - 1 as -1 (the token count).
+  json m = validManifest();
+  m["mailboxes"][0]["id"] = 4294967296u;
+  EXPECT_EQ(errorOf(m), "m.json: mailboxes[0].id: must be in [0, "
+                        "2147483647], got 4294967296");
+  m = validManifest();
+  m["arguments"][0]["shape"][0] = 18446744073709551615u;
+  EXPECT_EQ(errorOf(m), "m.json: arguments[0].shape[0]: must be in [-1, "
+                        "2147483647], got 18446744073709551615");
+  m = validManifest();
+  m["arguments"][1]["mailbox"] = 4294967296u;
+  EXPECT_EQ(errorOf(m), "m.json: arguments[1].mailbox: must be in [0, "
+                        "2147483647], got 4294967296");
+  m = validManifest();
+  m["kernels"][0]["params"][1]["argument"] = 4294967296u;
+  EXPECT_EQ(errorOf(m), "m.json: kernels[0].params[1].argument: must be in "
+                        "[0, 2147483647], got 4294967296");
+  // 65536 x 65536 threads must not wrap to a block of 0.
+  m = validManifest();
+  m["kernels"][0]["block"] = {65536, 65536, 1};
+  EXPECT_EQ(errorOf(m), "m.json: kernels[0].block[0]: must be in [1, 1024], "
+                        "got 65536");
+  m = validManifest();
+  m["version"] = 4294967297u;
+  EXPECT_EQ(errorOf(m), "m.json: version: manifest version 4294967297 is not "
+                        "supported (this runtime reads version 1)");
+}
+
+TEST(Manifest, NumbersPastADoubleAreBundleErrors) {
+  std::string text = validManifest().dump();
+  std::string bad = text;
+  bad.replace(bad.find("\"shared_bytes\":0"), 16, "\"shared_bytes\":1e400");
+  try {
+    parseManifest(bad, "m.json");
+    FAIL() << "parsed";
+  } catch (const Error &e) {
+    EXPECT_EQ(std::string(e.what()).rfind("m.json: not valid JSON: ", 0), 0u)
+        << e.what();
+  }
+}
+
+TEST(Manifest, MessagesQuoteNoWholeValue) {
+  json m = validManifest();
+  m["transport"] = std::string(10000, 'x');
+  std::string got = errorOf(m);
+  EXPECT_EQ(got, "m.json: transport: unknown transport '" +
+                     std::string(80, 'x') +
+                     "...' (expected 'unicast' or 'multicast')");
+  m = validManifest();
+  m["kernels"][0]["grid"] = json::array();
+  for (int i = 0; i < 10000; ++i)
+    m["kernels"][0]["grid"].push_back(1);
+  EXPECT_EQ(errorOf(m),
+            "m.json: kernels[0].grid: must have 3 entries, got 10000");
+  m = validManifest();
+  m["kernels"][0]["pdl"] = json::object({{"a", std::string(1000, 'a')}});
+  EXPECT_EQ(errorOf(m), "m.json: kernels[0].pdl: must be true or false, got "
+                        "an object of 1 field");
+  m = validManifest();
+  m["kernels"][0]["attributes"]["eps"] = {1, 2};
+  EXPECT_EQ(errorOf(m), "m.json: kernels[0].attributes.eps: must be a "
+                        "string, a number or true or false, got an array of "
+                        "2 entries");
+}
+
+TEST(Manifest, NamesAndChips) {
+  json m = validManifest();
+  m["chip"] = "gfx90a";
+  EXPECT_EQ(errorOf(m), "m.json: chip: must name an SM such as 'sm_90' or "
+                        "'sm_100a', got 'gfx90a'");
+  m["chip"] = "sm_100a";
+  EXPECT_EQ(errorOf(m), "");
+  m = validManifest();
+  m["arguments"][2]["name"] = "rows";
+  EXPECT_EQ(errorOf(m), "m.json: arguments[2].name: argument name 'rows' is "
+                        "used twice");
+  m = validManifest();
+  m["mailboxes"][0]["name"] = "";
+  EXPECT_EQ(errorOf(m), "m.json: mailboxes[0].name: must not be empty");
+  m = validManifest();
+  m["kernels"][0]["params"][1]["role"] = "post weight";
+  EXPECT_EQ(errorOf(m), "m.json: kernels[0].params[1].role: must be a name "
+                        "of letters, digits and '_' that does not start "
+                        "with a digit, got 'post weight'");
+}
+
+TEST(Manifest, AcceptsAnyOpAndUnknownFields) {
+  // The host simulation, not the manifest, knows what an op computes.
+  json m = validManifest();
+  m["kernels"][1]["op"] = "reduce_scatter";
+  m["kernels"][1]["mailbox_use"] = "poll";
+  // Fields a later writer adds to version 1 are ignored.
+  m["compiler"] = "lamport-compile 2";
+  m["kernels"][0]["registers"] = 40;
+  m["kernels"][0]["params"][1]["io"] = "in";
+  Manifest parsed = parseManifest(m.dump());
+  EXPECT_EQ(parsed.kernels[1].op, "reduce_scatter");
+  m["kernels"][0]["params"][1]["io"] = "read";
+  EXPECT_EQ(errorOf(m), "m.json: kernels[0].params[1].io: unknown io 'read' "
+                        "(expected 'in', 'out' or 'inout')");
+}
+
+TEST(Manifest, MailboxUse) {
+  using Use = KernelSpec::MailboxUse;
+  json m = validManifest();
+  m["kernels"][0]["mailbox_use"] = "publish_and_poll";
+  m["kernels"][1]["mailbox_use"] = "publish";
+  Manifest parsed = parseManifest(m.dump());
+  EXPECT_EQ(parsed.kernels[0].mailboxUse, Use::PublishAndPoll);
+  EXPECT_TRUE(parsed.kernels[0].publishes());
+  EXPECT_TRUE(parsed.kernels[0].publishesAndConsumes());
+  // The field, not the op's name, says what the kernel does.
+  EXPECT_EQ(parsed.kernels[1].mailboxUse, Use::Publish);
+  EXPECT_TRUE(parsed.kernels[1].publishes());
+  EXPECT_FALSE(parsed.kernels[1].publishesAndConsumes());
+  m["kernels"][1]["mailbox_use"] = "poll";
+  parsed = parseManifest(m.dump());
+  EXPECT_FALSE(parsed.kernels[1].publishes());
+
+  // Written before the field: the op's name says it.
+  parsed = parseManifest(validManifest().dump());
+  EXPECT_EQ(parsed.kernels[0].mailboxUse, Use::Publish);
+  EXPECT_EQ(parsed.kernels[1].mailboxUse, Use::Poll);
+
+  m = validManifest();
+  m["kernels"][0]["mailbox_use"] = "rearm";
+  EXPECT_EQ(errorOf(m), "m.json: kernels[0].mailbox_use: unknown mailbox use "
+                        "'rearm' (expected 'publish', 'poll' or "
+                        "'publish_and_poll')");
+  // A kernel without a mailbox neither publishes nor polls.
+  m = validManifest();
+  json &params = m["kernels"][0]["params"];
+  params.erase(params.begin());
+  parsed = parseManifest(m.dump());
+  EXPECT_EQ(parsed.kernels[0].mailboxUse, Use::None);
+  m["kernels"][0]["mailbox_use"] = "publish";
+  EXPECT_EQ(errorOf(m), "m.json: kernels[0].mailbox_use: is 'publish', but "
+                        "the kernel takes no mailbox parameter");
 }
 
 TEST(Bundle, MissingDirectoryAndFiles) {
