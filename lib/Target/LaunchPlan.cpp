@@ -34,8 +34,7 @@ static constexpr unsigned kDescriptorHeaderBytes = 40;
 /// Whether `op` is a program-level lamport op: one that works on whole
 /// buffers of a decode step and becomes a kernel.
 static bool isProgramLevelOp(Operation *op) {
-  return isa<GemmPublishOp, PublishRowsOp, PollRowsOp, AllReduceOp,
-             AllReduceDualNormOp, DualNormOp, AllGatherOp>(op);
+  return isa<ProgramOpInterface>(op);
 }
 
 SmallVector<func::FuncOp> mlir::lamport::getPrograms(Operation *module) {

@@ -156,3 +156,55 @@ LogicalResult DualNormOp::verify() {
                          {getStream().getType(), "stream"},
                          {getOut().getType(), "out"}});
 }
+
+//===----------------------------------------------------------------------===//
+// ProgramOpInterface: buffer roles
+//===----------------------------------------------------------------------===//
+
+using Access = BufferAccess;
+/// The token count M is the leading dimension.
+static constexpr unsigned kTokensFirst = 0;
+
+void PublishRowsOp::getBufferRoles(SmallVectorImpl<BufferRole> &roles) {
+  roles.push_back({getRows(), "rows", Access::Read, kTokensFirst});
+}
+
+void PollRowsOp::getBufferRoles(SmallVectorImpl<BufferRole> &roles) {
+  // out is [tp, M, width]: M is the middle dimension.
+  roles.push_back({getOut(), "out", Access::Write, 1u});
+}
+
+void AllReduceOp::getBufferRoles(SmallVectorImpl<BufferRole> &roles) {
+  roles.push_back({getOut(), "out", Access::Write, kTokensFirst});
+}
+
+void AllGatherOp::getBufferRoles(SmallVectorImpl<BufferRole> &roles) {
+  roles.push_back({getOut(), "out", Access::Write, kTokensFirst});
+}
+
+/// The buffers both dual norms share, after what feeds r: the stream, the
+/// gates and weights, out.
+template <typename DualNormOpT>
+static void appendDualNormRoles(DualNormOpT op,
+                                SmallVectorImpl<BufferRole> &roles) {
+  roles.push_back({op.getStream(), "stream", Access::ReadWrite, kTokensFirst});
+  roles.push_back({op.getAlpha(), "alpha", Access::Read, std::nullopt});
+  roles.push_back({op.getBeta(), "beta", Access::Read, std::nullopt});
+  if (op.getPostWeight())
+    roles.push_back(
+        {op.getPostWeight(), "post_weight", Access::Read, std::nullopt});
+  roles.push_back(
+      {op.getNextWeight(), "next_weight", Access::Read, std::nullopt});
+  roles.push_back({op.getOut(), "out", Access::Write, kTokensFirst});
+}
+
+void AllReduceDualNormOp::getBufferRoles(SmallVectorImpl<BufferRole> &roles) {
+  appendDualNormRoles(*this, roles);
+  if (getPartial())
+    roles.push_back({getPartial(), "partial", Access::Read, kTokensFirst});
+}
+
+void DualNormOp::getBufferRoles(SmallVectorImpl<BufferRole> &roles) {
+  roles.push_back({getReduced(), "reduced", Access::Read, kTokensFirst});
+  appendDualNormRoles(*this, roles);
+}

@@ -170,3 +170,11 @@ LogicalResult GemmPublishOp::verify() {
   }
   return success();
 }
+
+void GemmPublishOp::getBufferRoles(SmallVectorImpl<BufferRole> &roles) {
+  roles.push_back({getWeight(), "weight", BufferAccess::Read, std::nullopt});
+  roles.push_back({getX(), "x", BufferAccess::Read, 0u});
+  roles.push_back({getY(), "y", BufferAccess::Write, 0u});
+  if (getTicket())
+    roles.push_back({getTicket(), "ticket", BufferAccess::Read, std::nullopt});
+}

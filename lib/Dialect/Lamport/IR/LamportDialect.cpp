@@ -35,6 +35,8 @@ static FailureOr<unsigned> parseCountParameter(AsmParser &parser) {
 
 #include "lamport/Dialect/Lamport/IR/LamportOpsDialect.cpp.inc"
 
+#include "lamport/Dialect/Lamport/IR/LamportInterfaces.cpp.inc"
+
 #include "lamport/Dialect/Lamport/IR/LamportEnums.cpp.inc"
 
 #define GET_ATTRDEF_CLASSES

@@ -29,16 +29,11 @@ mlir::lamport::generateAllGatherKernel(AllGatherOp op,
   // Fragments of one gathered row: every rank's column block side by side.
   int64_t rowFragments =
       int64_t(mailboxType.getTp()) * mailboxType.getFragmentsPerRow();
-  FailureOr<MemRefType> outType =
-      getKernelBufferType(op, "out", op.getOut().getType(), /*tokensDim=*/0,
-                          capacity, /*flat=*/false);
-  if (failed(outType))
-    return failure();
-
   KernelSignature signature;
-  signature.family = "all_gather";
+  signature.family = op.getKernelFamily();
   signature.mailbox = op.getMailbox();
-  signature.buffers.push_back({op.getOut(), *outType, "out", "out"});
+  if (failed(addProgramBuffers(op, capacity, signature)))
+    return failure();
   signature.tokensBuffer = op.getOut();
   signature.tokensDim = 0;
   signature.workItemsAtCapacity = capacity * rowFragments;

@@ -26,18 +26,13 @@ mlir::lamport::generateAllReduceKernel(AllReduceOp op,
   MailboxType mailboxType = op.getMailbox().getType();
   int64_t capacity = mailboxType.getCapacity();
   int64_t width = mailboxType.getWidth();
-  FailureOr<MemRefType> outType =
-      getKernelBufferType(op, "out", op.getOut().getType(), /*tokensDim=*/0,
-                          capacity, /*flat=*/false);
-  if (failed(outType))
-    return failure();
-
   MLIRContext *ctx = op.getContext();
   SumOrder order = op.getSumOrder();
   KernelSignature signature;
-  signature.family = "all_reduce";
+  signature.family = op.getKernelFamily();
   signature.mailbox = op.getMailbox();
-  signature.buffers.push_back({op.getOut(), *outType, "out", "out"});
+  if (failed(addProgramBuffers(op, capacity, signature)))
+    return failure();
   signature.tokensBuffer = op.getOut();
   signature.tokensDim = 0;
   signature.workItemsAtCapacity = capacity * mailboxType.getFragmentsPerRow();

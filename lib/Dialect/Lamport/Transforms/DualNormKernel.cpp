@@ -87,9 +87,6 @@ static constexpr int64_t kMaxClusterCtas = 8;
 /// Most fragments one thread keeps in registers between the two norms.
 static constexpr int64_t kMaxFragmentsPerThread = 4;
 static constexpr int64_t kWarpSize = 32;
-/// Passed as the token dimension of a buffer that has none (weights, gates).
-static constexpr unsigned kNoTokensDim = ~0u;
-
 namespace {
 /// The launch shape of a dual norm over rows of `hidden` channels.
 struct DualNormShape {
@@ -796,7 +793,7 @@ static std::pair<int64_t, Value> getRows(ArrayRef<Value> tokenOperands,
 /// Generates the kernel of either op: `reduced` is null for the fused one,
 /// whose `mailbox` is then set; `makeSource` builds its ReducedSource.
 static LogicalResult generateDualNorm(
-    Operation *op, StringRef family, Value mailbox, Value reduced,
+    ProgramOpInterface op, Value mailbox, Value reduced,
     const DualNormOperands &operands, int64_t hidden, int64_t maxTokens,
     ArrayRef<NamedAttribute> extraAttributes,
     const KernelGenerationOptions &options,
@@ -819,30 +816,9 @@ static LogicalResult generateDualNorm(
   std::tie(rows, tokensBuffer) = getRows(tokenOperands, maxTokens);
 
   KernelSignature signature;
-  signature.family = family;
+  signature.family = op.getKernelFamily();
   signature.mailbox = mailbox;
-  auto addBuffer = [&](Value value, StringRef role, unsigned tokensDim,
-                       StringRef io) -> LogicalResult {
-    FailureOr<MemRefType> type =
-        getKernelBufferType(op, role, cast<MemRefType>(value.getType()),
-                            tokensDim, rows, /*flat=*/false);
-    if (failed(type))
-      return failure();
-    signature.buffers.push_back({value, *type, io, role});
-    return success();
-  };
-  if ((reduced && failed(addBuffer(reduced, "reduced", 0, "in"))) ||
-      failed(addBuffer(operands.stream, "stream", 0, "inout")) ||
-      failed(addBuffer(operands.alpha, "alpha", kNoTokensDim, "in")) ||
-      failed(addBuffer(operands.beta, "beta", kNoTokensDim, "in")) ||
-      (operands.postWeight &&
-       failed(addBuffer(operands.postWeight, "post_weight", kNoTokensDim,
-                        "in"))) ||
-      failed(
-          addBuffer(operands.nextWeight, "next_weight", kNoTokensDim, "in")) ||
-      failed(addBuffer(operands.out, "out", 0, "out")) ||
-      (operands.partial &&
-       failed(addBuffer(operands.partial, "partial", 0, "in"))))
+  if (failed(addProgramBuffers(op, rows, signature)))
     return failure();
   signature.tokensBuffer = tokensBuffer;
   signature.tokensDim = 0;
@@ -910,9 +886,8 @@ LogicalResult mlir::lamport::generateAllReduceDualNormKernel(
         StringAttr::get(ctx, "timeout_ns"),
         IntegerAttr::get(IntegerType::get(ctx, 64), int64_t(*timeoutNs))));
   return generateDualNorm(
-      op, "all_reduce_dual_norm", op.getMailbox(), /*reduced=*/Value(),
-      operands, mailboxType.getWidth(), mailboxType.getMaxTokens(), attributes,
-      options,
+      op, op.getMailbox(), /*reduced=*/Value(), operands,
+      mailboxType.getWidth(), mailboxType.getMaxTokens(), attributes, options,
       [&](KernelBody &kernel,
           const DualNormValues &values) -> std::unique_ptr<ReducedSource> {
         return std::make_unique<MailboxSource>(kernel, order, timeoutNs,
@@ -928,7 +903,7 @@ mlir::lamport::generateDualNormKernel(DualNormOp op,
       op.getStream(),     op.getAlpha(), op.getBeta(),    op.getPostWeight(),
       op.getNextWeight(), op.getOut(),   op.getEpsAttr(), op.getPdl()};
   return generateDualNorm(
-      op, "dual_norm", /*mailbox=*/Value(), op.getReduced(), operands,
+      op, /*mailbox=*/Value(), op.getReduced(), operands,
       op.getReduced().getType().getDimSize(1), LamportDialect::kMaxTokens,
       /*extraAttributes=*/{}, options,
       [&](KernelBody &kernel,

@@ -676,10 +676,6 @@ void mlir::lamport::buildGemmPublishBody(ImplicitLocOpBuilder &b,
   GemmBodyBuilder(b, shape, values).build(module);
 }
 
-/// Passed as the token dimension of a buffer that has none (the weight, the
-/// ticket): no dimension is replaced by the token capacity.
-static constexpr unsigned kNoTokensDim = ~0u;
-
 namespace {
 /// Consecutive M, up to `last`, that one kernel serves: one tactic's launch
 /// at one token tile.
@@ -759,23 +755,9 @@ LogicalResult mlir::lamport::generateGemmPublishKernel(
   }
 
   KernelSignature signature;
-  signature.family = "gemm_publish";
+  signature.family = op.getKernelFamily();
   signature.mailbox = op.getMailbox();
-  auto addBuffer = [&](Value value, StringRef name, unsigned tokensDim,
-                       StringRef io) -> LogicalResult {
-    FailureOr<MemRefType> type =
-        getKernelBufferType(op, name, cast<MemRefType>(value.getType()),
-                            tokensDim, maxTokens, /*flat=*/false);
-    if (failed(type))
-      return failure();
-    signature.buffers.push_back({value, *type, io, name});
-    return success();
-  };
-  if (failed(addBuffer(op.getWeight(), "weight", kNoTokensDim, "in")) ||
-      failed(addBuffer(op.getX(), "x", 0, "in")) ||
-      failed(addBuffer(op.getY(), "y", 0, "out")) ||
-      (op.getTicket() &&
-       failed(addBuffer(op.getTicket(), "ticket", kNoTokensDim, "in"))))
+  if (failed(addProgramBuffers(op, maxTokens, signature)))
     return failure();
   signature.tokensBuffer = op.getX();
   signature.tokensDim = 0;

@@ -5,7 +5,8 @@
 //===----------------------------------------------------------------------===//
 //
 // The driver of lamport-generate-kernels: finds the program-level ops of
-// every program function and hands each to its kernel family.
+// every program function and hands each to the kernel generator attached to
+// it (KernelGeneratorOpInterface, KernelGenerators.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,7 +16,6 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
-#include "llvm/ADT/TypeSwitch.h"
 
 namespace mlir::lamport {
 #define GEN_PASS_DEF_LAMPORTGENERATEKERNELS
@@ -47,41 +47,23 @@ struct GenerateKernelsPass
     options.maxCtas = maxCtas;
 
     // Collect first: generating a kernel erases the op and adds a module.
-    SmallVector<Operation *> programOps;
+    SmallVector<KernelGeneratorOpInterface> programOps;
     getOperation().walk([&](func::FuncOp program) {
       program.walk([&](Operation *op) {
-        if (isa<PublishRowsOp, PollRowsOp, AllReduceOp, GemmPublishOp,
-                AllReduceDualNormOp, DualNormOp, AllGatherOp>(op))
-          programOps.push_back(op);
+        // A program-level op without a generator stays: tools that need
+        // every op lowered report it (docs of this pass).
+        if (auto generator = dyn_cast<KernelGeneratorOpInterface>(op))
+          programOps.push_back(generator);
       });
     });
-    for (Operation *op : programOps) {
-      LogicalResult generated =
-          TypeSwitch<Operation *, LogicalResult>(op)
-              .Case([&](PublishRowsOp op) {
-                return generatePublishRowsKernel(op, options);
-              })
-              .Case([&](PollRowsOp op) {
-                return generatePollRowsKernel(op, options);
-              })
-              .Case([&](AllReduceOp op) {
-                return generateAllReduceKernel(op, options);
-              })
-              .Case([&](GemmPublishOp op) {
-                return generateGemmPublishKernel(op, options);
-              })
-              .Case([&](AllReduceDualNormOp op) {
-                return generateAllReduceDualNormKernel(op, options);
-              })
-              .Case([&](DualNormOp op) {
-                return generateDualNormKernel(op, options);
-              })
-              .Case([&](AllGatherOp op) {
-                return generateAllGatherKernel(op, options);
-              });
-      if (failed(generated))
+    for (KernelGeneratorOpInterface op : programOps)
+      if (failed(op.generateKernels(options)))
         return signalPassFailure();
-    }
+  }
+
+  void getDependentDialects(DialectRegistry &registry) const override {
+    Base::getDependentDialects(registry);
+    registerKernelGenerators(registry);
   }
 };
 } // namespace

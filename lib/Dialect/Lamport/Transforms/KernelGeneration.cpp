@@ -429,3 +429,24 @@ mlir::lamport::generateKernel(Operation *op, const KernelSignature &signature,
   op->erase();
   return success();
 }
+
+LogicalResult mlir::lamport::addProgramBuffers(ProgramOpInterface op,
+                                               int64_t capacity,
+                                               KernelSignature &signature) {
+  SmallVector<BufferRole> roles;
+  op.getBufferRoles(roles);
+  for (const BufferRole &role : roles) {
+    // A buffer without a token dimension keeps its shape: no dimension is
+    // replaced by the capacity.
+    unsigned tokensDim = role.tokensDim.value_or(~0u);
+    bool flat = role.tokensDim.value_or(0) != 0;
+    FailureOr<MemRefType> type = getKernelBufferType(
+        op, role.role, cast<MemRefType>(role.buffer.getType()), tokensDim,
+        capacity, flat);
+    if (failed(type))
+      return failure();
+    signature.buffers.push_back(
+        {role.buffer, *type, stringifyBufferAccess(role.access), role.role});
+  }
+  return success();
+}

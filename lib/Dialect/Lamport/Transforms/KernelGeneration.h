@@ -16,6 +16,7 @@
 #define LAMPORT_LIB_DIALECT_LAMPORT_TRANSFORMS_KERNELGENERATION_H
 
 #include "lamport/Dialect/Lamport/IR/Lamport.h"
+#include "lamport/Dialect/Lamport/Transforms/KernelGenerator.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -25,16 +26,6 @@
 #include <optional>
 
 namespace mlir::lamport {
-
-/// Options of lamport-generate-kernels the kernel families read.
-struct KernelGenerationOptions {
-  /// Transport of publishes whose op sets none.
-  Transport transport = Transport::unicast;
-  /// Most threads per CTA (a multiple of 32).
-  unsigned threadsPerCta = 128;
-  /// Most CTAs per grid.
-  unsigned maxCtas = 128;
-};
 
 /// What a generated kernel's parameter is, in docs/bundle.md's words.
 enum class KernelParamKind { Mailbox, Buffer, Tokens };
@@ -167,6 +158,13 @@ LogicalResult generateKernel(Operation *op, const KernelSignature &signature,
 FailureOr<MemRefType> getKernelBufferType(Operation *op, StringRef name,
                                           MemRefType type, unsigned tokensDim,
                                           int64_t capacity, bool flat);
+
+/// Appends the buffers of `op` to `signature` in the order and with the roles
+/// and access its ProgramOpInterface reports, each viewed as
+/// getKernelBufferType gives it for `capacity` tokens (flat where M is not
+/// the leading dimension).
+LogicalResult addProgramBuffers(ProgramOpInterface op, int64_t capacity,
+                                KernelSignature &signature);
 
 /// A CTA-shared array of `elements` values of `elementType` in `module`
 /// (internal, 16-byte aligned, address space 3), as the kernels' reductions

@@ -28,17 +28,13 @@ mlir::lamport::generatePollRowsKernel(PollRowsOp op,
   int64_t capacity = mailboxType.getCapacity();
   int64_t width = mailboxType.getWidth();
   // out is [tp, M, width]: the rows of one slot are M * width elements
-  // apart, known only at run time, so the kernel indexes a flat view.
-  FailureOr<MemRefType> outType =
-      getKernelBufferType(op, "out", op.getOut().getType(), /*tokensDim=*/1,
-                          capacity, /*flat=*/true);
-  if (failed(outType))
-    return failure();
-
+  // apart, known only at run time, so the kernel indexes a flat view (M is
+  // not out's leading dimension).
   KernelSignature signature;
-  signature.family = "poll_rows";
+  signature.family = op.getKernelFamily();
   signature.mailbox = op.getMailbox();
-  signature.buffers.push_back({op.getOut(), *outType, "out", "out"});
+  if (failed(addProgramBuffers(op, capacity, signature)))
+    return failure();
   signature.tokensBuffer = op.getOut();
   signature.tokensDim = 1;
   signature.workItemsAtCapacity = capacity * mailboxType.getFragmentsPerRow();

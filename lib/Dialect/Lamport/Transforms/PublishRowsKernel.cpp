@@ -25,21 +25,16 @@ LogicalResult mlir::lamport::generatePublishRowsKernel(
   MailboxType mailboxType = op.getMailbox().getType();
   int64_t capacity = mailboxType.getCapacity();
   int64_t width = mailboxType.getWidth();
-  FailureOr<MemRefType> rowsType =
-      getKernelBufferType(op, "rows", op.getRows().getType(), /*tokensDim=*/0,
-                          capacity, /*flat=*/false);
-  if (failed(rowsType))
-    return failure();
-
   Transport transport =
       op.getTransport() ? *op.getTransport() : options.transport;
   MLIRContext *ctx = op.getContext();
   auto transportAttr = TransportAttr::get(ctx, transport);
 
   KernelSignature signature;
-  signature.family = "publish_rows";
+  signature.family = op.getKernelFamily();
   signature.mailbox = op.getMailbox();
-  signature.buffers.push_back({op.getRows(), *rowsType, "in", "rows"});
+  if (failed(addProgramBuffers(op, capacity, signature)))
+    return failure();
   signature.tokensBuffer = op.getRows();
   signature.tokensDim = 0;
   signature.workItemsAtCapacity = capacity * mailboxType.getFragmentsPerRow();

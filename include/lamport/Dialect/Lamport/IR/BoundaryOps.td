@@ -23,7 +23,7 @@ def Lamport_F32Matrix : MemRefRankOf<[F32], [2]>;
 def Lamport_BF16Vector : MemRefRankOf<[BF16], [1]>;
 def Lamport_F32Vector : MemRefRankOf<[F32], [1]>;
 
-def Lamport_PublishRowsOp : Lamport_Op<"publish_rows"> {
+def Lamport_PublishRowsOp : Lamport_ProgramOp<"publish_rows"> {
   let summary = "the shared-only publisher: rows [m, width] into a mailbox";
   let description = [{
     Publishes this rank's `rows` (`[m, width]` BF16, 1 <= m <= min(16,
@@ -49,7 +49,7 @@ def Lamport_PublishRowsOp : Lamport_Op<"publish_rows"> {
   let hasVerifier = 1;
 }
 
-def Lamport_PollRowsOp : Lamport_Op<"poll_rows"> {
+def Lamport_PollRowsOp : Lamport_ProgramOp<"poll_rows"> {
   let summary = "read every rank's slot of the ACTIVE stage back, re-arm it";
   let description = [{
     The plain consumer: waits for the first m rows of all tp slots of the
@@ -70,7 +70,7 @@ def Lamport_PollRowsOp : Lamport_Op<"poll_rows"> {
   let hasVerifier = 1;
 }
 
-def Lamport_AllReduceOp : Lamport_Op<"all_reduce"> {
+def Lamport_AllReduceOp : Lamport_ProgramOp<"all_reduce"> {
   let summary = "sum every rank's slot of the ACTIVE stage into out";
   let description = [{
     The one-shot all-reduce consumer: for each of the m tokens, waits for the
@@ -97,7 +97,7 @@ def Lamport_AllReduceOp : Lamport_Op<"all_reduce"> {
 
 class Lamport_DualNormOpBase<string mnemonic, dag input,
                              list<Trait> traits = []>
-    : Lamport_Op<mnemonic, traits> {
+    : Lamport_ProgramOp<mnemonic, traits> {
   let arguments = !con(input, (ins Lamport_F32Matrix:$stream,
       Lamport_F32Vector:$alpha, Lamport_F32Vector:$beta,
       Optional<Lamport_BF16Vector>:$post_weight,
@@ -186,7 +186,7 @@ def Lamport_DualNormOp
   }];
 }
 
-def Lamport_AllGatherOp : Lamport_Op<"all_gather"> {
+def Lamport_AllGatherOp : Lamport_ProgramOp<"all_gather"> {
   let summary = "column all-gather: every rank's column block into one row";
   let description = [{
     Each rank publishes its `[m, width]` column block; this consumer fills

@@ -21,7 +21,7 @@ def Lamport_TacticListAttr
 def Lamport_BF16Matrix : MemRefRankOf<[BF16], [2]>;
 def Lamport_TicketType : MemRefRankOf<[I32], [1]>;
 
-def Lamport_GemmPublishOp : Lamport_Op<"gemm_publish",
+def Lamport_GemmPublishOp : Lamport_ProgramOp<"gemm_publish",
                                        [AttrSizedOperandSegments]> {
   let summary = "y[M, N] = x[M, K] @ W[N, K]^T, optionally published";
   let description = [{

@@ -21,6 +21,7 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include "lamport/Dialect/Lamport/IR/LamportOpsDialect.h.inc"
+#include "lamport/Dialect/Lamport/IR/ProgramOpInterface.h"
 
 namespace mlir::OpTrait::lamport {
 /// Marks a kernel-level op (ODS: Lamport_KernelLevel): one that lives in a

@@ -10,6 +10,7 @@
 
 include "mlir/IR/AttrTypeBase.td"
 include "mlir/IR/OpBase.td"
+include "lamport/Dialect/Lamport/IR/LamportInterfaces.td"
 
 def Lamport_Dialect : Dialect {
   let name = "lamport";
@@ -73,6 +74,11 @@ def Lamport_KernelLevel : NativeOpTrait<"KernelLevel"> {
 /// A kernel-level op: see Lamport_KernelLevel.
 class Lamport_KernelOp<string mnemonic, list<Trait> traits = []>
     : Lamport_Op<mnemonic, traits # [Lamport_KernelLevel]>;
+
+/// A program-level op: see Lamport_ProgramOpInterface.
+class Lamport_ProgramOp<string mnemonic, list<Trait> traits = []>
+    : Lamport_Op<mnemonic, traits # [
+          DeclareOpInterfaceMethods<Lamport_ProgramOpInterface>]>;
 
 /// A count or size parameter of a type or attribute. The stock unsigned
 /// parser wraps `-1` to 4294967295; this one rejects a negative value.

@@ -13,6 +13,7 @@
 include "lamport/Dialect/Lamport/IR/LamportDialect.td"
 include "lamport/Dialect/Lamport/IR/LamportTypes.td"
 include "lamport/Dialect/Lamport/IR/LamportAttrs.td"
+include "lamport/Dialect/Lamport/IR/LamportInterfaces.td"
 include "lamport/Dialect/Lamport/IR/MailboxOps.td"
 include "lamport/Dialect/Lamport/IR/StageOps.td"
 include "lamport/Dialect/Lamport/IR/KernelOps.td"
