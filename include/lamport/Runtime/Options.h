@@ -12,25 +12,14 @@
 #ifndef LAMPORT_RUNTIME_OPTIONS_H
 #define LAMPORT_RUNTIME_OPTIONS_H
 
+#include "lamport/Runtime/Transport.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
 
 namespace lamport {
 namespace runtime {
-
-/// How a publish reaches every rank's copy at run time.
-enum class TransportKind {
-  /// All ranks on one GPU, each with its own stream, buffers and copy.
-  Loopback,
-  /// One GPU per rank in one process, copies mapped into every rank's
-  /// address space with cuMem VMM.
-  Peer,
-  /// NVLink multicast: refused unless asked for, and never run here.
-  Multicast,
-};
-
-const char *transportName(TransportKind kind);
 
 /// Everything lamport-run was asked to do.
 struct RunOptions {
@@ -72,12 +61,6 @@ struct RunOptions {
   /// Print the bundle's plan and exit: no GPU, and only BUNDLE is needed.
   bool plan = false;
 };
-
-/// Why the multicast transport will not run in this environment, or an
-/// empty string when the request passes these checks: it must be asked for
-/// explicitly, and NCCL_NVLS_ENABLE=0 (\p nvlsEnv, null when unset) forbids
-/// it outright.
-std::string multicastRefusal(bool requested, const char *nvlsEnv);
 
 /// The usage text.
 std::string usage();

@@ -26,7 +26,7 @@
 #include "lamport/Runtime/DeviceCheck.h"
 #include "lamport/Runtime/Error.h"
 #include "lamport/Runtime/Manifest.h"
-#include "lamport/Runtime/Options.h"
+#include "lamport/Runtime/Transport.h"
 
 #include <cuda.h>
 
