@@ -231,6 +231,19 @@ void Session::openDevices() {
              "creating the main stream");
   LAMPORT_CU(cuEventCreate(&forkEvent, CU_EVENT_DISABLE_TIMING),
              "creating the fork event");
+  std::vector<CUstream> streams;
+  std::vector<CUevent> joinEvents;
+  for (const auto &rank : ranks) {
+    streams.push_back(rank->stream);
+    joinEvents.push_back(rank->joinEvent);
+  }
+  // One context serves every rank of the loopback transport: rank 0's.
+  streamFork = std::make_unique<StreamFork>(
+      main, forkEvent, std::move(streams), std::move(joinEvents),
+      [this](int rank) {
+        if (rank == 0 || config.transport == TransportKind::Peer)
+          makeCurrent(rank);
+      });
 }
 
 Session::DeviceModules &Session::modulesOf(int rank) {
@@ -610,24 +623,9 @@ float Session::elapsedMs(CUevent start, CUevent end) {
   return ms;
 }
 
-void Session::fork() {
-  makeCurrent(0);
-  LAMPORT_CU(cuEventRecord(forkEvent, main), "recording the fork event");
-  for (int r = 0; r < config.tp; ++r)
-    LAMPORT_CU(cuStreamWaitEvent(ranks[r]->stream, forkEvent, 0),
-               concat("rank ", r, ": waiting for the fork event"));
-}
+void Session::fork() { streamFork->fork(); }
 
-void Session::join() {
-  for (int r = 0; r < config.tp; ++r) {
-    if (config.transport == TransportKind::Peer)
-      makeCurrent(r);
-    LAMPORT_CU(cuEventRecord(ranks[r]->joinEvent, ranks[r]->stream),
-               concat("rank ", r, ": recording its join event"));
-    LAMPORT_CU(cuStreamWaitEvent(main, ranks[r]->joinEvent, 0),
-               concat("rank ", r, ": joining the main stream"));
-  }
-}
+void Session::join() { streamFork->join(); }
 
 void Session::markPublished(int rank) {
   if (config.transport == TransportKind::Peer)

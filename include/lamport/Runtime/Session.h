@@ -26,6 +26,7 @@
 #include "lamport/Runtime/DeviceCheck.h"
 #include "lamport/Runtime/Error.h"
 #include "lamport/Runtime/Manifest.h"
+#include "lamport/Runtime/StreamFork.h"
 #include "lamport/Runtime/Transport.h"
 
 #include <cuda.h>
@@ -169,8 +170,9 @@ public:
   /// Milliseconds between two completed events.
   float elapsedMs(CUevent start, CUevent end);
 
-  /// Fork: every rank stream waits for work recorded so far on the main
-  /// stream. Join: the main stream waits for every rank stream.
+  /// Fork: every rank's stream waits for the work enqueued so far on the
+  /// main stream. Join: the main stream waits for every rank's stream. A
+  /// step between the two is the whole TP group's (StreamFork.h).
   void fork();
   void join();
   /// Publish barrier: \p rank marks the end of its publishes on its stream;
@@ -223,6 +225,7 @@ private:
   std::vector<CUgraphExec> graphExecs;
   CUstream main = nullptr;
   CUevent forkEvent = nullptr;
+  std::unique_ptr<StreamFork> streamFork;
   std::string imageText;
 };
 
