@@ -27,10 +27,10 @@
 #ifndef LAMPORT_BENCH_BOUNDARYBENCH_H
 #define LAMPORT_BENCH_BOUNDARYBENCH_H
 
+#include "lamport/Check/Reference.h"
+#include "lamport/Check/Simulator.h"
+#include "lamport/Check/Statistics.h"
 #include "lamport/Runtime/Manifest.h"
-#include "lamport/Runtime/Reference.h"
-#include "lamport/Runtime/Simulator.h"
-#include "lamport/Runtime/Statistics.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -164,7 +164,7 @@ std::string describeBenchPlan(const runtime::Manifest &fused,
                               const runtime::Manifest *boundary = nullptr);
 
 /// FNV-1a, 64 bits: lamport-run's output_hashes (the runtime's own).
-using runtime::fnv1a;
+using check::fnv1a;
 
 /// Where two arrays of BF16 differ.
 struct Mismatch {
@@ -194,13 +194,13 @@ struct NormCheck {
 
 /// \p got holds rows * rowLength elements of \p dtype (BF16 or F32).
 NormCheck checkNorm(const void *got, runtime::DType dtype,
-                    const runtime::NormExpectation &expected);
+                    const check::NormExpectation &expected);
 
 /// Median, p99 (lamport-run's rule: sorted[ceil(q n) - 1]), min and mean:
 /// the runtime's summary, so both tools' tables mean the same.
-using Latency = runtime::LatencyStats;
+using Latency = check::LatencyStats;
 inline Latency summarize(std::vector<double> samples) {
-  return runtime::summarizeSamples(std::move(samples));
+  return check::summarizeSamples(std::move(samples));
 }
 
 /// One (tp, M, mode) of the table; a measurement that did not run is empty.

@@ -52,15 +52,15 @@
 
 #include "BoundaryBench.h"
 
+#include "lamport/Check/Harness.h"
+#include "lamport/Check/Inputs.h"
+#include "lamport/Check/Reference.h"
+#include "lamport/Check/Simulator.h"
 #include "lamport/Runtime/DeviceCheck.h"
 #include "lamport/Runtime/Driver.h"
 #include "lamport/Runtime/Error.h"
-#include "lamport/Runtime/Harness.h"
-#include "lamport/Runtime/Inputs.h"
 #include "lamport/Runtime/KernelLoader.h"
 #include "lamport/Runtime/Manifest.h"
-#include "lamport/Runtime/Reference.h"
-#include "lamport/Runtime/Simulator.h"
 #include "lamport/Runtime/StreamFork.h"
 
 #include <nlohmann/json.hpp>
@@ -83,6 +83,7 @@
 #include <thread>
 
 using namespace lamport::runtime;
+using namespace lamport::check;
 using namespace lamport::bench;
 
 namespace {

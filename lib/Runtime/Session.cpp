@@ -5,7 +5,6 @@
 //===----------------------------------------------------------------------===//
 
 #include "lamport/Runtime/Session.h"
-#include "CheckKernel.h"
 #include "lamport/Runtime/Driver.h"
 #include "lamport/Runtime/KernelLoader.h"
 
@@ -30,12 +29,11 @@ struct Session::Rank {
   bool ownsContext = false; ///< One primary-context retain per device.
 };
 
-/// A device's loaded modules: the bundle's kernels and the check kernel.
+/// A device's loaded modules: the bundle's kernels.
 struct Session::DeviceModules {
   int ordinal = -1;
   std::vector<CUmodule> loaded;
   std::vector<CUfunction> kernels;
-  CUfunction check = nullptr;
 };
 
 /// One mailbox on every rank.
@@ -274,16 +272,6 @@ void Session::loadKernels() {
       deviceModules->kernels.push_back(entry.function);
       imageText = entry.image;
     }
-    CUmodule checkModule = nullptr;
-    LAMPORT_CU(cuModuleLoadData(&checkModule, kCheckKernelPtx),
-               concat(props.describe(), ": JIT-compiling the check kernel"));
-    deviceModules->loaded.push_back(checkModule);
-    LAMPORT_CU(cuModuleGetFunction(&deviceModules->check, checkModule,
-                                   kCheckKernelName),
-               concat(props.describe(), ": finding the check kernel"));
-    if (api().cuFuncLoad)
-      LAMPORT_CU(cuFuncLoad(deviceModules->check),
-                 concat(props.describe(), ": loading the check kernel"));
     modules.push_back(std::move(deviceModules));
   }
 }
@@ -540,19 +528,6 @@ void Session::launch(int rank, int kernel, void **params) {
       api().cuLaunchKernelEx(&l.config, l.function, params, nullptr);
   if (result != CUDA_SUCCESS)
     fail(result, l.context);
-}
-
-void Session::launchCheck(int rank, CUdeviceptr out, CUdeviceptr expected,
-                          uint64_t words, CUdeviceptr result, uint32_t tag) {
-  if (config.transport == TransportKind::Peer)
-    makeCurrent(rank);
-  void *params[] = {&out, &expected, &words, &result, &tag};
-  unsigned blocks = unsigned(std::min<uint64_t>((words + 255) / 256, 1024));
-  CUresult status =
-      api().cuLaunchKernel(modulesOf(rank).check, blocks ? blocks : 1, 1, 1,
-                           256, 1, 1, 0, ranks[rank]->stream, params, nullptr);
-  if (status != CUDA_SUCCESS)
-    fail(status, concat("rank ", rank, ": launching the check kernel"));
 }
 
 void Session::fill16Async(int rank, CUdeviceptr pointer, uint16_t value,

@@ -84,16 +84,6 @@ void setLaunchConfig(const KernelSpec &kernel, CUstream stream, bool pdl,
                      CUlaunchConfig &config,
                      CUlaunchAttribute (&attributes)[2]);
 
-/// Device-side result of the word-compare kernel.
-struct CheckResult {
-  uint32_t mismatches;
-  uint32_t tag;
-  uint64_t word;
-  uint32_t got;
-  uint32_t expected;
-};
-static_assert(sizeof(CheckResult) == 24, "the check kernel writes 24 bytes");
-
 class Session {
 public:
   Session(const Bundle &bundle, const SessionConfig &config);
@@ -102,6 +92,7 @@ public:
   Session &operator=(const Session &) = delete;
 
   int tp() const { return config.tp; }
+  TransportKind transport() const { return config.transport; }
   const Manifest &manifest() const { return bundle.manifest; }
   const DeviceProperties &device(int rank) const;
   /// How the kernels were loaded: "cubin" or "PTX (driver JIT)".
@@ -144,10 +135,6 @@ public:
   /// Launches kernel \p kernel for \p rank on its stream. \p params points at
   /// each parameter's bytes, as cuLaunchKernelEx takes them.
   void launch(int rank, int kernel, void **params);
-  /// Launches the word-compare kernel: counts 32-bit words of \p out that
-  /// differ from \p expected into \p result, recording the first with \p tag.
-  void launchCheck(int rank, CUdeviceptr out, CUdeviceptr expected,
-                   uint64_t words, CUdeviceptr result, uint32_t tag);
 
   /// Fills \p count 16-bit words at \p pointer with \p value on rank
   /// \p rank's stream (poisoning an output before a step).

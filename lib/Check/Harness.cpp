@@ -4,9 +4,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "lamport/Runtime/Harness.h"
+#include "lamport/Check/Harness.h"
+#include "lamport/Check/Statistics.h"
 #include "lamport/Runtime/Driver.h"
-#include "lamport/Runtime/Statistics.h"
 
 #include <algorithm>
 #include <cmath>
@@ -16,7 +16,9 @@
 #include <map>
 
 namespace lamport {
-namespace runtime {
+namespace check {
+
+using namespace runtime;
 
 namespace {
 
@@ -176,6 +178,8 @@ Harness::Harness(const Bundle &bundle, const RunOptions &options)
   config.pdl = !options.noPdl;
   config.maxTokens = options.tokens; // 0 for "all": up to the capacity
   session = std::make_unique<Session>(bundle, config);
+  if (options.check)
+    checkKernel = std::make_unique<CheckKernel>(*session);
   try {
     auto start = std::chrono::steady_clock::now();
     allocateBuffers();
@@ -365,9 +369,9 @@ void Harness::enqueueStep(int j, bool checks, bool forkJoin) {
         // batch, which the host checks.
         if (!expectedDevice[at])
           continue;
-        session->launchCheck(r, buffers[at], expectedDevice[at],
-                             allocBytes[outputs[i].arg] / 4, checkResults[r],
-                             uint32_t(j * 64 + int(i)));
+        checkKernel->launch(r, buffers[at], expectedDevice[at],
+                            allocBytes[outputs[i].arg] / 4, checkResults[r],
+                            uint32_t(j * 64 + int(i)));
       }
   if (forkJoin)
     session->join();
@@ -798,5 +802,5 @@ RunReport Harness::run() {
   return report;
 }
 
-} // namespace runtime
+} // namespace check
 } // namespace lamport

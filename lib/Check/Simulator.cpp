@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "lamport/Runtime/Simulator.h"
+#include "lamport/Check/Simulator.h"
 #include "lamport/Runtime/Error.h"
 
 #include <algorithm>
@@ -14,7 +14,9 @@
 #include <cstring>
 
 namespace lamport {
-namespace runtime {
+namespace check {
+
+using namespace runtime;
 
 namespace {
 
@@ -925,5 +927,5 @@ StepExpectation simulateStep(const Manifest &manifest, const ProgramPlan &plan,
   return StepSimulator(manifest, plan, config, set, tokens).run();
 }
 
-} // namespace runtime
+} // namespace check
 } // namespace lamport

@@ -23,14 +23,15 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef LAMPORT_RUNTIME_HARNESS_H
-#define LAMPORT_RUNTIME_HARNESS_H
+#ifndef LAMPORT_CHECK_HARNESS_H
+#define LAMPORT_CHECK_HARNESS_H
 
+#include "lamport/Check/CheckKernel.h"
+#include "lamport/Check/Options.h"
+#include "lamport/Check/Reference.h"
+#include "lamport/Check/Simulator.h"
 #include "lamport/Runtime/Manifest.h"
-#include "lamport/Runtime/Options.h"
-#include "lamport/Runtime/Reference.h"
 #include "lamport/Runtime/Session.h"
-#include "lamport/Runtime/Simulator.h"
 
 #include <chrono>
 #include <memory>
@@ -39,7 +40,7 @@
 #include <vector>
 
 namespace lamport {
-namespace runtime {
+namespace check {
 
 /// What a run did and measured.
 struct RunReport {
@@ -87,7 +88,7 @@ class Harness {
 public:
   /// Validates the options against the bundle (tp, tokens, ops with a
   /// reference, skip-publish), then brings the session up.
-  Harness(const Bundle &bundle, const RunOptions &options);
+  Harness(const runtime::Bundle &bundle, const RunOptions &options);
   ~Harness();
 
   /// Runs every step. Throws Error on a wrong result and KernelFailure when
@@ -129,9 +130,12 @@ private:
   std::string elementBits(int arg, const uint8_t *bytes,
                           std::size_t element) const;
 
-  const Bundle &bundle;
+  const runtime::Bundle &bundle;
   RunOptions options;
-  std::unique_ptr<Session> session;
+  std::unique_ptr<runtime::Session> session;
+  /// The device checks' kernel (with --check); unloaded before the session
+  /// ends.
+  std::unique_ptr<CheckKernel> checkKernel;
   std::unique_ptr<ProgramPlan> plan;
   int batch = 0;
   std::vector<int32_t> tokens; ///< m_j per batch position.
@@ -170,7 +174,7 @@ private:
   }
 };
 
-} // namespace runtime
+} // namespace check
 } // namespace lamport
 
-#endif // LAMPORT_RUNTIME_HARNESS_H
+#endif // LAMPORT_CHECK_HARNESS_H

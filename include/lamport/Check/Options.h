@@ -9,8 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef LAMPORT_RUNTIME_OPTIONS_H
-#define LAMPORT_RUNTIME_OPTIONS_H
+#ifndef LAMPORT_CHECK_OPTIONS_H
+#define LAMPORT_CHECK_OPTIONS_H
 
 #include "lamport/Runtime/Transport.h"
 
@@ -19,13 +19,13 @@
 #include <vector>
 
 namespace lamport {
-namespace runtime {
+namespace check {
 
 /// Everything lamport-run was asked to do.
 struct RunOptions {
   std::string bundle;
   int tp = 0;
-  TransportKind transport = TransportKind::Loopback;
+  runtime::TransportKind transport = runtime::TransportKind::Loopback;
   /// Tokens per step; 0 means "all": step s carries 1 + s % capacity.
   int tokens = 0;
   uint64_t steps = 1;
@@ -77,7 +77,7 @@ int64_t parseIntegerOption(const std::string &option, const std::string &text,
 /// \p bytes with one decimal in B, KiB, MiB or GiB ("8.5 MiB").
 std::string formatBytes(double bytes);
 
-} // namespace runtime
+} // namespace check
 } // namespace lamport
 
-#endif // LAMPORT_RUNTIME_OPTIONS_H
+#endif // LAMPORT_CHECK_OPTIONS_H

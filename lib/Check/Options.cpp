@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "lamport/Runtime/Options.h"
+#include "lamport/Check/Options.h"
 
 #include "lamport/Runtime/Error.h"
 
@@ -13,7 +13,9 @@
 #include <cstdlib>
 
 namespace lamport {
-namespace runtime {
+namespace check {
+
+using namespace runtime;
 
 std::string usage() {
   return "usage: lamport-run BUNDLE --tp N --transport loopback|peer "
@@ -157,5 +159,5 @@ RunOptions parseRunOptions(const std::vector<std::string> &args) {
   return o;
 }
 
-} // namespace runtime
+} // namespace check
 } // namespace lamport
