@@ -191,8 +191,23 @@ private:
   struct Launch;
 
   void openDevices();
+  /// Rank \p r's device, context, stream and events.
+  void openRank(int r);
+  /// Peer transport: every pair of ranks' devices can reach each other.
+  void checkPeerAccess();
+  /// The main stream, its fork event and the fork/join of the ranks.
+  void createMainStream();
   void loadKernels();
   void createMailboxes();
+  /// Rank \p r's copy of \p mailbox (the sentinel in every slot), its stage
+  /// words and its timeout record.
+  void createCopy(Mailbox &mailbox, int r);
+  /// Peer transport: rank \p r's copy as a VMM allocation on its GPU,
+  /// mapped with access for every rank's device.
+  CUdeviceptr mapPeerCopy(Mailbox &mailbox, int r, std::size_t bytes,
+                          const std::string &who);
+  /// Every rank's descriptor of \p mailbox, once every copy exists.
+  void packDescriptors(Mailbox &mailbox);
   void prepareLaunches();
   DeviceModules &modulesOf(int rank);
 
