@@ -73,6 +73,9 @@ const OpSignature *opSignature(const std::string &op);
 bool hasSimulation(const std::string &op);
 /// "weight, x, y": the role names of \p op, for messages.
 std::string roleList(const std::string &op);
+/// True for the dual norms (all_reduce_dual_norm, dual_norm), whose out and
+/// stream are known only within a bound.
+bool isDualNorm(const std::string &op);
 
 /// How an output of the step is checked.
 enum class OutputCheck {
