@@ -3,17 +3,17 @@
 // Part of the Lamport project.
 //
 //===----------------------------------------------------------------------===//
+//
+// Setting a run up (the request checked against the bundle, the plan of
+// what is checked, the batch, the buffers, the simulation, the session and
+// every input on the device) and enqueueing its steps.
+//
+//===----------------------------------------------------------------------===//
 
 #include "lamport/Check/Harness.h"
-#include "lamport/Check/Statistics.h"
-#include "lamport/Runtime/Driver.h"
 
 #include <algorithm>
-#include <cmath>
 #include <cstdlib>
-#include <cstring>
-#include <iomanip>
-#include <map>
 
 namespace lamport {
 namespace check {
@@ -22,141 +22,19 @@ using namespace runtime;
 
 namespace {
 
-std::string hex16(uint16_t bits) {
-  std::ostringstream os;
-  os << "0x" << std::hex << std::setw(4) << std::setfill('0') << bits;
-  return os.str();
-}
-
-std::string hex32(uint32_t bits) {
-  std::ostringstream os;
-  os << "0x" << std::hex << std::setw(8) << std::setfill('0') << bits;
-  return os.str();
-}
-
-/// The first parameter of \p kind of \p kernel, or null.
-const ParamSpec *firstParam(const KernelSpec &kernel, ParamKind kind) {
-  for (const ParamSpec &param : kernel.params)
-    if (param.kind == kind)
-      return &param;
-  return nullptr;
-}
-
 double gib(double bytes) { return bytes / double(1ull << 30); }
-
-/// Element \p i of a buffer of \p dtype as a double (BF16, F32, I32).
-double elementValue(DType dtype, const uint8_t *bytes, std::size_t i) {
-  if (dtype == DType::BF16) {
-    uint16_t v;
-    std::memcpy(&v, bytes + 2 * i, 2);
-    return bf16ToFloat(v);
-  }
-  if (dtype == DType::F32) {
-    float v;
-    std::memcpy(&v, bytes + 4 * i, 4);
-    return v;
-  }
-  int32_t v;
-  std::memcpy(&v, bytes + 4 * i, 4);
-  return v;
-}
 
 } // namespace
 
 bool hasReference(const std::string &op) { return hasSimulation(op); }
 
-void summarizeLatency(RunReport &report) {
-  if (report.stepMicros.empty())
-    return;
-  LatencyStats stats = summarizeSamples(report.stepMicros);
-  report.medianMicros = stats.median;
-  report.p99Micros = stats.p99;
-  report.minMicros = stats.min;
-  report.meanMicros = stats.mean;
-}
-
 Harness::Harness(const Bundle &bundle, const RunOptions &options)
     : bundle(bundle), options(options) {
   auto setupStart = std::chrono::steady_clock::now();
-  const Manifest &m = bundle.manifest;
-  for (const MailboxSpec &mailbox : m.mailboxes) {
-    if (mailbox.tp != options.tp)
-      throw Error(concat("--tp ", options.tp, " does not match mailbox '",
-                         mailbox.name, "' of the bundle (tp = ", mailbox.tp,
-                         ")"));
-    if (options.tokens > mailbox.capacity)
-      throw Error(concat("--tokens ", options.tokens,
-                         " exceeds the capacity of mailbox '", mailbox.name,
-                         "' (", mailbox.capacity, ")"));
-  }
-  if (m.mailboxes.empty())
-    throw Error(concat("bundle '", bundle.directory,
-                       "' has no mailbox: nothing for lamport-run to run"));
-  bool publishes = false;
-  for (int k : m.launches)
-    publishes |= m.kernels[k].publishes();
-  if (options.skipPublishRank >= 0 && !publishes)
-    throw Error("--skip-publish: no launch of this bundle publishes, so "
-                "there is nothing to skip");
-  for (const KernelSpec &kernel : m.kernels)
-    if (std::optional<std::string> timeout = kernel.attribute("timeout_ns")) {
-      char *end = nullptr;
-      unsigned long long value = std::strtoull(timeout->c_str(), &end, 10);
-      if (timeout->empty() || *end || value == 0)
-        throw Error(concat("kernel '", kernel.name,
-                           "': attribute timeout_ns "
-                           "must be a positive integer, got '",
-                           *timeout, "'"));
-      timeoutNs = std::max<uint64_t>(timeoutNs, value);
-    }
-  watchdog = options.watchdogSeconds > 0
-                 ? options.watchdogSeconds
-                 : (timeoutNs ? 2.0 * double(timeoutNs) / 1e9 + 10.0 : 30.0);
-  // Roles, shapes and what each argument is; with --check every launch
-  // must be one the simulation knows.
-  plan = std::make_unique<ProgramPlan>(m, options.tp, options.check);
-  if (options.check)
-    for (std::size_t a = 0; a < m.arguments.size(); ++a) {
-      const ArgumentPlan &p = plan->arguments[a];
-      if (p.check != OutputCheck::None)
-        outputs.push_back({int(a), p.check});
-      if (p.poison)
-        poisoned.push_back(int(a));
-      if (p.restore)
-        restored.push_back(int(a));
-    }
-  if (outputs.size() > 64)
-    throw Error(concat("the program has ", outputs.size(),
-                       " checked outputs; lamport-run tags at most 64"));
-
-  batch = options.graph
-              ? options.batch
-              : int(std::min<uint64_t>(uint64_t(options.batch), options.steps));
-  // A stale row is input set j - 3 (mod B) arriving at step position j: with
-  // fewer than 4 positions it could be set j itself and go unnoticed.
-  batch = std::max<int>(batch, int(std::min<uint64_t>(options.steps, 4)));
-  int capacity = m.mailboxes.front().capacity;
-  for (const MailboxSpec &mailbox : m.mailboxes)
-    capacity = std::min(capacity, mailbox.capacity);
-  for (int j = 0; j < batch; ++j)
-    tokens.push_back(options.tokens ? options.tokens : 1 + j % capacity);
-
-  int maxTokens = m.maxTokens();
-  allocBytes.assign(m.arguments.size(), 0);
-  double total = 0;
-  for (const ArgumentSpec &arg : m.arguments)
-    if (arg.kind == ArgumentKind::Buffer) {
-      std::size_t bytes = (arg.bytes(maxTokens) + 15) / 16 * 16;
-      allocBytes[arg.index] = bytes;
-      total += double(bytes) * batch * options.tp;
-    }
-  for (const Output &output : outputs) // expected bytes
-    total += double(allocBytes[output.arg]) * batch * options.tp;
-  for (int arg : restored) // pristine copies
-    total += double(allocBytes[arg]) * batch * options.tp;
-  if (gib(total) > 48.0)
-    throw Error(concat("the buffers of ", batch, " steps need ", gib(total),
-                       " GiB; lower --batch"));
+  checkRequest();
+  planChecks();
+  chooseBatch();
+  double total = sizeBuffers();
 
   // The host simulation needs no GPU: its errors come before the device's.
   auto seconds = [](std::chrono::steady_clock::time_point since) {
@@ -202,6 +80,99 @@ Harness::Harness(const Bundle &bundle, const RunOptions &options)
 }
 
 Harness::~Harness() = default;
+
+void Harness::checkRequest() {
+  const Manifest &m = bundle.manifest;
+  for (const MailboxSpec &mailbox : m.mailboxes) {
+    if (mailbox.tp != options.tp)
+      throw Error(concat("--tp ", options.tp, " does not match mailbox '",
+                         mailbox.name, "' of the bundle (tp = ", mailbox.tp,
+                         ")"));
+    if (options.tokens > mailbox.capacity)
+      throw Error(concat("--tokens ", options.tokens,
+                         " exceeds the capacity of mailbox '", mailbox.name,
+                         "' (", mailbox.capacity, ")"));
+  }
+  if (m.mailboxes.empty())
+    throw Error(concat("bundle '", bundle.directory,
+                       "' has no mailbox: nothing for lamport-run to run"));
+  bool publishes = false;
+  for (int k : m.launches)
+    publishes |= m.kernels[k].publishes();
+  if (options.skipPublishRank >= 0 && !publishes)
+    throw Error("--skip-publish: no launch of this bundle publishes, so "
+                "there is nothing to skip");
+  for (const KernelSpec &kernel : m.kernels)
+    if (std::optional<std::string> timeout = kernel.attribute("timeout_ns")) {
+      char *end = nullptr;
+      unsigned long long value = std::strtoull(timeout->c_str(), &end, 10);
+      if (timeout->empty() || *end || value == 0)
+        throw Error(concat("kernel '", kernel.name,
+                           "': attribute timeout_ns "
+                           "must be a positive integer, got '",
+                           *timeout, "'"));
+      timeoutNs = std::max<uint64_t>(timeoutNs, value);
+    }
+  watchdog = options.watchdogSeconds > 0
+                 ? options.watchdogSeconds
+                 : (timeoutNs ? 2.0 * double(timeoutNs) / 1e9 + 10.0 : 30.0);
+}
+
+void Harness::planChecks() {
+  const Manifest &m = bundle.manifest;
+  // Roles, shapes and what each argument is; with --check every launch
+  // must be one the simulation knows.
+  plan = std::make_unique<ProgramPlan>(m, options.tp, options.check);
+  if (options.check)
+    for (std::size_t a = 0; a < m.arguments.size(); ++a) {
+      const ArgumentPlan &p = plan->arguments[a];
+      if (p.check != OutputCheck::None)
+        outputs.push_back({int(a), p.check});
+      if (p.poison)
+        poisoned.push_back(int(a));
+      if (p.restore)
+        restored.push_back(int(a));
+    }
+  if (outputs.size() > 64)
+    throw Error(concat("the program has ", outputs.size(),
+                       " checked outputs; lamport-run tags at most 64"));
+}
+
+void Harness::chooseBatch() {
+  const Manifest &m = bundle.manifest;
+  batch = options.graph
+              ? options.batch
+              : int(std::min<uint64_t>(uint64_t(options.batch), options.steps));
+  // A stale row is input set j - 3 (mod B) arriving at step position j: with
+  // fewer than 4 positions it could be set j itself and go unnoticed.
+  batch = std::max<int>(batch, int(std::min<uint64_t>(options.steps, 4)));
+  int capacity = m.mailboxes.front().capacity;
+  for (const MailboxSpec &mailbox : m.mailboxes)
+    capacity = std::min(capacity, mailbox.capacity);
+  for (int j = 0; j < batch; ++j)
+    tokens.push_back(options.tokens ? options.tokens : 1 + j % capacity);
+}
+
+double Harness::sizeBuffers() {
+  const Manifest &m = bundle.manifest;
+  int maxTokens = m.maxTokens();
+  allocBytes.assign(m.arguments.size(), 0);
+  double total = 0;
+  for (const ArgumentSpec &arg : m.arguments)
+    if (arg.kind == ArgumentKind::Buffer) {
+      std::size_t bytes = (arg.bytes(maxTokens) + 15) / 16 * 16;
+      allocBytes[arg.index] = bytes;
+      total += double(bytes) * batch * options.tp;
+    }
+  for (const Output &output : outputs) // expected bytes
+    total += double(allocBytes[output.arg]) * batch * options.tp;
+  for (int arg : restored) // pristine copies
+    total += double(allocBytes[arg]) * batch * options.tp;
+  if (gib(total) > 48.0)
+    throw Error(concat("the buffers of ", batch, " steps need ", gib(total),
+                       " GiB; lower --batch"));
+  return total;
+}
 
 void Harness::simulate() {
   const Manifest &m = bundle.manifest;
@@ -317,6 +288,10 @@ void Harness::prepareParams() {
                 &tokens[j]);
 }
 
+//===----------------------------------------------------------------------===//
+// Steps
+//===----------------------------------------------------------------------===//
+
 void Harness::enqueueStep(int j, bool checks, bool forkJoin) {
   const Manifest &m = bundle.manifest;
   if (forkJoin)
@@ -394,412 +369,6 @@ void Harness::runEager(uint64_t first, uint64_t count, bool checks,
       timing->stepMicros.push_back(
           1000.0 *
           session->elapsedMs(startEvents[s % batch], endEvents[s % batch]));
-}
-
-std::string Harness::describeElement(int arg, int j,
-                                     std::size_t element) const {
-  const ArgumentSpec &spec = bundle.manifest.arguments[arg];
-  std::vector<int64_t> shape = spec.shapeFor(tokens[j]);
-  std::size_t written = spec.elements(tokens[j]);
-  if (element >= written) {
-    bool poison =
-        std::find(poisoned.begin(), poisoned.end(), arg) != poisoned.end();
-    return concat("element ", element, " (past the ", shapeText(shape),
-                  " the step writes, where the ", poison ? "poison" : "input",
-                  " must stay)");
-  }
-  std::vector<int64_t> index(shape.size());
-  for (std::size_t d = shape.size(); d-- > 0;) {
-    index[d] = int64_t(element % shape[d]);
-    element /= shape[d];
-  }
-  static const char *names3[] = {"slot", "row", "column"};
-  static const char *names2[] = {"row", "column"};
-  std::string text = "[";
-  for (std::size_t d = 0; d < index.size(); ++d) {
-    const char *name = index.size() == 3   ? names3[d]
-                       : index.size() == 2 ? names2[d]
-                                           : "index";
-    text += concat(d ? ", " : "", name, " ", index[d]);
-  }
-  return text + "]";
-}
-
-std::string Harness::elementBits(int arg, const uint8_t *bytes,
-                                 std::size_t element) const {
-  if (dtypeBytes(bundle.manifest.arguments[arg].dtype) == 2) {
-    uint16_t v;
-    std::memcpy(&v, bytes + 2 * element, 2);
-    return hex16(v);
-  }
-  uint32_t v;
-  std::memcpy(&v, bytes + 4 * element, 4);
-  return hex32(v);
-}
-
-void Harness::setGolden(std::size_t output, int j, std::vector<uint8_t> bytes) {
-  const Manifest &m = bundle.manifest;
-  int arg = outputs[output].arg;
-  for (int r = 0; r < options.tp; ++r) {
-    std::size_t at = bufferIndex(arg, j, r);
-    if (r == 0 || goldenDevice[at] != goldenDevice[bufferIndex(arg, j, 0)])
-      session->upload(r, goldenDevice[at], bytes.data(), bytes.size(),
-                      concat("the first run's '", m.arguments[arg].name,
-                             "' of step position ", j));
-    expectedDevice[at] = goldenDevice[at];
-  }
-  golden[output * batch + j] = std::move(bytes);
-  // The references are not needed any more: rank 0's bytes are.
-  expected[j].norm[arg].reset();
-}
-
-void Harness::verifyNorm(uint64_t step, std::size_t output,
-                         const std::vector<std::vector<uint8_t>> &got) {
-  const Manifest &m = bundle.manifest;
-  int arg = outputs[output].arg;
-  int j = int(step % batch);
-  const ArgumentSpec &spec = m.arguments[arg];
-  const NormExpectation &norm = *expected[j].norm[arg];
-  std::string where = concat("step ", step, " (m = ", tokens[j], "), ");
-  // (ii) rank 0 within the bound of the FP64 reference; outside the rows
-  // the step writes, the poison (out) or the input (stream) unchanged.
-  const std::vector<uint8_t> &first = got[0];
-  std::size_t width = dtypeBytes(spec.dtype);
-  std::size_t written = std::size_t(norm.rows) * norm.rowLength;
-  std::size_t outside = 0, firstOutside = 0, violations = 0, worstAt = 0;
-  double worst = 0, worstViolation = -1;
-  for (std::size_t i = 0; i < first.size() / width; ++i) {
-    if (i >= written) {
-      if (std::memcmp(&first[i * width], &(*norm.base)[i * width], width) &&
-          outside++ == 0)
-        firstOutside = i;
-      continue;
-    }
-    double value = elementValue(spec.dtype, first.data(), i);
-    double ratio = std::isfinite(value)
-                       ? std::fabs(value - norm.reference[i]) / norm.bound[i]
-                       : INFINITY;
-    worst = std::max(worst, ratio);
-    if (!withinTolerance(value, norm.reference[i], norm.bound[i])) {
-      ++violations;
-      if (ratio > worstViolation) {
-        worstViolation = ratio;
-        worstAt = i;
-      }
-    }
-  }
-  if (violations) {
-    double value = elementValue(spec.dtype, first.data(), worstAt);
-    throw Error(concat("wrong result: ", where, "rank 0, output '", spec.name,
-                       "' ", describeElement(arg, j, worstAt), " is ", value,
-                       " (", elementBits(arg, first.data(), worstAt),
-                       "), the FP64 reference is ", norm.reference[worstAt],
-                       " and the bound ", norm.bound[worstAt], " (error ",
-                       worstViolation, " x the bound; ", violations, " of ",
-                       written, " elements outside it)"));
-  }
-  if (outside)
-    throw Error(
-        concat("wrong result: ", where, "rank 0, output '", spec.name, "' ",
-               describeElement(arg, j, firstOutside), " is ",
-               elementBits(arg, first.data(), firstOutside), ", expected ",
-               elementBits(arg, norm.base->data(), firstOutside), " (", outside,
-               " of ", first.size() / width, " elements differ)"));
-  normWorst[output] = std::max(normWorst[output], worst);
-  // (i) every rank wrote rank 0's bytes.
-  for (int r = 1; r < options.tp; ++r) {
-    std::size_t differ = 0, firstBad = 0;
-    for (std::size_t i = 0; i < first.size() / width; ++i)
-      if (std::memcmp(&got[r][i * width], &first[i * width], width) &&
-          differ++ == 0)
-        firstBad = i;
-    if (differ)
-      throw Error(concat("wrong result: ", where, "rank ", r, ", output '",
-                         spec.name, "' ", describeElement(arg, j, firstBad),
-                         " is ", elementBits(arg, got[r].data(), firstBad),
-                         " but rank 0 wrote ",
-                         elementBits(arg, first.data(), firstBad),
-                         ": every rank must write the same bytes (", differ,
-                         " of ", first.size() / width, " elements differ)"));
-  }
-}
-
-void Harness::hostVerify(uint64_t first, uint64_t count,
-                         std::vector<uint64_t> *hashes, bool compareHashes,
-                         bool *equal) {
-  const Manifest &m = bundle.manifest;
-  std::size_t h = 0;
-  std::vector<std::vector<uint8_t>> got(options.tp);
-  for (uint64_t s = first; s < first + count; ++s) {
-    int j = int(s % batch);
-    for (std::size_t o = 0; o < outputs.size(); ++o) {
-      int arg = outputs[o].arg;
-      const ArgumentSpec &spec = m.arguments[arg];
-      std::size_t width = dtypeBytes(spec.dtype);
-      for (int r = 0; r < options.tp; ++r, ++h) {
-        got[r].resize(allocBytes[arg]);
-        session->download(r, got[r].data(), buffers[bufferIndex(arg, j, r)],
-                          got[r].size(), concat("output '", spec.name, "'"));
-        uint64_t hash = fnv1a(got[r].data(), got[r].size());
-        if (compareHashes) {
-          if (h >= hashes->size() || (*hashes)[h] != hash)
-            *equal = false;
-        } else {
-          hashes->push_back(hash);
-        }
-      }
-      if (!compareHashes && s < uint64_t(batch))
-        hashesByOutput[o][j] = fnv1a(
-            got[0].data(), std::min(got[0].size(), spec.bytes(tokens[j])));
-      bool exact = outputs[o].check == OutputCheck::Exact;
-      std::vector<uint8_t> &known = golden[o * batch + j];
-      if (!exact && known.empty()) {
-        // The first run of this position: bound, then ranks, then golden.
-        verifyNorm(s, o, got);
-        setGolden(o, j, got[0]);
-        continue;
-      }
-      for (int r = 0; r < options.tp; ++r) {
-        const std::vector<uint8_t> &want =
-            exact ? *expected[j].exact[arg][r] : known;
-        std::size_t mismatches = 0, firstBad = 0;
-        for (std::size_t i = 0; i < got[r].size() / width; ++i)
-          if (std::memcmp(&got[r][i * width], &want[i * width], width) &&
-              mismatches++ == 0)
-            firstBad = i;
-        if (mismatches)
-          throw Error(concat(
-              "wrong result: step ", s, " (m = ", tokens[j], "), rank ", r,
-              ", output '", spec.name, "' ", describeElement(arg, j, firstBad),
-              " is ", elementBits(arg, got[r].data(), firstBad), ", expected ",
-              elementBits(arg, want.data(), firstBad),
-              exact ? "" : " (rank 0's bytes of the first run)", " (",
-              mismatches, " of ", got[r].size() / width, " elements differ)"));
-      }
-    }
-  }
-}
-
-void Harness::readChecks(uint64_t first, uint64_t count) {
-  const Manifest &m = bundle.manifest;
-  for (int r = 0; r < options.tp; ++r) {
-    CheckResult result{};
-    session->download(r, &result, checkResults[r], sizeof(result),
-                      "the check result");
-    if (!result.mismatches)
-      continue;
-    int j = int(result.tag / 64);
-    int arg = outputs[result.tag % 64].arg;
-    std::size_t element;
-    std::string got, expectedText;
-    if (dtypeBytes(m.arguments[arg].dtype) == 2) {
-      // Name the first differing BF16 of the word.
-      bool lowSame = (result.got & 0xFFFF) == (result.expected & 0xFFFF);
-      element = std::size_t(result.word) * 2 + (lowSame ? 1 : 0);
-      got = hex16(uint16_t(lowSame ? result.got >> 16 : result.got));
-      expectedText =
-          hex16(uint16_t(lowSame ? result.expected >> 16 : result.expected));
-    } else {
-      element = std::size_t(result.word);
-      got = hex32(result.got);
-      expectedText = hex32(result.expected);
-    }
-    // A chunk of one batch holds one step of each batch position.
-    std::string step =
-        count <= uint64_t(batch)
-            ? concat("step ",
-                     first + (uint64_t(j) + batch - first % batch) % batch)
-            : concat("a step of batch position ", j);
-    throw Error(concat(
-        "wrong result (device check of steps ", first, "..", first + count - 1,
-        "): ", result.mismatches, " word(s) differ; the first seen: ", step,
-        " (m = ", tokens[j], "), rank ", r, ", output '", m.arguments[arg].name,
-        "' ", describeElement(arg, j, element), " is ", got, ", expected ",
-        expectedText));
-  }
-}
-
-RunReport Harness::run() {
-  const Manifest &m = bundle.manifest;
-  RunReport report;
-  report.device = session->device(0).describe();
-  if (options.transport == TransportKind::Peer && options.tp > 1)
-    report.device +=
-        concat(" .. device ", session->device(options.tp - 1).ordinal);
-  report.image = session->imageDescription();
-  report.mode = !options.graph      ? "eager"
-                : options.pipelined ? "pipelined"
-                                    : "graph";
-  report.batch = batch;
-  report.checked = options.check;
-  CUevent replayStart = session->createEvent(true);
-  CUevent replayEnd = session->createEvent(true);
-  auto replayOnce = [&](CUgraphExec graph, uint64_t first) {
-    lastBatchStart = std::chrono::steady_clock::now();
-    session->record(replayStart, "before a replay");
-    session->replay(graph, concat("steps ", first, "..", first + batch - 1));
-    session->record(replayEnd, "after a replay");
-    session->wait(
-        replayEnd, watchdog + 0.01 * batch,
-        concat("graph replay of steps ", first, "..", first + batch - 1));
-    return 1000.0 * session->elapsedMs(replayStart, replayEnd) / batch;
-  };
-  // --steps-per-check: graph replays between reads of the device checks'
-  // results (one batch by default); each replay is still timed.
-  uint64_t perRead = 1;
-  if (options.graph && options.stepsPerCheck > uint64_t(batch))
-    perRead = (options.stepsPerCheck + batch - 1) / batch;
-  std::vector<CUevent> chunkStart, chunkEnd;
-  auto replayChunk = [&](CUgraphExec graph, uint64_t first, uint64_t n,
-                         std::vector<double> &samples) {
-    while (chunkStart.size() < n) {
-      chunkStart.push_back(session->createEvent(true));
-      chunkEnd.push_back(session->createEvent(true));
-    }
-    uint64_t last = first + n * batch - 1;
-    lastBatchStart = std::chrono::steady_clock::now();
-    for (uint64_t c = 0; c < n; ++c) {
-      session->record(chunkStart[c], "before a replay");
-      session->replay(graph, concat("steps ", first + c * batch, "..",
-                                    first + (c + 1) * batch - 1));
-      session->record(chunkEnd[c], "after a replay");
-    }
-    session->wait(chunkEnd[n - 1], watchdog + 0.01 * double(batch * n),
-                  concat("graph replays of steps ", first, "..", last));
-    for (uint64_t c = 0; c < n; ++c)
-      samples.push_back(1000.0 *
-                        session->elapsedMs(chunkStart[c], chunkEnd[c]) / batch);
-  };
-  auto captureBatch = [&](bool checks) {
-    return session->capture(
-        [&] {
-          // --pipelined: one fork and one join around the batch, so each
-          // rank runs its steps back to back.
-          bool pipelined = options.pipelined;
-          if (pipelined)
-            session->fork();
-          for (int j = 0; j < batch; ++j)
-            enqueueStep(j, checks, !pipelined);
-          if (pipelined)
-            session->join();
-        },
-        concat(batch, checks ? " checked" : "", " steps"));
-  };
-
-  uint64_t done = 0; // Steps run and counted; also the next step's index.
-  RunReport verifyTiming;
-  if (options.check) {
-    // Eager steps checked on the host, element by element (and on the
-    // device, which checks the checker).
-    uint64_t count = options.graph ? uint64_t(batch)
-                                   : std::min<uint64_t>(batch, options.steps);
-    std::vector<uint64_t> hashes;
-    runEager(0, count, true, &verifyTiming);
-    hostVerify(0, count, &hashes, false, nullptr);
-    readChecks(0, count);
-    done = count;
-    report.stepsChecked = report.stepsHostChecked = count;
-    if (options.graph) {
-      // The same batch positions replayed from a graph must give the very
-      // bytes the eager steps gave.
-      checkedGraph = captureBatch(true);
-      verifyTiming.stepMicros.push_back(replayOnce(checkedGraph, done));
-      bool equal = true;
-      hostVerify(done, batch, &hashes, true, &equal);
-      readChecks(done, batch);
-      report.graphEqualsEager = equal;
-      if (!equal)
-        throw Error("graph replay gave other bytes than the eager steps");
-      done += batch;
-      report.stepsChecked += batch;
-      report.stepsHostChecked += batch;
-    }
-  }
-
-  bool checks = options.check && !options.bench;
-  uint64_t remaining = options.steps > done ? options.steps - done : 0;
-  if (remaining && options.graph) {
-    CUgraphExec graph = checks ? checkedGraph : nullptr;
-    if (!graph)
-      graph = checks ? (checkedGraph = captureBatch(true))
-                     : (plainGraph = captureBatch(false));
-    if (options.bench) {
-      replayOnce(graph, done); // warm-up, not counted
-      done += batch;
-      if (checks)
-        readChecks(done - batch, batch);
-    }
-    uint64_t replays = (remaining + batch - 1) / batch;
-    uint64_t chunk = checks ? perRead : 1;
-    for (uint64_t t = 0; t < replays; t += chunk) {
-      uint64_t n = std::min(chunk, replays - t);
-      replayChunk(graph, done, n, report.stepMicros);
-      if (checks) {
-        readChecks(done, n * batch);
-        report.stepsChecked += n * batch;
-      }
-      done += n * batch;
-      report.steps += n * batch;
-    }
-  } else if (remaining) {
-    if (options.bench) {
-      uint64_t warm = std::min<uint64_t>(batch, remaining);
-      runEager(done, warm, checks, nullptr); // warm-up, not counted
-      done += warm;
-    }
-    while (remaining) {
-      uint64_t count = std::min<uint64_t>(batch, remaining);
-      runEager(done, count, checks, &report);
-      if (checks) {
-        readChecks(done, count);
-        report.stepsChecked += count;
-      }
-      done += count;
-      remaining -= count;
-      report.steps += count;
-    }
-  }
-  report.steps += report.stepsHostChecked;
-  if (report.stepMicros.empty())
-    report.stepMicros = verifyTiming.stepMicros;
-
-  for (std::size_t i = 0; i < m.launches.size(); ++i) {
-    // The mean M of the steps this launch runs in, over all steps: an op's
-    // alternatives share its bytes by the steps each runs.
-    double meanTokens = 0;
-    for (int t : tokens)
-      meanTokens += m.launchRuns(i, t) ? t : 0;
-    meanTokens /= tokens.size();
-    const KernelSpec &kernel = m.kernels[m.launches[i]];
-    const ParamSpec *mailboxParam = firstParam(kernel, ParamKind::Mailbox);
-    if (!kernel.publishes() || !mailboxParam)
-      continue;
-    const MailboxSpec &mailbox =
-        m.mailboxes[m.arguments[mailboxParam->argument].mailbox];
-    int publishers = options.tp - (options.skipPublishRank >= 0 ? 1 : 0);
-    double bytes =
-        double(publishers) * mailbox.tp * meanTokens * mailbox.width * 2;
-    report.mailboxBytesPerStep += bytes;
-    report.mailboxBytesByKernel.emplace_back(kernel.name, bytes);
-  }
-  if (options.check) {
-    report.stepsPerCheck =
-        checks ? (options.graph ? perRead : 1) * uint64_t(batch) : 0;
-    for (std::size_t o = 0; o < outputs.size(); ++o) {
-      const std::string &name = m.arguments[outputs[o].arg].name;
-      report.outputHashes.emplace_back(name, hashesByOutput[o]);
-      if (outputs[o].check == OutputCheck::Norm) {
-        report.normErrorVsBound.emplace_back(name, normWorst[o]);
-        report.normErrorVsBoundMax =
-            std::max(report.normErrorVsBoundMax.value_or(0.0), normWorst[o]);
-      }
-    }
-  }
-  report.setupSeconds = setupSeconds;
-  report.simulationSeconds = simulationSeconds;
-  report.inputSeconds = inputSeconds;
-  summarizeLatency(report);
-  return report;
 }
 
 } // namespace check

@@ -112,6 +112,17 @@ private:
     OutputCheck check = OutputCheck::None;
   };
 
+  /// The options against the bundle: tp, tokens, a mailbox, something to
+  /// skip for --skip-publish, timeout_ns; and the watchdog from them.
+  void checkRequest();
+  /// The program plan, and with --check the outputs to check, poison and
+  /// restore.
+  void planChecks();
+  /// The batch positions and each one's token count.
+  void chooseBatch();
+  /// Each argument's allocation; the bytes of all of them (throws above
+  /// 48 GiB).
+  double sizeBuffers();
   void simulate();
   void allocateBuffers();
   void uploadExpected();
@@ -126,6 +137,25 @@ private:
                   const std::vector<std::vector<uint8_t>> &got);
   void setGolden(std::size_t output, int j, std::vector<uint8_t> bytes);
   void readChecks(uint64_t first, uint64_t count);
+  /// The host-checked first batch (and, with --graph, its replay);
+  /// returns the steps run.
+  uint64_t runHostChecked(RunReport &report, RunReport &timing);
+  /// The remaining steps as graph replays, \p perRead replays between
+  /// reads of the device checks.
+  void runGraphs(RunReport &report, uint64_t &done, uint64_t remaining,
+                 bool checks, uint64_t perRead);
+  void runEagerSteps(RunReport &report, uint64_t &done, uint64_t remaining,
+                     bool checks);
+  /// A graph of one batch of steps.
+  CUgraphExec captureBatch(bool checks);
+  /// Replays \p graph once and waits; the time per step in microseconds.
+  double replayOnce(CUgraphExec graph, uint64_t first);
+  /// Replays \p graph \p n times back to back, then waits; one sample per
+  /// replay (time per step).
+  void replayChunk(CUgraphExec graph, uint64_t first, uint64_t n,
+                   std::vector<double> &samples);
+  void countMailboxBytes(RunReport &report) const;
+  void reportChecks(RunReport &report, bool checks, uint64_t perRead) const;
   std::string describeElement(int arg, int j, std::size_t element) const;
   std::string elementBits(int arg, const uint8_t *bytes,
                           std::size_t element) const;
@@ -166,6 +196,9 @@ private:
   /// Parameter pointer arrays per (j, rank, kernel).
   std::vector<std::vector<void *>> params;
   std::vector<CUevent> startEvents, endEvents;
+  /// Around one replay, and around each replay of a chunk.
+  CUevent replayStart = nullptr, replayEnd = nullptr;
+  std::vector<CUevent> chunkStart, chunkEnd;
   CUgraphExec checkedGraph = nullptr, plainGraph = nullptr;
   std::chrono::steady_clock::time_point lastBatchStart;
 
