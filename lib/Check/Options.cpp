@@ -56,6 +56,33 @@ std::string formatBytes(double bytes) {
   return text;
 }
 
+namespace {
+
+/// The rules between options once all are read (a --plan run needs none).
+void checkCombinations(const RunOptions &o, bool haveTp, bool haveTransport,
+                       bool haveTokens) {
+  if (!haveTp)
+    throw UsageError("missing --tp N (the ranks of the TP group)");
+  if (!haveTransport)
+    throw UsageError("missing --transport loopback|peer");
+  if (!haveTokens)
+    throw UsageError("missing --tokens M|all (the tokens per step)");
+  if (o.skipPublishRank >= o.tp)
+    throw UsageError(concat("--skip-publish ", o.skipPublishRank,
+                            " is not a rank of a TP group of ", o.tp));
+  if (o.timeoutCheck && o.skipPublishRank < 0)
+    throw UsageError("--timeout-check needs --skip-publish RANK (a timeout "
+                     "only happens when a rank does not publish)");
+  if (o.pipelined && !o.graph)
+    throw UsageError("--pipelined needs --graph (eager steps are timed one "
+                     "by one, each joined)");
+  if (o.transport == TransportKind::Multicast && !o.allowMulticast)
+    throw UsageError("the multicast transport must be asked for explicitly "
+                     "with --allow-multicast");
+}
+
+} // namespace
+
 RunOptions parseRunOptions(const std::vector<std::string> &args) {
   RunOptions o;
   bool haveTp = false, haveTransport = false, haveTokens = false;
@@ -138,24 +165,7 @@ RunOptions parseRunOptions(const std::vector<std::string> &args) {
     throw UsageError("missing the BUNDLE directory");
   if (o.plan)
     return o;
-  if (!haveTp)
-    throw UsageError("missing --tp N (the ranks of the TP group)");
-  if (!haveTransport)
-    throw UsageError("missing --transport loopback|peer");
-  if (!haveTokens)
-    throw UsageError("missing --tokens M|all (the tokens per step)");
-  if (o.skipPublishRank >= o.tp)
-    throw UsageError(concat("--skip-publish ", o.skipPublishRank,
-                            " is not a rank of a TP group of ", o.tp));
-  if (o.timeoutCheck && o.skipPublishRank < 0)
-    throw UsageError("--timeout-check needs --skip-publish RANK (a timeout "
-                     "only happens when a rank does not publish)");
-  if (o.pipelined && !o.graph)
-    throw UsageError("--pipelined needs --graph (eager steps are timed one "
-                     "by one, each joined)");
-  if (o.transport == TransportKind::Multicast && !o.allowMulticast)
-    throw UsageError("the multicast transport must be asked for explicitly "
-                     "with --allow-multicast");
+  checkCombinations(o, haveTp, haveTransport, haveTokens);
   return o;
 }
 
