@@ -4,8 +4,8 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// The parts of lamport-boundary-bench (issue 8: the fused attention boundary
-// over the peer transport against NCCL's all-reduce, the same dual norm and
+// The parts of lamport-boundary-bench (the fused attention boundary over
+// the peer transport against NCCL's all-reduce, the same dual norm and
 // cuBLAS, one GPU per rank) that need no GPU, kept apart so they are
 // unit-tested on machines without one:
 //
@@ -66,7 +66,8 @@ struct BenchOptions {
   /// Optional (--boundary): the boundary alone from a partial already in
   /// memory (all_reduce_dual_norm publishing it, or publish_rows then
   /// all_reduce_dual_norm); timed beside NCCL's all-reduce, which starts
-  /// from the same partials (issue 8's target).
+  /// from the same partials (the comparison the target is set on: NCCL's
+  /// all-reduce at least twice the boundary's time).
   std::string boundaryBundle;
   /// Ranks, on devices 0 .. tp - 1; 0 until given (--plan then takes the
   /// fused bundle's).
@@ -223,7 +224,7 @@ std::optional<double> medianRatio(const std::optional<Latency> &numerator,
 
 /// The closing table: tp, M, mode, ours fused (GEMM + boundary), the
 /// boundary alone, NCCL all-reduce, all-reduce + dual norm, the full baseline
-/// (median/p99, us), NCCL all-reduce / the boundary alone (issue 8's target,
+/// (median/p99, us), NCCL all-reduce / the boundary alone (the target:
 /// >= 2), the full baseline / ours fused, and the check.
 std::string formatTable(const std::vector<TableRow> &rows);
 

@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// lamport-boundary-bench (issue 8): one process, one GPU per rank (devices
+// lamport-boundary-bench: one process, one GPU per rank (devices
 // 0 .. tp - 1), per token count M:
 //
 //   (1) ours: the fused attention boundary (gemm_publish publishing into
@@ -997,7 +997,7 @@ struct Run {
 
 int main(int argc, char **argv) {
   // Before anything can start NCCL: NVLink multicast (NVLS) stays off on
-  // the lent machines, as everywhere in this project.
+  // shared machines, as everywhere in this project.
   setenv("NCCL_NVLS_ENABLE", "0", 1);
   std::vector<std::string> args(argv + 1, argv + argc);
   BenchOptions options;

@@ -41,7 +41,7 @@
 // NEXT = 1, and checks that y has the bytes of the variant without the
 // mailbox, that slot [1, 0] of every copy holds y (-0.0 as +0.0) and that
 // ACTIVE became 1. Its time against that variant's is the epilogue's cost,
-// printed last (issue 5 bounds it by 10%).
+// printed last (the target: at most 10% over the variant without it).
 //
 // Two options probe the SM's split of its 256 KiB between L1 and shared
 // memory, which bounds the weight bytes a CTA keeps in flight: --carveout
