@@ -125,7 +125,7 @@ enum class PatternKind {
   Integers,
 };
 
-/// The value the runtime writes into outputs before a step so an element no
+/// The value lamport-run writes into outputs before a step so an element no
 /// kernel wrote is caught: a signalling NaN that patterns never produce.
 inline constexpr uint16_t kPoison = 0x7FBD;
 
