@@ -112,6 +112,8 @@ private:
     OutputCheck check = OutputCheck::None;
   };
 
+  // Setting the run up and enqueueing steps (Harness.cpp).
+
   /// The options against the bundle: tp, tokens, a mailbox, something to
   /// skip for --skip-publish, timeout_ns; and the watchdog from them.
   void checkRequest();
@@ -131,12 +133,21 @@ private:
   /// streams, after the step before it (--pipelined).
   void enqueueStep(int j, bool checks, bool forkJoin = true);
   void runEager(uint64_t first, uint64_t count, bool checks, RunReport *timing);
+
+  // Checking what the steps wrote (HarnessChecks.cpp).
+
   void hostVerify(uint64_t first, uint64_t count, std::vector<uint64_t> *hashes,
                   bool compareHashes, bool *equal);
   void verifyNorm(uint64_t step, std::size_t output,
                   const std::vector<std::vector<uint8_t>> &got);
   void setGolden(std::size_t output, int j, std::vector<uint8_t> bytes);
   void readChecks(uint64_t first, uint64_t count);
+  std::string describeElement(int arg, int j, std::size_t element) const;
+  std::string elementBits(int arg, const uint8_t *bytes,
+                          std::size_t element) const;
+
+  // Running the steps and timing them (HarnessTiming.cpp).
+
   /// The host-checked first batch (and, with --graph, its replay);
   /// returns the steps run.
   uint64_t runHostChecked(RunReport &report, RunReport &timing);
@@ -156,9 +167,6 @@ private:
                    std::vector<double> &samples);
   void countMailboxBytes(RunReport &report) const;
   void reportChecks(RunReport &report, bool checks, uint64_t perRead) const;
-  std::string describeElement(int arg, int j, std::size_t element) const;
-  std::string elementBits(int arg, const uint8_t *bytes,
-                          std::size_t element) const;
 
   const runtime::Bundle &bundle;
   RunOptions options;
