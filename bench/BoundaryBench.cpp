@@ -6,10 +6,10 @@
 
 #include "BoundaryBench.h"
 
+#include "lamport/Check/Inputs.h"
+#include "lamport/Check/Options.h"
+#include "lamport/Check/Reference.h"
 #include "lamport/Runtime/Error.h"
-#include "lamport/Runtime/Inputs.h"
-#include "lamport/Runtime/Options.h"
-#include "lamport/Runtime/Reference.h"
 
 #include <algorithm>
 #include <array>
@@ -23,6 +23,8 @@
 namespace lamport {
 namespace bench {
 
+using check::PlannedLaunch;
+using check::ProgramPlan;
 using runtime::ArgumentKind;
 using runtime::ArgumentSpec;
 using runtime::concat;
@@ -30,8 +32,6 @@ using runtime::DType;
 using runtime::Error;
 using runtime::KernelSpec;
 using runtime::Manifest;
-using runtime::PlannedLaunch;
-using runtime::ProgramPlan;
 using runtime::UsageError;
 
 const char *timingModeName(TimingMode mode) {
@@ -117,7 +117,7 @@ std::vector<int> parseTokenList(const std::string &text) {
       throw UsageError(concat("--tokens expects a comma-separated list of "
                               "token counts, got '",
                               text, "'"));
-    int m = int(runtime::parseIntegerOption("--tokens", part, 1, 16));
+    int m = int(check::parseIntegerOption("--tokens", part, 1, 16));
     if (std::find(tokens.begin(), tokens.end(), m) != tokens.end())
       throw UsageError(concat("--tokens lists ", m, " twice"));
     tokens.push_back(m);
@@ -136,20 +136,19 @@ BenchOptions parseBenchOptions(const std::vector<std::string> &args) {
       return args[++i];
     };
     if (arg == "--tp") {
-      o.tp = int(runtime::parseIntegerOption(arg, value(), 1, 64));
+      o.tp = int(check::parseIntegerOption(arg, value(), 1, 64));
       haveTp = true;
     } else if (arg == "--tokens") {
       o.tokens = parseTokenList(value());
     } else if (arg == "--steps") {
       o.steps = uint64_t(
-          runtime::parseIntegerOption(arg, value(), 1, int64_t(1) << 40));
+          check::parseIntegerOption(arg, value(), 1, int64_t(1) << 40));
     } else if (arg == "--batch") {
       // At least 4: a stale row (3 steps back) must be another input set,
       // as lamport-run requires.
-      o.batch = int(runtime::parseIntegerOption(arg, value(), 4, 1024));
+      o.batch = int(check::parseIntegerOption(arg, value(), 4, 1024));
     } else if (arg == "--seed") {
-      o.seed =
-          uint64_t(runtime::parseIntegerOption(arg, value(), 0, INT64_MAX));
+      o.seed = uint64_t(check::parseIntegerOption(arg, value(), 0, INT64_MAX));
     } else if (arg == "--modes") {
       const std::string &text = value();
       o.modes.clear();
@@ -183,7 +182,7 @@ BenchOptions parseBenchOptions(const std::vector<std::string> &args) {
       o.noPdl = true;
     } else if (arg == "--watchdog") {
       o.watchdogSeconds =
-          double(runtime::parseIntegerOption(arg, value(), 1, 3600));
+          double(check::parseIntegerOption(arg, value(), 1, 3600));
     } else if (arg == "--plan") {
       o.plan = true;
     } else if (arg == "-h" || arg == "--help") {
@@ -444,8 +443,8 @@ std::string describeBenchPlan(const Manifest &fused, const Manifest &norm,
     int arg = pair.fused(role);
     if (arg < 0)
       continue;
-    const runtime::ArgumentPlan &p = fusedPlan.arguments[arg];
-    inputs.push_back(concat(role, " ", runtime::inputKindName(p.spec.kind), " ",
+    const check::ArgumentPlan &p = fusedPlan.arguments[arg];
+    inputs.push_back(concat(role, " ", check::inputKindName(p.spec.kind), " ",
                             runtime::shapeText(fused.arguments[arg].shape)));
   }
   os << "inputs (the fused bundle's roles, seed " << options.seed
@@ -459,11 +458,11 @@ std::string describeBenchPlan(const Manifest &fused, const Manifest &norm,
      << (options.baselineOnly ? "" : ", and equal to ours (output_hashes)")
      << "\n";
   double weight = double(pair.h) * pair.k * 2;
-  os << "per rank and step: weight " << runtime::formatBytes(weight)
+  os << "per rank and step: weight " << check::formatBytes(weight)
      << "; all-reduce of";
   for (std::size_t i = 0; i < options.tokens.size(); ++i)
     os << (i ? "," : "") << " "
-       << runtime::formatBytes(double(options.tokens[i]) * pair.h * 2)
+       << check::formatBytes(double(options.tokens[i]) * pair.h * 2)
        << " at M = " << options.tokens[i];
   os << "\n";
   std::vector<std::size_t> bytes = allocationBytes(fused);
@@ -474,20 +473,20 @@ std::string describeBenchPlan(const Manifest &fused, const Manifest &norm,
   perPosition +=
       double(bytes[pair.fused("y")]) + double(bytes[pair.fused("stream")]);
   os << "device memory per rank: baseline "
-     << runtime::formatBytes(perPosition * options.batch) << " ("
-     << options.batch << " batch positions)";
+     << check::formatBytes(perPosition * options.batch) << " (" << options.batch
+     << " batch positions)";
   if (!options.baselineOnly) {
     // Harness: every buffer, one expected copy per output, one pristine
     // copy per restored input, per batch position; and the mailbox.
     double ours = 0;
     for (std::size_t a = 0; a < fused.arguments.size(); ++a) {
-      const runtime::ArgumentPlan &p = fusedPlan.arguments[a];
-      ours += double(bytes[a]) * (1 + (p.check != runtime::OutputCheck::None) +
-                                  (p.restore ? 1 : 0));
+      const check::ArgumentPlan &p = fusedPlan.arguments[a];
+      ours += double(bytes[a]) *
+              (1 + (p.check != check::OutputCheck::None) + (p.restore ? 1 : 0));
     }
     os << ", ours "
-       << runtime::formatBytes(ours * options.batch +
-                               double(fused.mailboxes.front().copyBytes()))
+       << check::formatBytes(ours * options.batch +
+                             double(fused.mailboxes.front().copyBytes()))
        << " (with its checks)";
   }
   os << "\n";
@@ -516,14 +515,14 @@ integerAllReduce(const std::vector<const uint16_t *> &partials,
   for (std::size_t i = 0; i < count; ++i) {
     float total = 0.0f;
     for (const uint16_t *partial : partials)
-      total += runtime::bf16ToFloat(partial[i]);
-    sum[i] = runtime::floatToBf16(total);
+      total += check::bf16ToFloat(partial[i]);
+    sum[i] = check::floatToBf16(total);
   }
   return sum;
 }
 
 NormCheck checkNorm(const void *got, DType dtype,
-                    const runtime::NormExpectation &expected) {
+                    const check::NormExpectation &expected) {
   NormCheck result;
   std::size_t count = std::size_t(expected.rows) * expected.rowLength;
   double worstViolation = -1;
@@ -532,7 +531,7 @@ NormCheck checkNorm(const void *got, DType dtype,
     if (dtype == DType::BF16) {
       uint16_t bits;
       std::memcpy(&bits, static_cast<const uint8_t *>(got) + 2 * i, 2);
-      value = runtime::bf16ToFloat(bits);
+      value = check::bf16ToFloat(bits);
     } else {
       float v;
       std::memcpy(&v, static_cast<const uint8_t *>(got) + 4 * i, 4);
@@ -543,8 +542,8 @@ NormCheck checkNorm(const void *got, DType dtype,
             ? std::fabs(value - expected.reference[i]) / expected.bound[i]
             : INFINITY;
     result.worst = std::max(result.worst, ratio);
-    if (!runtime::withinTolerance(value, expected.reference[i],
-                                  expected.bound[i])) {
+    if (!check::withinTolerance(value, expected.reference[i],
+                                expected.bound[i])) {
       ++result.violations;
       if (ratio > worstViolation) {
         worstViolation = ratio;

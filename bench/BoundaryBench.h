@@ -4,8 +4,8 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// The parts of lamport-boundary-bench (issue 8: the fused attention boundary
-// over the peer transport against NCCL's all-reduce, the same dual norm and
+// The parts of lamport-boundary-bench (the fused attention boundary over
+// the peer transport against NCCL's all-reduce, the same dual norm and
 // cuBLAS, one GPU per rank) that need no GPU, kept apart so they are
 // unit-tested on machines without one:
 //
@@ -27,10 +27,10 @@
 #ifndef LAMPORT_BENCH_BOUNDARYBENCH_H
 #define LAMPORT_BENCH_BOUNDARYBENCH_H
 
+#include "lamport/Check/Reference.h"
+#include "lamport/Check/Simulator.h"
+#include "lamport/Check/Statistics.h"
 #include "lamport/Runtime/Manifest.h"
-#include "lamport/Runtime/Reference.h"
-#include "lamport/Runtime/Simulator.h"
-#include "lamport/Runtime/Statistics.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -66,7 +66,8 @@ struct BenchOptions {
   /// Optional (--boundary): the boundary alone from a partial already in
   /// memory (all_reduce_dual_norm publishing it, or publish_rows then
   /// all_reduce_dual_norm); timed beside NCCL's all-reduce, which starts
-  /// from the same partials (issue 8's target).
+  /// from the same partials (the comparison the target is set on: NCCL's
+  /// all-reduce at least twice the boundary's time).
   std::string boundaryBundle;
   /// Ranks, on devices 0 .. tp - 1; 0 until given (--plan then takes the
   /// fused bundle's).
@@ -164,7 +165,7 @@ std::string describeBenchPlan(const runtime::Manifest &fused,
                               const runtime::Manifest *boundary = nullptr);
 
 /// FNV-1a, 64 bits: lamport-run's output_hashes (the runtime's own).
-using runtime::fnv1a;
+using check::fnv1a;
 
 /// Where two arrays of BF16 differ.
 struct Mismatch {
@@ -194,13 +195,13 @@ struct NormCheck {
 
 /// \p got holds rows * rowLength elements of \p dtype (BF16 or F32).
 NormCheck checkNorm(const void *got, runtime::DType dtype,
-                    const runtime::NormExpectation &expected);
+                    const check::NormExpectation &expected);
 
 /// Median, p99 (lamport-run's rule: sorted[ceil(q n) - 1]), min and mean:
 /// the runtime's summary, so both tools' tables mean the same.
-using Latency = runtime::LatencyStats;
+using Latency = check::LatencyStats;
 inline Latency summarize(std::vector<double> samples) {
-  return runtime::summarizeSamples(std::move(samples));
+  return check::summarizeSamples(std::move(samples));
 }
 
 /// One (tp, M, mode) of the table; a measurement that did not run is empty.
@@ -223,7 +224,7 @@ std::optional<double> medianRatio(const std::optional<Latency> &numerator,
 
 /// The closing table: tp, M, mode, ours fused (GEMM + boundary), the
 /// boundary alone, NCCL all-reduce, all-reduce + dual norm, the full baseline
-/// (median/p99, us), NCCL all-reduce / the boundary alone (issue 8's target,
+/// (median/p99, us), NCCL all-reduce / the boundary alone (the target:
 /// >= 2), the full baseline / ours fused, and the check.
 std::string formatTable(const std::vector<TableRow> &rows);
 

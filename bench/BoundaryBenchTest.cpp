@@ -13,9 +13,9 @@
 
 #include "BoundaryBench.h"
 
+#include "lamport/Check/Inputs.h"
+#include "lamport/Check/Reference.h"
 #include "lamport/Runtime/Error.h"
-#include "lamport/Runtime/Inputs.h"
-#include "lamport/Runtime/Reference.h"
 
 #include <gtest/gtest.h>
 
@@ -555,7 +555,7 @@ TEST(BoundaryBenchChecks, CompareBf16) {
 }
 
 TEST(BoundaryBenchChecks, IntegerAllReduce) {
-  using lamport::runtime::floatToBf16;
+  using lamport::check::floatToBf16;
   // Integer partials: the sum is exact in any order, -0.0 sums to +0.0.
   std::vector<uint16_t> a = {floatToBf16(16), floatToBf16(-3), 0x8000,
                              floatToBf16(2)};
@@ -569,7 +569,7 @@ TEST(BoundaryBenchChecks, IntegerAllReduce) {
 }
 
 TEST(BoundaryBenchChecks, NormWithinBound) {
-  lamport::runtime::NormExpectation e;
+  lamport::check::NormExpectation e;
   e.rows = 1;
   e.rowLength = 3;
   e.reference = {1.0, -2.0, 0.5};
@@ -582,9 +582,9 @@ TEST(BoundaryBenchChecks, NormWithinBound) {
   NormCheck fail = checkNorm(bad, lamport::runtime::DType::F32, e);
   EXPECT_EQ(fail.violations, 2u);
   EXPECT_EQ(fail.first, 2u); // the NaN: an infinite ratio
-  uint16_t bf16[] = {lamport::runtime::floatToBf16(1.0f),
-                     lamport::runtime::floatToBf16(-2.0f),
-                     lamport::runtime::floatToBf16(0.5f)};
+  uint16_t bf16[] = {lamport::check::floatToBf16(1.0f),
+                     lamport::check::floatToBf16(-2.0f),
+                     lamport::check::floatToBf16(0.5f)};
   EXPECT_EQ(checkNorm(bf16, lamport::runtime::DType::BF16, e).violations, 0u);
 }
 

@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// lamport-boundary-bench (issue 8): one process, one GPU per rank (devices
+// lamport-boundary-bench: one process, one GPU per rank (devices
 // 0 .. tp - 1), per token count M:
 //
 //   (1) ours: the fused attention boundary (gemm_publish publishing into
@@ -25,13 +25,14 @@
 //       of the boundary costs in this harness without any exchange.
 //
 // Every measurement forks every rank's stream from one stream on device 0
-// and joins them back, as lamport-run's Session does, so a step is the whole
-// TP group; CUDA events on that stream time it. Graph mode captures a batch
-// of B steps (the NCCL group inside the capture), each step forked and
-// joined, and times replays (replay / B per step); pipelined mode (the
-// default) forks and joins once per batch, so every rank runs its B steps
-// back to back as a decode loop does (lamport-run --pipelined); eager mode
-// times steps one by one. Medians and p99s are lamport-run's.
+// and joins them back with the runtime's StreamFork, the one lamport-run's
+// Session steps with, so a step is the whole TP group; CUDA events on that
+// stream time it. Graph mode captures a batch of B steps (the NCCL group inside
+// the capture), each step forked and joined, and times replays (replay / B per
+// step); pipelined mode (the default) forks and joins once per batch, so every
+// rank runs its B steps back to back as a decode loop does (lamport-run
+// --pipelined); eager mode times steps one by one. Medians and p99s are
+// lamport-run's.
 //
 // The baseline's inputs are lamport-run's inputs by role for the fused
 // bundle and the same seed (x, weight, stream, gates, norm weights, B input
@@ -51,15 +52,16 @@
 
 #include "BoundaryBench.h"
 
+#include "lamport/Check/Harness.h"
+#include "lamport/Check/Inputs.h"
+#include "lamport/Check/Reference.h"
+#include "lamport/Check/Simulator.h"
 #include "lamport/Runtime/DeviceCheck.h"
 #include "lamport/Runtime/Driver.h"
 #include "lamport/Runtime/Error.h"
-#include "lamport/Runtime/Harness.h"
-#include "lamport/Runtime/Inputs.h"
 #include "lamport/Runtime/KernelLoader.h"
 #include "lamport/Runtime/Manifest.h"
-#include "lamport/Runtime/Reference.h"
-#include "lamport/Runtime/Simulator.h"
+#include "lamport/Runtime/StreamFork.h"
 
 #include <nlohmann/json.hpp>
 
@@ -81,6 +83,7 @@
 #include <thread>
 
 using namespace lamport::runtime;
+using namespace lamport::check;
 using namespace lamport::bench;
 
 namespace {
@@ -247,8 +250,6 @@ private:
   void loadNorm(Rank &rank);
   void allocateInputs();
   CUdeviceptr allocate(int r, std::size_t bytes, const std::string &what);
-  void fork();
-  void join();
   /// Without \p forkJoin the step goes straight onto the ranks' streams,
   /// after the step before it (TimingMode::Pipelined).
   void enqueueStep(int j, Stage stage, bool checked, bool forkJoin = true);
@@ -279,6 +280,9 @@ private:
   int32_t tokens = 1;
   cudaStream_t main = nullptr;
   cudaEvent_t forkEvent = nullptr;
+  /// Forks the ranks' streams from `main` and joins them back, as a
+  /// Session's steps do.
+  std::unique_ptr<StreamFork> streamFork;
   cudaEvent_t doneEvent = nullptr;
   std::vector<cudaEvent_t> startEvents, endEvents; ///< Timing, device 0.
   std::vector<std::pair<int, CUdeviceptr>> allocations;
@@ -402,6 +406,15 @@ void Baseline::openRanks() {
             "device 0: creating the main stream");
   CUDA_CALL(cudaEventCreateWithFlags(&forkEvent, cudaEventDisableTiming),
             "device 0: creating the fork event");
+  std::vector<CUstream> streams;
+  std::vector<CUevent> joinEvents;
+  for (const Rank &rank : ranks) {
+    streams.push_back(rank.stream);
+    joinEvents.push_back(rank.joinEvent);
+  }
+  streamFork = std::make_unique<StreamFork>(main, forkEvent, std::move(streams),
+                                            std::move(joinEvents),
+                                            [this](int r) { use(r); });
   CUDA_CALL(cudaEventCreate(&doneEvent), "device 0: creating an event");
 }
 
@@ -516,28 +529,10 @@ void Baseline::allocateInputs() {
   }
 }
 
-void Baseline::fork() {
-  use(0);
-  CUDA_CALL(cudaEventRecord(forkEvent, main), "device 0: recording the fork");
-  for (int r = 0; r < tp; ++r)
-    CUDA_CALL(cudaStreamWaitEvent(ranks[r].stream, forkEvent, 0),
-              concat(ranks[r].who, ": waiting for the fork"));
-}
-
-void Baseline::join() {
-  for (int r = 0; r < tp; ++r) {
-    use(r);
-    CUDA_CALL(cudaEventRecord(ranks[r].joinEvent, ranks[r].stream),
-              concat(ranks[r].who, ": recording its join event"));
-    CUDA_CALL(cudaStreamWaitEvent(main, ranks[r].joinEvent, 0),
-              concat(ranks[r].who, ": joining the main stream"));
-  }
-}
-
 void Baseline::enqueueStep(int j, Stage stage, bool checked, bool forkJoin) {
   const std::size_t count = std::size_t(tokens) * pair.h;
   if (forkJoin)
-    fork();
+    streamFork->fork();
   for (int r = 0; r < tp; ++r) {
     Rank &rank = ranks[r];
     Buffers &b = buffers[std::size_t(j) * tp + r];
@@ -601,7 +596,7 @@ void Baseline::enqueueStep(int j, Stage stage, bool checked, bool forkJoin) {
                          j));
     }
   if (forkJoin)
-    join();
+    streamFork->join();
 }
 
 cudaGraphExec_t Baseline::capture(Stage stage, bool checked,
@@ -611,11 +606,11 @@ cudaGraphExec_t Baseline::capture(Stage stage, bool checked,
             concat("capturing ", what));
   // Pipelined: one fork and one join around the batch, as ours.
   if (pipelined)
-    fork();
+    streamFork->fork();
   for (int j = 0; j < batch; ++j)
     enqueueStep(j, stage, checked, !pipelined);
   if (pipelined)
-    join();
+    streamFork->join();
   use(0);
   cudaGraph_t graph = nullptr;
   CUDA_CALL(cudaStreamEndCapture(main, &graph), concat("capturing ", what));
@@ -1002,7 +997,7 @@ struct Run {
 
 int main(int argc, char **argv) {
   // Before anything can start NCCL: NVLink multicast (NVLS) stays off on
-  // the lent machines, as everywhere in this project.
+  // shared machines, as everywhere in this project.
   setenv("NCCL_NVLS_ENABLE", "0", 1);
   std::vector<std::string> args(argv + 1, argv + argc);
   BenchOptions options;

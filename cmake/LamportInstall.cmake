@@ -20,13 +20,17 @@ include(CMakePackageConfigHelpers)
 
 set(LAMPORT_INSTALL_CMAKE_DIR lib${LLVM_LIBDIR_SUFFIX}/cmake/lamport)
 
+# The C++ headers of the runtime and of the check library are not part of
+# the package: an embedding runs bundles through the runtime's C API
+# (lamport-c/Runtime.h, libLamportRuntimeC.so from lib/Runtime/CAPI).
 install(DIRECTORY
   ${LAMPORT_SOURCE_DIR}/include/lamport
   ${LAMPORT_SOURCE_DIR}/include/lamport-c
   DESTINATION include
   COMPONENT lamport-headers
   FILES_MATCHING PATTERN "*.h" PATTERN "*.td"
-  PATTERN "Runtime" EXCLUDE)
+  PATTERN "Runtime" EXCLUDE
+  PATTERN "Check" EXCLUDE)
 install(DIRECTORY ${LAMPORT_BINARY_DIR}/include/lamport
   DESTINATION include
   COMPONENT lamport-headers

@@ -16,11 +16,11 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "lamport/Check/Harness.h"
+#include "lamport/Check/Options.h"
+#include "lamport/Check/Simulator.h"
 #include "lamport/Runtime/Error.h"
-#include "lamport/Runtime/Harness.h"
 #include "lamport/Runtime/Manifest.h"
-#include "lamport/Runtime/Options.h"
-#include "lamport/Runtime/Simulator.h"
 
 #include <nlohmann/json.hpp>
 
@@ -31,6 +31,7 @@
 #include <iostream>
 
 using namespace lamport::runtime;
+using namespace lamport::check;
 
 namespace {
 

@@ -26,7 +26,8 @@
 #include "lamport/Runtime/DeviceCheck.h"
 #include "lamport/Runtime/Error.h"
 #include "lamport/Runtime/Manifest.h"
-#include "lamport/Runtime/Options.h"
+#include "lamport/Runtime/StreamFork.h"
+#include "lamport/Runtime/Transport.h"
 
 #include <cuda.h>
 
@@ -83,16 +84,6 @@ void setLaunchConfig(const KernelSpec &kernel, CUstream stream, bool pdl,
                      CUlaunchConfig &config,
                      CUlaunchAttribute (&attributes)[2]);
 
-/// Device-side result of the word-compare kernel.
-struct CheckResult {
-  uint32_t mismatches;
-  uint32_t tag;
-  uint64_t word;
-  uint32_t got;
-  uint32_t expected;
-};
-static_assert(sizeof(CheckResult) == 24, "the check kernel writes 24 bytes");
-
 class Session {
 public:
   Session(const Bundle &bundle, const SessionConfig &config);
@@ -101,6 +92,7 @@ public:
   Session &operator=(const Session &) = delete;
 
   int tp() const { return config.tp; }
+  TransportKind transport() const { return config.transport; }
   const Manifest &manifest() const { return bundle.manifest; }
   const DeviceProperties &device(int rank) const;
   /// How the kernels were loaded: "cubin" or "PTX (driver JIT)".
@@ -143,10 +135,6 @@ public:
   /// Launches kernel \p kernel for \p rank on its stream. \p params points at
   /// each parameter's bytes, as cuLaunchKernelEx takes them.
   void launch(int rank, int kernel, void **params);
-  /// Launches the word-compare kernel: counts 32-bit words of \p out that
-  /// differ from \p expected into \p result, recording the first with \p tag.
-  void launchCheck(int rank, CUdeviceptr out, CUdeviceptr expected,
-                   uint64_t words, CUdeviceptr result, uint32_t tag);
 
   /// Fills \p count 16-bit words at \p pointer with \p value on rank
   /// \p rank's stream (poisoning an output before a step).
@@ -169,8 +157,9 @@ public:
   /// Milliseconds between two completed events.
   float elapsedMs(CUevent start, CUevent end);
 
-  /// Fork: every rank stream waits for work recorded so far on the main
-  /// stream. Join: the main stream waits for every rank stream.
+  /// Fork: every rank's stream waits for the work enqueued so far on the
+  /// main stream. Join: the main stream waits for every rank's stream. A
+  /// step between the two is the whole TP group's (StreamFork.h).
   void fork();
   void join();
   /// Publish barrier: \p rank marks the end of its publishes on its stream;
@@ -202,8 +191,23 @@ private:
   struct Launch;
 
   void openDevices();
+  /// Rank \p r's device, context, stream and events.
+  void openRank(int r);
+  /// Peer transport: every pair of ranks' devices can reach each other.
+  void checkPeerAccess();
+  /// The main stream, its fork event and the fork/join of the ranks.
+  void createMainStream();
   void loadKernels();
   void createMailboxes();
+  /// Rank \p r's copy of \p mailbox (the sentinel in every slot), its stage
+  /// words and its timeout record.
+  void createCopy(Mailbox &mailbox, int r);
+  /// Peer transport: rank \p r's copy as a VMM allocation on its GPU,
+  /// mapped with access for every rank's device.
+  CUdeviceptr mapPeerCopy(Mailbox &mailbox, int r, std::size_t bytes,
+                          const std::string &who);
+  /// Every rank's descriptor of \p mailbox, once every copy exists.
+  void packDescriptors(Mailbox &mailbox);
   void prepareLaunches();
   DeviceModules &modulesOf(int rank);
 
@@ -223,6 +227,7 @@ private:
   std::vector<CUgraphExec> graphExecs;
   CUstream main = nullptr;
   CUevent forkEvent = nullptr;
+  std::unique_ptr<StreamFork> streamFork;
   std::string imageText;
 };
 

@@ -4,11 +4,12 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "lamport/Runtime/Harness.h"
+#include "lamport/Check/Harness.h"
 
 #include <gtest/gtest.h>
 
 using namespace lamport::runtime;
+using namespace lamport::check;
 
 namespace {
 

@@ -4,8 +4,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "lamport/Runtime/Inputs.h"
-#include "lamport/Runtime/Reference.h"
+#include "lamport/Check/Inputs.h"
+#include "lamport/Check/Reference.h"
 
 #include <gtest/gtest.h>
 
@@ -14,6 +14,7 @@
 #include <set>
 
 using namespace lamport::runtime;
+using namespace lamport::check;
 
 namespace {
 

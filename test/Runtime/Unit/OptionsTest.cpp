@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "lamport/Runtime/Options.h"
+#include "lamport/Check/Options.h"
 #include "lamport/Runtime/Error.h"
 
 #include <gtest/gtest.h>
@@ -12,6 +12,7 @@
 #include <sstream>
 
 using namespace lamport::runtime;
+using namespace lamport::check;
 
 namespace {
 

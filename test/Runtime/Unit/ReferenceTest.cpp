@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "lamport/Runtime/Reference.h"
+#include "lamport/Check/Reference.h"
 #include "lamport/Runtime/Error.h"
 
 #include <gtest/gtest.h>
@@ -13,6 +13,7 @@
 #include <set>
 
 using namespace lamport::runtime;
+using namespace lamport::check;
 
 namespace {
 

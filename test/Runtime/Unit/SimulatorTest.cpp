@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "lamport/Runtime/Simulator.h"
+#include "lamport/Check/Simulator.h"
 #include "lamport/Runtime/Error.h"
 
 #include <gtest/gtest.h>
@@ -14,6 +14,7 @@
 #include <cstring>
 
 using namespace lamport::runtime;
+using namespace lamport::check;
 using nlohmann::json;
 
 namespace {

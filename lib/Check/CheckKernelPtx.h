@@ -1,21 +1,21 @@
-//===- CheckKernel.h - The word-compare kernel, as PTX ----------*- C++ -*-===//
+//===- CheckKernelPtx.h - The word-compare kernel, as PTX -------*- C++ -*-===//
 //
 // Part of the Lamport project.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef LAMPORT_LIB_RUNTIME_CHECKKERNEL_H
-#define LAMPORT_LIB_RUNTIME_CHECKKERNEL_H
+#ifndef LAMPORT_LIB_CHECK_CHECKKERNELPTX_H
+#define LAMPORT_LIB_CHECK_CHECKKERNELPTX_H
 
 namespace lamport {
-namespace runtime {
+namespace check {
 
 /// The entry point's name and its PTX text (CheckKernel.ptx, embedded by
-/// CheckKernel.cpp.in).
+/// CheckKernelPtx.cpp.in).
 extern const char *const kCheckKernelName;
 extern const char *const kCheckKernelPtx;
 
-} // namespace runtime
+} // namespace check
 } // namespace lamport
 
-#endif // LAMPORT_LIB_RUNTIME_CHECKKERNEL_H
+#endif // LAMPORT_LIB_CHECK_CHECKKERNELPTX_H

@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "lamport/Runtime/Options.h"
+#include "lamport/Check/Options.h"
 
 #include "lamport/Runtime/Error.h"
 
@@ -13,29 +13,9 @@
 #include <cstdlib>
 
 namespace lamport {
-namespace runtime {
+namespace check {
 
-const char *transportName(TransportKind kind) {
-  switch (kind) {
-  case TransportKind::Loopback:
-    return "loopback";
-  case TransportKind::Peer:
-    return "peer";
-  case TransportKind::Multicast:
-    return "multicast";
-  }
-  return "?";
-}
-
-std::string multicastRefusal(bool requested, const char *nvlsEnv) {
-  if (nvlsEnv && std::string(nvlsEnv) == "0")
-    return "the multicast transport is refused: NCCL_NVLS_ENABLE=0 is set, "
-           "which says NVLink multicast must not be used on this machine";
-  if (!requested)
-    return "the multicast transport must be asked for explicitly "
-           "(--allow-multicast)";
-  return "";
-}
+using namespace runtime;
 
 std::string usage() {
   return "usage: lamport-run BUNDLE --tp N --transport loopback|peer "
@@ -75,6 +55,33 @@ std::string formatBytes(double bytes) {
   std::snprintf(text, sizeof(text), "%.1f %s", bytes, units[unit]);
   return text;
 }
+
+namespace {
+
+/// The rules between options once all are read (a --plan run needs none).
+void checkCombinations(const RunOptions &o, bool haveTp, bool haveTransport,
+                       bool haveTokens) {
+  if (!haveTp)
+    throw UsageError("missing --tp N (the ranks of the TP group)");
+  if (!haveTransport)
+    throw UsageError("missing --transport loopback|peer");
+  if (!haveTokens)
+    throw UsageError("missing --tokens M|all (the tokens per step)");
+  if (o.skipPublishRank >= o.tp)
+    throw UsageError(concat("--skip-publish ", o.skipPublishRank,
+                            " is not a rank of a TP group of ", o.tp));
+  if (o.timeoutCheck && o.skipPublishRank < 0)
+    throw UsageError("--timeout-check needs --skip-publish RANK (a timeout "
+                     "only happens when a rank does not publish)");
+  if (o.pipelined && !o.graph)
+    throw UsageError("--pipelined needs --graph (eager steps are timed one "
+                     "by one, each joined)");
+  if (o.transport == TransportKind::Multicast && !o.allowMulticast)
+    throw UsageError("the multicast transport must be asked for explicitly "
+                     "with --allow-multicast");
+}
+
+} // namespace
 
 RunOptions parseRunOptions(const std::vector<std::string> &args) {
   RunOptions o;
@@ -158,26 +165,9 @@ RunOptions parseRunOptions(const std::vector<std::string> &args) {
     throw UsageError("missing the BUNDLE directory");
   if (o.plan)
     return o;
-  if (!haveTp)
-    throw UsageError("missing --tp N (the ranks of the TP group)");
-  if (!haveTransport)
-    throw UsageError("missing --transport loopback|peer");
-  if (!haveTokens)
-    throw UsageError("missing --tokens M|all (the tokens per step)");
-  if (o.skipPublishRank >= o.tp)
-    throw UsageError(concat("--skip-publish ", o.skipPublishRank,
-                            " is not a rank of a TP group of ", o.tp));
-  if (o.timeoutCheck && o.skipPublishRank < 0)
-    throw UsageError("--timeout-check needs --skip-publish RANK (a timeout "
-                     "only happens when a rank does not publish)");
-  if (o.pipelined && !o.graph)
-    throw UsageError("--pipelined needs --graph (eager steps are timed one "
-                     "by one, each joined)");
-  if (o.transport == TransportKind::Multicast && !o.allowMulticast)
-    throw UsageError("the multicast transport must be asked for explicitly "
-                     "with --allow-multicast");
+  checkCombinations(o, haveTp, haveTransport, haveTokens);
   return o;
 }
 
-} // namespace runtime
+} // namespace check
 } // namespace lamport

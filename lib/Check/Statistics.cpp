@@ -4,13 +4,13 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "lamport/Runtime/Statistics.h"
+#include "lamport/Check/Statistics.h"
 
 #include <algorithm>
 #include <cmath>
 
 namespace lamport {
-namespace runtime {
+namespace check {
 
 LatencyStats summarizeSamples(std::vector<double> samples) {
   LatencyStats stats;
@@ -32,5 +32,5 @@ LatencyStats summarizeSamples(std::vector<double> samples) {
   return stats;
 }
 
-} // namespace runtime
+} // namespace check
 } // namespace lamport

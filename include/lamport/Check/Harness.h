@@ -23,14 +23,15 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef LAMPORT_RUNTIME_HARNESS_H
-#define LAMPORT_RUNTIME_HARNESS_H
+#ifndef LAMPORT_CHECK_HARNESS_H
+#define LAMPORT_CHECK_HARNESS_H
 
+#include "lamport/Check/CheckKernel.h"
+#include "lamport/Check/Options.h"
+#include "lamport/Check/Reference.h"
+#include "lamport/Check/Simulator.h"
 #include "lamport/Runtime/Manifest.h"
-#include "lamport/Runtime/Options.h"
-#include "lamport/Runtime/Reference.h"
 #include "lamport/Runtime/Session.h"
-#include "lamport/Runtime/Simulator.h"
 
 #include <chrono>
 #include <memory>
@@ -39,7 +40,7 @@
 #include <vector>
 
 namespace lamport {
-namespace runtime {
+namespace check {
 
 /// What a run did and measured.
 struct RunReport {
@@ -87,7 +88,7 @@ class Harness {
 public:
   /// Validates the options against the bundle (tp, tokens, ops with a
   /// reference, skip-publish), then brings the session up.
-  Harness(const Bundle &bundle, const RunOptions &options);
+  Harness(const runtime::Bundle &bundle, const RunOptions &options);
   ~Harness();
 
   /// Runs every step. Throws Error on a wrong result and KernelFailure when
@@ -111,6 +112,19 @@ private:
     OutputCheck check = OutputCheck::None;
   };
 
+  // Setting the run up and enqueueing steps (Harness.cpp).
+
+  /// The options against the bundle: tp, tokens, a mailbox, something to
+  /// skip for --skip-publish, timeout_ns; and the watchdog from them.
+  void checkRequest();
+  /// The program plan, and with --check the outputs to check, poison and
+  /// restore.
+  void planChecks();
+  /// The batch positions and each one's token count.
+  void chooseBatch();
+  /// Each argument's allocation; the bytes of all of them (throws above
+  /// 48 GiB).
+  double sizeBuffers();
   void simulate();
   void allocateBuffers();
   void uploadExpected();
@@ -119,6 +133,9 @@ private:
   /// streams, after the step before it (--pipelined).
   void enqueueStep(int j, bool checks, bool forkJoin = true);
   void runEager(uint64_t first, uint64_t count, bool checks, RunReport *timing);
+
+  // Checking what the steps wrote (HarnessChecks.cpp).
+
   void hostVerify(uint64_t first, uint64_t count, std::vector<uint64_t> *hashes,
                   bool compareHashes, bool *equal);
   void verifyNorm(uint64_t step, std::size_t output,
@@ -129,9 +146,34 @@ private:
   std::string elementBits(int arg, const uint8_t *bytes,
                           std::size_t element) const;
 
-  const Bundle &bundle;
+  // Running the steps and timing them (HarnessTiming.cpp).
+
+  /// The host-checked first batch (and, with --graph, its replay);
+  /// returns the steps run.
+  uint64_t runHostChecked(RunReport &report, RunReport &timing);
+  /// The remaining steps as graph replays, \p perRead replays between
+  /// reads of the device checks.
+  void runGraphs(RunReport &report, uint64_t &done, uint64_t remaining,
+                 bool checks, uint64_t perRead);
+  void runEagerSteps(RunReport &report, uint64_t &done, uint64_t remaining,
+                     bool checks);
+  /// A graph of one batch of steps.
+  CUgraphExec captureBatch(bool checks);
+  /// Replays \p graph once and waits; the time per step in microseconds.
+  double replayOnce(CUgraphExec graph, uint64_t first);
+  /// Replays \p graph \p n times back to back, then waits; one sample per
+  /// replay (time per step).
+  void replayChunk(CUgraphExec graph, uint64_t first, uint64_t n,
+                   std::vector<double> &samples);
+  void countMailboxBytes(RunReport &report) const;
+  void reportChecks(RunReport &report, bool checks, uint64_t perRead) const;
+
+  const runtime::Bundle &bundle;
   RunOptions options;
-  std::unique_ptr<Session> session;
+  std::unique_ptr<runtime::Session> session;
+  /// The device checks' kernel (with --check); unloaded before the session
+  /// ends.
+  std::unique_ptr<CheckKernel> checkKernel;
   std::unique_ptr<ProgramPlan> plan;
   int batch = 0;
   std::vector<int32_t> tokens; ///< m_j per batch position.
@@ -162,6 +204,9 @@ private:
   /// Parameter pointer arrays per (j, rank, kernel).
   std::vector<std::vector<void *>> params;
   std::vector<CUevent> startEvents, endEvents;
+  /// Around one replay, and around each replay of a chunk.
+  CUevent replayStart = nullptr, replayEnd = nullptr;
+  std::vector<CUevent> chunkStart, chunkEnd;
   CUgraphExec checkedGraph = nullptr, plainGraph = nullptr;
   std::chrono::steady_clock::time_point lastBatchStart;
 
@@ -170,7 +215,7 @@ private:
   }
 };
 
-} // namespace runtime
+} // namespace check
 } // namespace lamport
 
-#endif // LAMPORT_RUNTIME_HARNESS_H
+#endif // LAMPORT_CHECK_HARNESS_H

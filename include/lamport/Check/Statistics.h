@@ -10,14 +10,14 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef LAMPORT_RUNTIME_STATISTICS_H
-#define LAMPORT_RUNTIME_STATISTICS_H
+#ifndef LAMPORT_CHECK_STATISTICS_H
+#define LAMPORT_CHECK_STATISTICS_H
 
 #include <cstddef>
 #include <vector>
 
 namespace lamport {
-namespace runtime {
+namespace check {
 
 /// The summary of a set of latency samples; all zero for no samples.
 struct LatencyStats {
@@ -30,7 +30,7 @@ struct LatencyStats {
 /// largest.
 LatencyStats summarizeSamples(std::vector<double> samples);
 
-} // namespace runtime
+} // namespace check
 } // namespace lamport
 
-#endif // LAMPORT_RUNTIME_STATISTICS_H
+#endif // LAMPORT_CHECK_STATISTICS_H

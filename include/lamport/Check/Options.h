@@ -9,34 +9,23 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef LAMPORT_RUNTIME_OPTIONS_H
-#define LAMPORT_RUNTIME_OPTIONS_H
+#ifndef LAMPORT_CHECK_OPTIONS_H
+#define LAMPORT_CHECK_OPTIONS_H
+
+#include "lamport/Runtime/Transport.h"
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
 namespace lamport {
-namespace runtime {
-
-/// How a publish reaches every rank's copy at run time.
-enum class TransportKind {
-  /// All ranks on one GPU, each with its own stream, buffers and copy.
-  Loopback,
-  /// One GPU per rank in one process, copies mapped into every rank's
-  /// address space with cuMem VMM.
-  Peer,
-  /// NVLink multicast: refused unless asked for, and never run here.
-  Multicast,
-};
-
-const char *transportName(TransportKind kind);
+namespace check {
 
 /// Everything lamport-run was asked to do.
 struct RunOptions {
   std::string bundle;
   int tp = 0;
-  TransportKind transport = TransportKind::Loopback;
+  runtime::TransportKind transport = runtime::TransportKind::Loopback;
   /// Tokens per step; 0 means "all": step s carries 1 + s % capacity.
   int tokens = 0;
   uint64_t steps = 1;
@@ -73,12 +62,6 @@ struct RunOptions {
   bool plan = false;
 };
 
-/// Why the multicast transport will not run in this environment, or an
-/// empty string when the request passes these checks: it must be asked for
-/// explicitly, and NCCL_NVLS_ENABLE=0 (\p nvlsEnv, null when unset) forbids
-/// it outright.
-std::string multicastRefusal(bool requested, const char *nvlsEnv);
-
 /// The usage text.
 std::string usage();
 
@@ -94,7 +77,7 @@ int64_t parseIntegerOption(const std::string &option, const std::string &text,
 /// \p bytes with one decimal in B, KiB, MiB or GiB ("8.5 MiB").
 std::string formatBytes(double bytes);
 
-} // namespace runtime
+} // namespace check
 } // namespace lamport
 
-#endif // LAMPORT_RUNTIME_OPTIONS_H
+#endif // LAMPORT_CHECK_OPTIONS_H

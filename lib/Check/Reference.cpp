@@ -4,14 +4,16 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "lamport/Runtime/Reference.h"
+#include "lamport/Check/Reference.h"
 #include "lamport/Runtime/Error.h"
 
 #include <cmath>
 #include <cstring>
 
 namespace lamport {
-namespace runtime {
+namespace check {
+
+using namespace runtime;
 
 float bf16ToFloat(uint16_t bits) {
   uint32_t word = uint32_t(bits) << 16;
@@ -190,5 +192,5 @@ uint16_t patternValue(PatternKind kind, uint64_t seed, uint32_t set, int rank,
   return bits == kPoison ? uint16_t(0x3F80) : bits;
 }
 
-} // namespace runtime
+} // namespace check
 } // namespace lamport

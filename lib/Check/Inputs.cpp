@@ -4,8 +4,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "lamport/Runtime/Inputs.h"
-#include "lamport/Runtime/Reference.h"
+#include "lamport/Check/Inputs.h"
+#include "lamport/Check/Reference.h"
 
 #include <algorithm>
 #include <array>
@@ -14,7 +14,9 @@
 #include <vector>
 
 namespace lamport {
-namespace runtime {
+namespace check {
+
+using namespace runtime;
 
 namespace {
 
@@ -236,5 +238,5 @@ std::vector<uint8_t> inputBytes(const InputSpec &spec, uint64_t seed,
   return data;
 }
 
-} // namespace runtime
+} // namespace check
 } // namespace lamport

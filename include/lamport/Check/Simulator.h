@@ -34,12 +34,12 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef LAMPORT_RUNTIME_SIMULATOR_H
-#define LAMPORT_RUNTIME_SIMULATOR_H
+#ifndef LAMPORT_CHECK_SIMULATOR_H
+#define LAMPORT_CHECK_SIMULATOR_H
 
-#include "lamport/Runtime/Inputs.h"
+#include "lamport/Check/Inputs.h"
+#include "lamport/Check/Reference.h"
 #include "lamport/Runtime/Manifest.h"
-#include "lamport/Runtime/Reference.h"
 
 #include <map>
 #include <memory>
@@ -48,7 +48,7 @@
 #include <vector>
 
 namespace lamport {
-namespace runtime {
+namespace check {
 
 /// How a role uses its buffer.
 enum class RoleAccess { Read, Write, ReadWrite };
@@ -73,6 +73,9 @@ const OpSignature *opSignature(const std::string &op);
 bool hasSimulation(const std::string &op);
 /// "weight, x, y": the role names of \p op, for messages.
 std::string roleList(const std::string &op);
+/// True for the dual norms (all_reduce_dual_norm, dual_norm), whose out and
+/// stream are known only within a bound.
+bool isDualNorm(const std::string &op);
 
 /// How an output of the step is checked.
 enum class OutputCheck {
@@ -92,7 +95,7 @@ struct PlannedLaunch {
   std::string who; ///< "kernel 'name' (op)", for messages.
   /// The range of M the launch runs for, where it is one of an op's
   /// alternatives chosen by M; nullopt: every M.
-  std::optional<TokenRange> tokens;
+  std::optional<runtime::TokenRange> tokens;
   int mailbox = -1; ///< Index into the manifest's mailboxes; -1 for none.
   /// Role -> argument index.
   std::map<std::string, int> roles;
@@ -137,7 +140,7 @@ public:
   /// does not bind is left out, and buffers no bound launch reads are
   /// filled with Bits. A `ticket` role is refused either way: lamport-run
   /// does not drive ticket stages.
-  ProgramPlan(const Manifest &manifest, int tp, bool strict);
+  ProgramPlan(const runtime::Manifest &manifest, int tp, bool strict);
 
   std::vector<PlannedLaunch> launches;
   std::vector<ArgumentPlan> arguments;
@@ -147,7 +150,7 @@ public:
 
 /// What --check does with \p manifest (lamport-run --plan): how each input
 /// is filled and how each output is checked, or why --check is refused.
-std::string describeChecks(const Manifest &manifest);
+std::string describeChecks(const runtime::Manifest &manifest);
 
 /// What a norm-checked output must hold after a step.
 struct NormExpectation {
@@ -183,11 +186,12 @@ struct SimulationConfig {
 /// rank, as checked steps run it (outputs poisoned, the stream restored).
 /// Throws Error naming the launch for anything the plan let through that
 /// the values do not allow.
-StepExpectation simulateStep(const Manifest &manifest, const ProgramPlan &plan,
+StepExpectation simulateStep(const runtime::Manifest &manifest,
+                             const ProgramPlan &plan,
                              const SimulationConfig &config, uint32_t set,
                              int tokens);
 
-} // namespace runtime
+} // namespace check
 } // namespace lamport
 
-#endif // LAMPORT_RUNTIME_SIMULATOR_H
+#endif // LAMPORT_CHECK_SIMULATOR_H

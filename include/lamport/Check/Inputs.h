@@ -31,8 +31,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef LAMPORT_RUNTIME_INPUTS_H
-#define LAMPORT_RUNTIME_INPUTS_H
+#ifndef LAMPORT_CHECK_INPUTS_H
+#define LAMPORT_CHECK_INPUTS_H
 
 #include "lamport/Runtime/Manifest.h"
 
@@ -43,7 +43,7 @@
 #include <vector>
 
 namespace lamport {
-namespace runtime {
+namespace check {
 
 /// The value pattern of one input buffer.
 enum class InputKind {
@@ -66,7 +66,7 @@ struct InputSpec {
   /// publish_rows, and buffers without a role) are not salted, as before
   /// roles existed.
   std::string role;
-  DType dtype = DType::BF16;
+  runtime::DType dtype = runtime::DType::BF16;
   /// GemmX: K, the length of a row.
   int64_t rowLength = 0;
 
@@ -75,7 +75,7 @@ struct InputSpec {
 };
 
 /// The dtype \p kind produces.
-DType inputDType(InputKind kind);
+runtime::DType inputDType(InputKind kind);
 
 /// The 64-bit key of one (seed, role, set, rank) buffer: every element is a
 /// hash of the key and its index.
@@ -117,7 +117,7 @@ GemmXRow gemmXRow(uint64_t key, uint64_t row, int64_t k);
 void parallelFor(std::size_t count, std::size_t grain,
                  const std::function<void(std::size_t, std::size_t)> &body);
 
-} // namespace runtime
+} // namespace check
 } // namespace lamport
 
-#endif // LAMPORT_RUNTIME_INPUTS_H
+#endif // LAMPORT_CHECK_INPUTS_H

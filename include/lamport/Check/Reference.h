@@ -13,8 +13,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef LAMPORT_RUNTIME_REFERENCE_H
-#define LAMPORT_RUNTIME_REFERENCE_H
+#ifndef LAMPORT_CHECK_REFERENCE_H
+#define LAMPORT_CHECK_REFERENCE_H
 
 #include <cstddef>
 #include <cstdint>
@@ -22,7 +22,7 @@
 #include <vector>
 
 namespace lamport {
-namespace runtime {
+namespace check {
 
 /// The BF16 value of the high half of an FP32.
 float bf16ToFloat(uint16_t bits);
@@ -125,7 +125,7 @@ enum class PatternKind {
   Integers,
 };
 
-/// The value the runtime writes into outputs before a step so an element no
+/// The value lamport-run writes into outputs before a step so an element no
 /// kernel wrote is caught: a signalling NaN that patterns never produce.
 inline constexpr uint16_t kPoison = 0x7FBD;
 
@@ -142,7 +142,7 @@ uint64_t fnv1a(const void *bytes, std::size_t count);
 uint16_t patternValue(PatternKind kind, uint64_t seed, uint32_t set, int rank,
                       uint64_t index);
 
-} // namespace runtime
+} // namespace check
 } // namespace lamport
 
-#endif // LAMPORT_RUNTIME_REFERENCE_H
+#endif // LAMPORT_CHECK_REFERENCE_H
