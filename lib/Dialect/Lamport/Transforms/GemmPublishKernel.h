@@ -5,22 +5,25 @@
 //===----------------------------------------------------------------------===//
 //
 // The launch shape and body builder of lamport.gemm_publish's kernel,
-// private to lamport-generate-kernels.
+// private to lamport-generate-kernels: GemmPublishKernel.cpp builds the main
+// loop (weights, activations, MMAs), GemmPublishReduction.cpp the split-K
+// reduction and the publishing epilogue, GemmPublishGeneration.cpp the
+// kernels of an op and the launches that choose between them by M.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef LAMPORT_LIB_DIALECT_LAMPORT_TRANSFORMS_GEMMPUBLISHKERNEL_H
 #define LAMPORT_LIB_DIALECT_LAMPORT_TRANSFORMS_GEMMPUBLISHKERNEL_H
 
+#include "KernelGeneration.h"
+
 #include "lamport/Dialect/Lamport/IR/Lamport.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/ImplicitLocOpBuilder.h"
 
 #include <string>
-
-namespace mlir {
-class ImplicitLocOpBuilder;
-} // namespace mlir
 
 namespace mlir::lamport {
 
@@ -97,6 +100,168 @@ struct GemmKernelValues {
 void buildGemmPublishBody(ImplicitLocOpBuilder &b, gpu::GPUModuleOp module,
                           const GemmLaunchShape &shape,
                           const GemmKernelValues &values);
+
+/// Output features of one tile: the 16 rows of one MMA A operand.
+static constexpr int64_t kFeaturesPerTile = GemmPublishOp::kFeaturesPerTile;
+/// Features of one fragment: what one epilogue thread stores and publishes.
+static constexpr int64_t kFragmentFeatures = LamportDialect::kFragmentLanes;
+/// Shared memory a CTA may take on sm_90 and sm_100 (227 KiB, static and
+/// dynamic together, the dynamic part opted into at load time).
+static constexpr int64_t kMaxSharedBytes = 227 * 1024;
+/// K one lane covers with one 16-byte load, times the 4 lanes of a row.
+static constexpr int64_t kChunkK = GemmPublishOp::kChunkK;
+/// Tokens of one MMA B operand.
+static constexpr int64_t kTokensPerMma = 8;
+
+/// Builds the kernel body: one instance per gpu.func. Its methods live in
+/// GemmPublishKernel.cpp (main loop) and GemmPublishReduction.cpp.
+class GemmBodyBuilder {
+public:
+  GemmBodyBuilder(ImplicitLocOpBuilder &b, const GemmLaunchShape &shape,
+                  const GemmKernelValues &values)
+      : b(b), shape(shape), values(values), i32(b.getI32Type()),
+        globalPtr(LLVM::LLVMPointerType::get(b.getContext(), 1)),
+        sharedPtr(LLVM::LLVMPointerType::get(b.getContext(), 3)),
+        fragmentWords(VectorType::get({4}, i32)),
+        tokenBlocks(shape.tokenTile / kTokensPerMma),
+        chunks(shape.kw / kChunkK), tiles(shape.tiles),
+        features(shape.featuresPerCta()),
+        ctaElements(shape.tokenTile * features) {}
+
+  void build(gpu::GPUModuleOp module);
+
+private:
+  /// Per token block (activations) or per feature tile (weight rows), per
+  /// 32-wide K chunk: one lane's 16-byte fragment.
+  using Fragments = SmallVector<SmallVector<Value>>;
+  /// Per accumulator, per feature tile, per token block: one MMA's four FP32
+  /// values.
+  using Accumulators =
+      SmallVector<SmallVector<SmallVector<SmallVector<Value>>>>;
+
+  /// The kernel's phases, in the order build() emits them.
+  void computeLaneCoordinates();
+  /// The weight rows of the block of `features` features from
+  /// `blockFeature` (this lane's fragments) in chunks [firstChunk,
+  /// endChunk), appended to the tiles' lists (which chunk 0 starts afresh).
+  void loadWeights(Value blockFeature, Fragments &upperRows,
+                   Fragments &lowerRows, int64_t firstChunk, int64_t endChunk);
+  /// The first feature of this CTA's block in pass `pass`.
+  Value passFeature(int64_t pass) {
+    return pass ? add(firstFeature, pass * features) : firstFeature;
+  }
+  Fragments loadActivations();
+  Accumulators multiply(const Fragments &upperRows, const Fragments &lowerRows,
+                        const Fragments &activations);
+  void storeWarpPartials(const Accumulators &accumulators);
+  /// With several splits: rank 0's split barrier, an mbarrier expecting the
+  /// other ranks' sums, initialized and released to the cluster before the
+  /// weight loads.
+  void initSplitBarrier(gpu::GPUModuleOp module);
+  void sumWarpsIntoSplitSlot();
+  /// Orders every split's sum before rank 0 reads them; true on rank 0.
+  Value synchronizeSplits();
+  /// The stage the epilogue publishes into: NEXT, or the ticket's.
+  Value stageToPublish();
+  /// Rank 0 stores (and publishes) the block from `blockFeature`; after the
+  /// last pass, CTA (0, 0) also sets ACTIVE.
+  void emitEpilogue(Value isRankZero, Value blockFeature, bool lastPass);
+  Value isThreadZero() {
+    return arith::CmpIOp::create(b, arith::CmpIPredicate::eq, thread,
+                                 constant(0));
+  }
+  /// One epilogue thread's work: slot `slot` of `slots` (token, fragment)
+  /// pairs; slots past the last or tokens past M do nothing.
+  void storeFragment(Value slot, int64_t slots, Value stage,
+                     Value blockFeature);
+
+  Value constant(int64_t value) {
+    return arith::ConstantIntOp::create(b, i32, value);
+  }
+  Value add(Value lhs, Value rhs) { return arith::AddIOp::create(b, lhs, rhs); }
+  Value add(Value lhs, int64_t rhs) { return add(lhs, constant(rhs)); }
+  Value mul(Value lhs, int64_t rhs) {
+    return arith::MulIOp::create(b, lhs, constant(rhs));
+  }
+  Value lessThan(Value lhs, Value rhs) {
+    return arith::CmpIOp::create(b, arith::CmpIPredicate::ult, lhs, rhs);
+  }
+
+  /// The raw global pointer of a kernel memref (a bare pointer parameter).
+  Value globalPointer(Value memref) {
+    return getGlobalPointer(b, b.getLoc(), memref);
+  }
+  /// Address of element `index` (i32, elements of `elementType`) past
+  /// `base`.
+  Value elementAddress(Value base, Value index, Type elementType, Type ptrTy);
+  /// One 16-byte load of `base[index]` (BF16 elements) as four i32 words;
+  /// `invariant` (the weights) loads under the evict-first L2 policy, by
+  /// the coherent path: ptxas may sink non-coherent loads past the PDL
+  /// wait whatever precedes it (lamport.pdl.wait).
+  Value loadFragment(Value base, Value index, bool invariant);
+  Value word(Value fragment, int64_t i) {
+    return LLVM::ExtractElementOp::create(b, i32, fragment, constant(i));
+  }
+  /// One of the reduction's buffers: its array and the first element there
+  /// (both buffers share the dynamic array when they live in it).
+  struct SharedBuffer {
+    LLVM::GlobalOp array;
+    int64_t first = 0;
+  };
+  /// The reduction's buffers, in static shared memory where they fit, else
+  /// one after the other in the kernel's dynamic shared memory.
+  void createReductionBuffers(gpu::GPUModuleOp module);
+  Value sharedElement(const SharedBuffer &buffer, Value index) {
+    return sharedElement(buffer.array,
+                         buffer.first ? add(index, buffer.first) : index);
+  }
+  /// A shared-memory array of `elements` FP32 in `module`.
+  LLVM::GlobalOp sharedArray(gpu::GPUModuleOp module, StringRef name,
+                             int64_t elements, Type elementType = Type()) {
+    return createSharedArray(b, b.getLoc(), module, name,
+                             elementType ? elementType : b.getF32Type(),
+                             elements);
+  }
+  Value sharedElement(LLVM::GlobalOp array, Value index,
+                      Type elementType = Type()) {
+    Value base = LLVM::AddressOfOp::create(b, array);
+    return elementAddress(
+        base, index, elementType ? elementType : b.getF32Type(), sharedPtr);
+  }
+  /// Rank 0's split barrier (an i64 mbarrier).
+  Value splitBarrierAddress() {
+    return sharedElement(splitBarrier, constant(0), b.getI64Type());
+  }
+
+  ImplicitLocOpBuilder &b;
+  const GemmLaunchShape &shape;
+  const GemmKernelValues &values;
+  Type i32, globalPtr, sharedPtr;
+  VectorType fragmentWords;
+  /// MMA token blocks per token tile, 32-wide K chunks per warp, feature
+  /// tiles per CTA, features per CTA (16 per tile), and FP32 values of one
+  /// CTA's [token tile, features] partial.
+  int64_t tokenBlocks, chunks, tiles, features, ctaElements;
+  /// The reduction's shared-memory buffers, and rank 0's mbarrier that the
+  /// other ranks' sums complete (several splits only).
+  SharedBuffer partials, splitSums;
+  LLVM::GlobalOp splitBarrier;
+  /// Cluster rank, and whether it is 0 (several splits only).
+  Value rank, isRankZero;
+  /// One word of shared memory: the stage thread 0 read after the PDL wait,
+  /// for the epilogue (kept as the bits of an FP32, as sharedArray makes).
+  LLVM::GlobalOp stageSlot;
+  /// Lane coordinates (group = lane / 4, quad = lane % 4) and the first
+  /// feature and K this lane touches.
+  Value thread, split, warp, group, quad, firstFeature, laneK;
+  /// Raw global pointers of the weight, x and y.
+  Value weight, x, y;
+  /// L2 policy of the weight loads: evict first. The weights are read once
+  /// a step and are the bulk of the traffic; as the first lines to go they
+  /// leave x, y and the mailboxes in L2 (1-3.5% at M = 8 and 16, 0.8% over
+  /// the seed shapes, docs/design/gemm.md).
+  Value weightPolicy;
+};
 
 } // namespace mlir::lamport
 
