@@ -115,8 +115,9 @@ private:
       if (!launch.roles.emplace(role, p.argument).second)
         throw Error(
             concat(launch.who, ": ", param, " repeats role '", role, "'"));
+      launch.access[role] = p.io;
       const ArgumentSpec &arg = m.arguments[p.argument];
-      if (known->access != RoleAccess::Read && arg.io == BufferIO::In)
+      if (p.io != BufferIO::In && arg.io == BufferIO::In)
         throw Error(concat(launch.who, ": ", param, " has role '", role,
                            "', which ", kernel.op,
                            " writes, but the argument's io is 'in'"));

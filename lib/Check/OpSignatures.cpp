@@ -4,9 +4,10 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// The buffer roles of every op lamport-run simulates, how each role uses
-// its buffer, and whether the op takes a mailbox: the table the program
-// plan binds launches against (LaunchBinding.cpp, ProgramPlan.cpp).
+// The buffer roles each simulated op's semantics read (Simulator.cpp) and
+// whether the op takes a mailbox: the table the program plan binds launches
+// against (LaunchBinding.cpp, ProgramPlan.cpp). How a kernel uses each
+// buffer comes from the manifest.
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,39 +21,35 @@ using namespace runtime;
 
 namespace {
 
-using Access = RoleAccess;
 using MailboxUse = OpSignature::MailboxUse;
 
 const std::map<std::string, OpSignature> &signatures() {
   static const std::map<std::string, OpSignature> table = {
-      {"publish_rows", {MailboxUse::Required, {{"rows", Access::Read, true}}}},
+      {"publish_rows", {MailboxUse::Required, {{"rows", true}}}},
       {"gemm_publish",
        {MailboxUse::Optional,
-        {{"weight", Access::Read, true},
-         {"x", Access::Read, true},
-         {"y", Access::Write, true},
-         {"ticket", Access::Read, false}}}},
-      {"poll_rows", {MailboxUse::Required, {{"out", Access::Write, true}}}},
-      {"all_reduce", {MailboxUse::Required, {{"out", Access::Write, true}}}},
-      {"all_gather", {MailboxUse::Required, {{"out", Access::Write, true}}}},
+        {{"weight", true}, {"x", true}, {"y", true}, {"ticket", false}}}},
+      {"poll_rows", {MailboxUse::Required, {{"out", true}}}},
+      {"all_reduce", {MailboxUse::Required, {{"out", true}}}},
+      {"all_gather", {MailboxUse::Required, {{"out", true}}}},
       {"all_reduce_dual_norm",
        {MailboxUse::Required,
-        {{"stream", Access::ReadWrite, true},
-         {"alpha", Access::Read, true},
-         {"beta", Access::Read, true},
-         {"post_weight", Access::Read, false},
-         {"next_weight", Access::Read, true},
-         {"out", Access::Write, true},
-         {"partial", Access::Read, false}}}},
+        {{"stream", true},
+         {"alpha", true},
+         {"beta", true},
+         {"post_weight", false},
+         {"next_weight", true},
+         {"out", true},
+         {"partial", false}}}},
       {"dual_norm",
        {MailboxUse::None,
-        {{"reduced", Access::Read, true},
-         {"stream", Access::ReadWrite, true},
-         {"alpha", Access::Read, true},
-         {"beta", Access::Read, true},
-         {"post_weight", Access::Read, false},
-         {"next_weight", Access::Read, true},
-         {"out", Access::Write, true}}}},
+        {{"reduced", true},
+         {"stream", true},
+         {"alpha", true},
+         {"beta", true},
+         {"post_weight", false},
+         {"next_weight", true},
+         {"out", true}}}},
   };
   return table;
 }

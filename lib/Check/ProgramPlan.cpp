@@ -184,7 +184,7 @@ private:
     bool ok = true;
     for (const RoleSpec &role : sig.roles) {
       int arg = launch.argument(role.name);
-      if (arg < 0 || role.access == RoleAccess::Write)
+      if (arg < 0 || launch.access.at(role.name) == BufferIO::Out)
         continue;
       ArgumentPlan &argPlan = plan.arguments[arg];
       const ArgumentSpec &spec = m.arguments[arg];
@@ -228,7 +228,10 @@ private:
   void planWrites(const PlannedLaunch &launch, const OpSignature &sig) {
     for (const RoleSpec &role : sig.roles) {
       int arg = launch.argument(role.name);
-      if (arg < 0 || role.access == RoleAccess::Read)
+      if (arg < 0)
+        continue;
+      BufferIO access = launch.access.at(role.name);
+      if (access == BufferIO::In)
         continue;
       ArgumentPlan &argPlan = plan.arguments[arg];
       bool norm = isDualNorm(launch.op) && (role.name == std::string("out") ||
@@ -237,7 +240,7 @@ private:
       argPlan.writer = launch.who;
       argPlan.check = norm ? OutputCheck::Norm : OutputCheck::Exact;
       inexact[arg] = norm;
-      if (role.access == RoleAccess::Write && !argPlan.input)
+      if (access == BufferIO::Out && !argPlan.input)
         argPlan.poison = true;
     }
   }

@@ -95,15 +95,6 @@ int Manifest::maxTokens() const {
   return tokens;
 }
 
-const std::vector<std::string> &knownOps() {
-  // Not a rule of the manifest, which accepts any op name: the ops the host
-  // simulation models (HarnessTest checks that each has a simulation).
-  static const std::vector<std::string> ops = {
-      "publish_rows", "poll_rows",  "all_reduce",  "all_reduce_dual_norm",
-      "dual_norm",    "all_gather", "gemm_publish"};
-  return ops;
-}
-
 std::string describePlan(const Manifest &m) {
   std::ostringstream os;
   auto dims = [](const std::array<unsigned, 3> &d) {

@@ -287,6 +287,14 @@ void checkChoices(const std::string &origin, const Manifest &m, int bound) {
                        ", not 1..", bound, " (", kChoiceRule, ")"));
 }
 
+/// The `io` field of a buffer argument or parameter.
+BufferIO readBufferIO(const Reader &r) {
+  std::string io = r.oneOf("io", "io", {"in", "out", "inout"});
+  return io == "in"    ? BufferIO::In
+         : io == "out" ? BufferIO::Out
+                       : BufferIO::InOut;
+}
+
 MailboxSpec parseMailbox(const Reader &r, std::size_t position) {
   MailboxSpec mailbox;
   mailbox.id = int(r.integer("id", 0, kMaxInt32));
@@ -337,10 +345,7 @@ ArgumentSpec parseArgument(const Reader &r, std::size_t position,
       r.fail(key, "must be positive or -1 (the token count), got 0");
     arg.shape.push_back(dim);
   }
-  std::string io = r.oneOf("io", "io", {"in", "out", "inout"});
-  arg.io = io == "in"    ? BufferIO::In
-           : io == "out" ? BufferIO::Out
-                         : BufferIO::InOut;
+  arg.io = readBufferIO(r);
   return arg;
 }
 
@@ -386,10 +391,9 @@ ParamSpec parseParam(const Reader &r, const Manifest &m) {
                         " is 40 + 8 * tp bytes, tp = ", mailbox.tp));
   } else if (kind == "buffer") {
     param.kind = ParamKind::Buffer;
-    expectArgument(ArgumentKind::Buffer);
+    const ArgumentSpec &argument = expectArgument(ArgumentKind::Buffer);
     expectLayout(8, 8, "a device pointer");
-    if (r.has("io"))
-      r.oneOf("io", "io", {"in", "out", "inout"});
+    param.io = r.has("io") ? readBufferIO(r) : argument.io;
     if (r.has("role"))
       param.role = r.identifier("role");
   } else {

@@ -50,18 +50,16 @@
 namespace lamport {
 namespace check {
 
-/// How a role uses its buffer.
-enum class RoleAccess { Read, Write, ReadWrite };
-
-/// One buffer role of an op.
+/// One buffer role of an op. How the op uses the buffer is the manifest's
+/// (the param's `io`, written by the compiler from the op's roles), not
+/// restated here.
 struct RoleSpec {
   const char *name;
-  RoleAccess access;
   bool required;
 };
 
-/// What the simulation knows of an op: whether it takes a mailbox and the
-/// roles of its buffers.
+/// What the simulation needs of an op beyond the manifest: whether it takes
+/// a mailbox and which roles its semantics (Simulator.cpp) read.
 struct OpSignature {
   enum class MailboxUse { None, Optional, Required } mailbox;
   std::vector<RoleSpec> roles;
@@ -99,6 +97,8 @@ struct PlannedLaunch {
   int mailbox = -1; ///< Index into the manifest's mailboxes; -1 for none.
   /// Role -> argument index.
   std::map<std::string, int> roles;
+  /// Role -> how the kernel uses the buffer (its param's io).
+  std::map<std::string, runtime::BufferIO> access;
   SumOrder order = SumOrder::RankAscending;
   double eps = 1e-6;
   /// gemm_publish: N and K. Consumers and publishers: the mailbox width.

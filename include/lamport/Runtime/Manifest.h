@@ -90,6 +90,10 @@ struct ParamSpec {
   /// Buffer parameters: what the buffer is to the op ("x", "stream",
   /// "out"...); empty when the manifest names no role.
   std::string role;
+  /// Buffer parameters: how this kernel uses the buffer (the param's `io`,
+  /// which the compiler writes from the op's roles); the argument's io
+  /// where the manifest gives none.
+  BufferIO io = BufferIO::In;
 };
 
 /// One kernel of the bundle with its launch shape.
@@ -172,10 +176,6 @@ Manifest parseManifest(const std::string &text,
 /// A readable summary of \p manifest: mailboxes, arguments and one step's
 /// launches with their shapes and parameters (lamport-run --plan).
 std::string describePlan(const Manifest &manifest);
-
-/// The ops the host simulation models. The manifest accepts any op name;
-/// no reader of it consults this list.
-const std::vector<std::string> &knownOps();
 
 /// A bundle directory: the manifest plus each kernel's PTX and cubin bytes.
 struct Bundle {

@@ -37,6 +37,14 @@ def mailbox_arg(name):
     return {"name": name, "kind": "mailbox", "mailbox": 0}
 
 
+def io_of(role):
+    """The param io lamport-compile writes for a buffer of `role`: what the
+    kernel does to it (the op's buffer roles)."""
+    if role in ("out", "y"):
+        return "out"
+    return "inout" if role == "stream" else "in"
+
+
 def kernel(name, op, params, attributes, tp, grid=16, block=128):
     """params: (kind, argument, role) in order; kind is mailbox, buffer or
     tokens."""
@@ -47,7 +55,8 @@ def kernel(name, op, params, attributes, tp, grid=16, block=128):
                             "size": 40 + 8 * tp, "align": 8})
         elif kind == "buffer":
             entries.append({"kind": "buffer", "argument": argument,
-                            "size": 8, "align": 8, "role": role})
+                            "io": io_of(role), "size": 8, "align": 8,
+                            "role": role})
         else:
             entries.append({"kind": "tokens", "size": 4, "align": 4})
     return {"name": name, "op": op, "ptx": name + ".ptx",

@@ -62,6 +62,14 @@ struct Builder {
     return index;
   }
 
+  /// The param `io` lamport-compile writes for \p role (from the op's
+  /// buffer roles): what the kernel does to that buffer.
+  static const char *ioOf(const std::string &role) {
+    if (role == "out" || role == "y")
+      return "out";
+    return role == "stream" ? "inout" : "in";
+  }
+
   /// \p params: (argument or -1 for tokens, role or "" ; "mailbox" marks
   /// the mailbox).
   void kernel(const std::string &op,
@@ -85,6 +93,7 @@ struct Builder {
       else
         list.push_back({{"kind", "buffer"},
                         {"argument", argument},
+                        {"io", ioOf(role)},
                         {"size", 8},
                         {"align", 8},
                         {"role", role}});
