@@ -15,11 +15,14 @@ def LamportGenerateKernels : Pass<"lamport-generate-kernels", "ModuleOp"> {
     A *program* is a `func.func` whose body applies program-level lamport ops
     (`lamport.publish_rows`, `lamport.poll_rows`, `lamport.all_reduce`,
     `lamport.gemm_publish`, ...)
-    to its arguments: one decode step of one rank. For every such op this
-    pass creates a `gpu.module` holding one `gpu.func` kernel built from the
-    kernel-level primitives (`lamport.mailbox.*`, `lamport.stage.*`) and
-    arith/scf/vector/memref/gpu/nvvm ops, and replaces the op by a
-    `gpu.launch_func` of that kernel; the module becomes a
+    to its arguments: one decode step of one rank. Every such op implements
+    `ProgramOpInterface`; the kernel generator attached to it
+    (`KernelGeneratorOpInterface`, an external model this pass registers)
+    creates `gpu.module`s holding its `gpu.func` kernels, built from
+    kernel-level lamport ops (`lamport.mailbox.*`, `lamport.stage.*`,
+    `lamport.cluster.*`, `lamport.pdl.wait`, `lamport.l2.*`) and
+    arith/scf/vector/memref/gpu/nvvm ops, never PTX text, and replaces the
+    op by their `gpu.launch_func`s; the module becomes a
     `gpu.container_module`.
 
     Kernel parameters follow docs/bundle.md: the mailbox by value, then the
