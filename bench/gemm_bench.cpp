@@ -27,9 +27,11 @@
 //     splits, kw, token tile and accs (tiles, passes, hints and the publish
 //     epilogue never change the summation order; accs does);
 //   - times the kernel and, once per point, cublasGemmEx (BF16 in and out,
-//     FP32 compute) as nodes of a CUDA graph over max(8, 512 MiB / W) weight
-//     copies, so the weights rotate past the 60 MB L2: median of 20
-//     replays, per GEMM;
+//     FP32 compute, default algorithm) and cublasLt with its heuristic's
+//     first choice (what torch.mm runs), as nodes of a CUDA graph over
+//     max(8, 512 MiB / W) weight copies, so the weights rotate past the
+//     60 MB L2: median of 20 replays, per GEMM; cuBLAS is the better of
+//     the two per point;
 //   - prints shape, M, tactic, ours, cuBLAS, the speedup and the share of
 //     the bandwidth floor (bytes over the device-to-device copy bandwidth
 //     measured first), then the best variant of each point. --json writes
@@ -60,6 +62,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cublasLt.h>
 #include <cublas_v2.h>
 #include <cuda.h>
 #include <cuda_runtime.h>
@@ -261,7 +264,11 @@ struct Row {
   std::string name, shape, tactic;
   int64_t n = 0, k = 0, m = 0, splits = 0, kw = 0, tiles = 0, passes = 1,
           tokenTile = 0;
-  double ours = NAN, cublas = NAN, floor = NAN, error = INFINITY;
+  double ours = NAN, floor = NAN, error = INFINITY;
+  /// The baselines: cublasGemmEx with its default algorithm, and cublasLt
+  /// with its heuristic's first choice (what torch.mm runs); `cublas` is
+  /// the better of the two.
+  double cublasGemmEx = NAN, cublasLt = NAN, cublas = NAN;
   bool repeatable = false;
   /// Whether y has the bytes of the point's reference variant of the same
   /// splits, kw, token tile and accs (the plain one, else the first without
@@ -313,6 +320,8 @@ public:
     CHECK(cublasSetStream(blas, stream));
     CHECK(cudaMalloc(&workspace, kWorkspaceBytes));
     CHECK(cublasSetWorkspace(blas, workspace, kWorkspaceBytes));
+    CHECK(cublasLtCreate(&lt));
+    CHECK(cudaMalloc(&ltWorkspace, kWorkspaceBytes));
     CHECK(cudaEventCreate(&start));
     CHECK(cudaEventCreate(&stop));
     CUdevice handle;
@@ -331,6 +340,12 @@ private:
   static constexpr size_t kWorkspaceBytes = 32 << 20;
   void measureCopyBandwidth();
   float timeGraph(int copies, const std::function<void(int)> &enqueue);
+  /// Times cublasLt's matmul with the heuristic's first algorithm for y^T
+  /// [n, m] = W [k, n]^T x^T [k, m] over \p weights (BF16 in and out, FP32
+  /// compute), as cublasGemmEx is timed.
+  float timeCublasLt(int64_t n, int64_t m, int64_t k,
+                     const std::vector<void *> &weights, void *x,
+                     const std::vector<void *> &ys);
   /// After a publishing launch: slot [1, 0] of every mailbox copy holds
   /// \p y with -0.0 as +0.0 (the rest of the copy is still the sentinel)
   /// and ACTIVE is 1.
@@ -346,6 +361,10 @@ private:
   cudaStream_t stream = nullptr;
   cublasHandle_t blas = nullptr;
   void *workspace = nullptr;
+  /// cublasLt's handle and workspace (separate from cuBLAS's, which the
+  /// same graph may use).
+  cublasLtHandle_t lt = nullptr;
+  void *ltWorkspace = nullptr;
   cudaEvent_t start = nullptr, stop = nullptr;
   double copyBytesPerSecond = 0;
   Options options;
@@ -426,6 +445,49 @@ float Bench::timeGraph(int copies, const std::function<void(int)> &enqueue) {
   return perGemm[perGemm.size() / 2];
 }
 
+float Bench::timeCublasLt(int64_t n, int64_t m, int64_t k,
+                          const std::vector<void *> &weights, void *x,
+                          const std::vector<void *> &ys) {
+  // Column-major, as for cublasGemmEx: A = W viewed [k, n] and transposed,
+  // B = x^T [k, m], C = D = y^T [n, m].
+  cublasLtMatmulDesc_t operation;
+  CHECK(cublasLtMatmulDescCreate(&operation, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+  const cublasOperation_t transpose = CUBLAS_OP_T, none = CUBLAS_OP_N;
+  CHECK(cublasLtMatmulDescSetAttribute(operation, CUBLASLT_MATMUL_DESC_TRANSA,
+                                       &transpose, sizeof(transpose)));
+  CHECK(cublasLtMatmulDescSetAttribute(operation, CUBLASLT_MATMUL_DESC_TRANSB,
+                                       &none, sizeof(none)));
+  cublasLtMatrixLayout_t a, b, c;
+  CHECK(cublasLtMatrixLayoutCreate(&a, CUDA_R_16BF, k, n, k));
+  CHECK(cublasLtMatrixLayoutCreate(&b, CUDA_R_16BF, k, m, k));
+  CHECK(cublasLtMatrixLayoutCreate(&c, CUDA_R_16BF, n, m, n));
+  cublasLtMatmulPreference_t preference;
+  CHECK(cublasLtMatmulPreferenceCreate(&preference));
+  const size_t workspaceBytes = kWorkspaceBytes;
+  CHECK(cublasLtMatmulPreferenceSetAttribute(
+      preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspaceBytes,
+      sizeof(workspaceBytes)));
+  cublasLtMatmulHeuristicResult_t heuristic;
+  int found = 0;
+  CHECK(cublasLtMatmulAlgoGetHeuristic(lt, operation, a, b, c, c, preference,
+                                       1, &heuristic, &found));
+  if (found < 1)
+    fail("cublasLt has no algorithm for this GEMM");
+  const float one = 1.f, zero = 0.f;
+  const float time =
+      timeGraph(int(weights.size()), [&](int copy) {
+        CHECK(cublasLtMatmul(lt, operation, &one, weights[copy], a, x, b,
+                             &zero, ys[copy], c, ys[copy], c, &heuristic.algo,
+                             ltWorkspace, kWorkspaceBytes, stream));
+      });
+  CHECK(cublasLtMatmulPreferenceDestroy(preference));
+  CHECK(cublasLtMatrixLayoutDestroy(a));
+  CHECK(cublasLtMatrixLayoutDestroy(b));
+  CHECK(cublasLtMatrixLayoutDestroy(c));
+  CHECK(cublasLtMatmulDescDestroy(operation));
+  return time;
+}
+
 std::vector<Row>
 Bench::runPoint(const std::vector<const GemmBundle *> &variants) {
   const GemmBundle &point = *variants.front();
@@ -480,7 +542,9 @@ Bench::runPoint(const std::vector<const GemmBundle *> &variants) {
                        int(k), &zero, blasYs[c], CUDA_R_16BF, int(n),
                        CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
   };
-  const float theirs = timeGraph(copies, cublas);
+  const float gemmEx = timeGraph(copies, cublas);
+  const float lt = timeCublasLt(n, m, k, weights, x, blasYs);
+  const float theirs = std::min(gemmEx, lt);
   const double floorUs = (weightBytes + double(m) * k * 2 + double(m) * n * 2) /
                          copyBytesPerSecond * 1e6;
 
@@ -502,6 +566,8 @@ Bench::runPoint(const std::vector<const GemmBundle *> &variants) {
     row.tokenTile = gemm.tokenTile;
     row.publishes = gemm.mailbox != nullptr;
     row.cublas = theirs;
+    row.cublasGemmEx = gemmEx;
+    row.cublasLt = lt;
     row.floor = floorUs;
     CUmodule module = nullptr;
     try {
@@ -676,6 +742,8 @@ nlohmann::json toJson(const Row &row) {
       {"ours_us",
        std::isfinite(row.ours) ? nlohmann::json(row.ours) : nlohmann::json()},
       {"cublas_us", row.cublas},
+      {"cublas_gemmex_us", row.cublasGemmEx},
+      {"cublaslt_us", row.cublasLt},
       {"floor_us", row.floor},
       {"rel_error",
        std::isfinite(row.error) ? nlohmann::json(row.error) : nlohmann::json()},
