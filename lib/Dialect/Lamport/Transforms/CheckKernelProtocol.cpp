@@ -26,6 +26,7 @@ using namespace mlir::lamport;
 /// How many defining ops isSameValue looks through.
 static constexpr unsigned kSameValueDepth = 6;
 
+/// isSameValue, looking through at most `depth` more defining ops.
 static bool isSameValue(Value a, Value b, unsigned depth) {
   if (a == b)
     return true;
