@@ -78,6 +78,8 @@ mlir::lamport::generateProgramKernels(ModuleOp module,
   if (failed(program))
     return failure();
   PassManager pm(module.getContext());
+  if (options.checkProtocol)
+    pm.addPass(createLamportCheckProtocol());
   LamportGenerateKernelsOptions generateOptions;
   generateOptions.transport = options.transport;
   pm.addPass(createLamportGenerateKernels(generateOptions));

@@ -6,9 +6,10 @@
 //
 //   lamport-compile FILE.mlir -o BUNDLE [--chip sm_90|sm_100a]
 //       [--transport unicast|multicast] [--timeout-ns N]
-//       [--program NAME] [--emit=mlir|ptx|bundle]
+//       [--program NAME] [--emit=mlir|ptx|bundle] [--protocol-check=false]
 //
-// Parses and verifies FILE, turns the program's lamport ops into kernels
+// Parses and verifies FILE, checks the mailbox protocol
+// (lamport-check-protocol), turns the program's lamport ops into kernels
 // (lamport-generate-kernels), reads the launch plan off the program, drops
 // the host code, lowers the kernels to PTX (lamport-lower-to-nvvm) and
 // writes BUNDLE: <kernel>.ptx, <kernel>.cubin (ptxas) and manifest.json
@@ -71,6 +72,11 @@ static llvm::cl::opt<std::string>
     programName("program",
                 llvm::cl::desc("The program to compile, where the file "
                                "holds more than one"));
+static llvm::cl::opt<bool> protocolCheck(
+    "protocol-check",
+    llvm::cl::desc("Check the mailbox protocol (lamport-check-protocol) "
+                   "before generating kernels; =false skips it"),
+    llvm::cl::init(true));
 static llvm::cl::opt<Emit>
     emit("emit", llvm::cl::desc("What to write"), llvm::cl::init(Emit::Bundle),
          llvm::cl::values(
@@ -151,6 +157,7 @@ int main(int argc, char **argv) {
   options.transport = transport;
   options.timeoutNs = timeoutNs;
   options.program = programName;
+  options.checkProtocol = protocolCheck;
   FailureOr<func::FuncOp> program = generateProgramKernels(*module, options);
   if (failed(program))
     return 1;

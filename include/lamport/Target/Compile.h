@@ -37,6 +37,8 @@ struct CompileOptions {
   int64_t timeoutNs = LamportDialect::kDefaultTimeoutNs;
   /// The program to compile; empty where the module holds exactly one.
   std::string program;
+  /// Whether lamport-check-protocol runs before the kernels are generated.
+  bool checkProtocol = true;
 };
 
 /// The source names of block arguments ("%rows" -> "rows"), by block.
@@ -53,8 +55,10 @@ struct CompiledProgram {
 };
 
 /// Selects the program of `module` (options.program, or the only one) and
-/// runs lamport-generate-kernels on `module`. Fails with a diagnostic where
-/// there is no such program or a kernel cannot be generated.
+/// runs lamport-check-protocol (unless options.checkProtocol is off) and
+/// lamport-generate-kernels on `module`. Fails with a diagnostic where there
+/// is no such program, the module breaks the protocol or a kernel cannot be
+/// generated.
 FailureOr<func::FuncOp> generateProgramKernels(ModuleOp module,
                                                const CompileOptions &options);
 

@@ -208,3 +208,30 @@ void DualNormOp::getBufferRoles(SmallVectorImpl<BufferRole> &roles) {
   roles.push_back({getReduced(), "reduced", Access::Read, kTokensFirst});
   appendDualNormRoles(*this, roles);
 }
+
+//===----------------------------------------------------------------------===//
+// ProgramOpInterface: mailbox use
+//===----------------------------------------------------------------------===//
+
+MailboxUse PublishRowsOp::getMailboxUse() {
+  return {getMailbox(), /*publishes=*/true, /*consumes=*/false};
+}
+
+MailboxUse PollRowsOp::getMailboxUse() {
+  return {getMailbox(), /*publishes=*/false, /*consumes=*/true};
+}
+
+MailboxUse AllReduceOp::getMailboxUse() {
+  return {getMailbox(), /*publishes=*/false, /*consumes=*/true};
+}
+
+MailboxUse AllGatherOp::getMailboxUse() {
+  return {getMailbox(), /*publishes=*/false, /*consumes=*/true};
+}
+
+MailboxUse AllReduceDualNormOp::getMailboxUse() {
+  // With `publishing(%partial)` the op is the whole boundary.
+  return {getMailbox(), /*publishes=*/bool(getPartial()), /*consumes=*/true};
+}
+
+MailboxUse DualNormOp::getMailboxUse() { return {}; }

@@ -178,3 +178,8 @@ void GemmPublishOp::getBufferRoles(SmallVectorImpl<BufferRole> &roles) {
   if (getTicket())
     roles.push_back({getTicket(), "ticket", BufferAccess::Read, std::nullopt});
 }
+
+MailboxUse GemmPublishOp::getMailboxUse() {
+  // Without a mailbox the op is a plain GEMM.
+  return {getMailbox(), /*publishes=*/bool(getMailbox()), /*consumes=*/false};
+}

@@ -41,6 +41,13 @@ def Lamport_ProgramOpInterface : OpInterface<"ProgramOpInterface"> {
       }],
       "void", "getBufferRoles",
       (ins "::llvm::SmallVectorImpl<::mlir::lamport::BufferRole> &":$roles)>,
+    InterfaceMethod<[{
+        The mailbox the op publishes into or consumes, and which of the two
+        it does (both for an op that publishes and consumes one generation
+        in one launch); a null mailbox where the op has none. What the
+        protocol check (lamport-check-protocol) follows through a step.
+      }],
+      "::mlir::lamport::MailboxUse", "getMailboxUse">,
   ];
 }
 

@@ -4,8 +4,8 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// ProgramOpInterface (LamportInterfaces.td) and the buffer roles its ops
-// report.
+// ProgramOpInterface (LamportInterfaces.td), the buffer roles its ops
+// report and what each does to its mailbox.
 //
 //===----------------------------------------------------------------------===//
 
@@ -44,6 +44,17 @@ struct BufferRole {
   /// The dimension holding the token count M; none for a buffer whose size
   /// does not follow M (weights, gates, a ticket).
   std::optional<unsigned> tokensDim;
+};
+
+/// What a program-level op does to its mailbox in a step.
+struct MailboxUse {
+  /// The op's mailbox operand; null where the op has none.
+  Value mailbox;
+  /// Whether the op publishes into slot [NEXT, rank] (and sets ACTIVE).
+  bool publishes = false;
+  /// Whether the op polls the ACTIVE (or, publishing too, the NEXT)
+  /// generation, re-arms what it read and advances NEXT.
+  bool consumes = false;
 };
 
 } // namespace mlir::lamport

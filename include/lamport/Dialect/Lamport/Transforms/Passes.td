@@ -69,4 +69,90 @@ def LamportGenerateKernels : Pass<"lamport-generate-kernels", "ModuleOp"> {
   ];
 }
 
+def LamportCheckProtocol : Pass<"lamport-check-protocol", "ModuleOp"> {
+  let summary = "Reject programs and kernels that break the mailbox protocol";
+  let description = [{
+    Checks the rules of docs/protocol.md that the op verifiers cannot see
+    because they involve more than one op.
+    Each error points at one op and attaches a note at the other one (the
+    earlier publisher, the consumer, the mailbox's first use); the pass
+    reports every broken rule, then fails. lamport-compile runs it before
+    lamport-generate-kernels unless `--protocol-check=false`.
+
+    **Programs** (a `func.func` applying program-level ops, or launching
+    kernels with `gpu.launch_func`, to its arguments: one decode step of one
+    rank). The ops of a step are followed in program order; what each does
+    to its mailbox comes from ProgramOpInterface (`getMailboxUse`), and for a
+    launch from its kernel's body (a `lamport.mailbox.publish` of the
+    mailbox parameter publishes, a poll consumes). The alternatives of an
+    `scf.if` on the token count are followed from the same state and must
+    leave every mailbox alike.
+
+    1. *Consumed, never published*: a consumer of a mailbox
+       (`lamport.poll_rows`, `all_reduce`, `all_gather`,
+       `all_reduce_dual_norm`) needs a publish earlier in the step that no
+       other consumer has taken; otherwise its poll waits for rows nobody
+       writes until the timeout traps. The note points at the consumer that
+       took the last publish, a publisher later in the step, or the mailbox
+       argument.
+    2. *Published, never consumed*: every publish needs a consumer later in
+       the step. Otherwise no one reads or re-arms the rows and NEXT does
+       not advance, so the next step publishes into the same generation.
+    3. *Two publishes into one slot in one stage*: a second publish (or a
+       fused `all_reduce_dual_norm ... publishing`) into a mailbox whose
+       earlier publish no consumer has taken writes slot [NEXT, rank] of the
+       same generation again, over rows a peer may be reading.
+    4. *Rows*: a consumer whose token count M is static reads exactly the
+       rows its publisher published when that count is static too: more
+       waits for rows never written, fewer leaves rows that are never read
+       or re-armed (a later poll of them would take stale data for new).
+       A static count on one side and the step's M on the other is not
+       decidable here. The capacity bound of each op's own rows is the op
+       verifier's (`1 <= M <= min(16, capacity)`).
+    5. *One TP group*: every mailbox argument of a program has the same
+       `tp`, because a bundle runs on one TP group (lamport-run refuses a
+       manifest whose mailboxes disagree). The error is at the first use of
+       the mailbox that differs, the note at the first use of the first
+       one. Producers and consumers of one mailbox cannot disagree on `tp`,
+       `width` or `capacity`: they share one value of one type, and each
+       mailbox argument is its own mailbox in the bundle.
+
+    **Kernels** (`gpu.func` bodies using `lamport.mailbox.*` and
+    `lamport.stage.*`). Values are compared as the same SSA value, equal
+    constants, or the same side-effect-free op of equal operands; a stage
+    word read twice is two values.
+
+    6. *A publish rotates*: the stage of `lamport.mailbox.publish` is
+       neither a constant (the generation would never rotate, so the next
+       launch writes the generation a slower peer may still read) nor the
+       value of `lamport.stage.active` on the same mailbox (the generation
+       this rank's consumer reads). NEXT, a ticket's stage or a kernel
+       argument pass.
+    7. *One publish per fragment*: two publishes of the same mailbox, stage,
+       row, column (and target rank), one before the other, store the same
+       fragment twice: a peer may take the first.
+    8. *ACTIVE names what was published*: in a kernel that publishes into a
+       mailbox, `lamport.stage.set_active` takes a stage one of those
+       publishes used.
+    9. *NEXT advances past what was read*: `lamport.stage.advance` never
+       takes a constant stage, and in a kernel that polls the mailbox it
+       takes a stage one of those polls (`poll`, `poll_at`, `poll_owned`)
+       read.
+    10. *Re-arm after the read*: every `lamport.mailbox.rearm` follows (is
+        dominated by) a `poll` or `poll_at` of the same mailbox, stage,
+        slot, row and column whose fragments include the re-armed ones,
+        and no such poll of the fragments comes after it: a re-arm before
+        the read erases data not yet read, and the poll then waits until
+        the timeout traps.
+
+    Not decided statically, so not checked: stage values computed by
+    arithmetic (`(active + 2) % 3`); whether a loop's later iteration reads
+    what an earlier one re-armed; strides known only at run time that
+    differ between a poll and its re-arm; the rows of launches of
+    hand-written kernels; tickets handed from one program to another. A
+    step is checked alone: every step of a bundle runs the same ops, so a
+    step that leaves each mailbox as it found it can follow itself.
+  }];
+}
+
 #endif // LAMPORT_DIALECT_LAMPORT_TRANSFORMS_PASSES_TD
