@@ -133,3 +133,18 @@ func.func @gemm_tactic_per_m(%x: memref<?x4096xbf16>,
       : memref<?x4096xbf16>, memref<1024x4096xbf16>, memref<?x1024xbf16>
   return
 }
+
+// -----
+
+// With a static M (x and y of 2 rows, no mailbox) the tactic covers that M
+// alone: token tiles for M 1..2, not 1..16.
+// CHECK-LABEL: func.func @static_m
+// CHECK: tactic(#lamport.tactic<splits = 1, kw = 64, accs = 2, token_tiles = [8, 8]>)
+func.func @static_m(%x: memref<2x1024xbf16>, %w: memref<8192x1024xbf16>,
+                    %y: memref<2x8192xbf16>) {
+  lamport.gemm_publish %x, %w into %y
+      tactic(#lamport.tactic<splits = 1, kw = 64, accs = 2,
+          token_tiles = [8, 8]>)
+      : memref<2x1024xbf16>, memref<8192x1024xbf16>, memref<2x8192xbf16>
+  return
+}

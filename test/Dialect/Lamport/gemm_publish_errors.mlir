@@ -622,3 +622,18 @@ func.func @late_chunks_leave_none(%x: memref<?x1024xbf16>,
       : memref<?x1024xbf16>, memref<8192x1024xbf16>, memref<?x8192xbf16>
   return
 }
+
+// -----
+
+// With a static M the tactics need cover that M only, but all of it: x of
+// 4 rows needs token tiles for M 1..4.
+func.func @static_m_not_covered(%x: memref<4x1024xbf16>,
+                                %w: memref<8192x1024xbf16>,
+                                %y: memref<4x8192xbf16>) {
+  // expected-error @+1 {{'lamport.gemm_publish' op token tiles [8, 8, 8] do not cover M 1..4: token_tiles[m - 1] must be 8 or 16 and at least m}}
+  lamport.gemm_publish %x, %w into %y
+      tactic(#lamport.tactic<splits = 1, kw = 64, accs = 2,
+          token_tiles = [8, 8, 8]>)
+      : memref<4x1024xbf16>, memref<8192x1024xbf16>, memref<4x8192xbf16>
+  return
+}

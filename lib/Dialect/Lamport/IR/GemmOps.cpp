@@ -135,10 +135,12 @@ LogicalResult GemmPublishOp::verify() {
       return emitOpError() << named(i) << reason;
   }
 
-  int64_t maxTokens = getMaxTokens();
-  if (failed(verifyTokens(*this, xType, "x", maxTokens)) ||
-      failed(verifyTokens(*this, yType, "y", maxTokens)))
+  if (failed(verifyTokens(*this, xType, "x", getMaxTokens())) ||
+      failed(verifyTokens(*this, yType, "y", getMaxTokens())))
     return failure();
+  // The tactics serve every M a launch can carry: x's (or y's) static M
+  // alone where it has one, else 1..the op's bound.
+  int64_t maxTokens = xm ? *xm : ym ? *ym : getMaxTokens();
   // Each tactic serves the M past the previous one's token_tiles, up to its
   // own: a list no longer than the previous one would serve none.
   int64_t served = 0;
