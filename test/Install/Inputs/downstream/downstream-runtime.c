@@ -20,8 +20,8 @@ static void printError(const char *message, size_t length, void *userData) {
 
 int main(void) {
   LamportRuntime runtime = NULL;
-  LamportStatus status = lamportRuntimeCreate(
-      "bundle", 2, "nvls", 0, 0, &runtime, printError, NULL);
+  LamportStatus status = lamportRuntimeCreate("bundle", 2, "nvls", 0, 0,
+                                              &runtime, printError, NULL);
   printf("status: %d\n", (int)status);
   return status == LAMPORT_STATUS_ERROR && runtime == NULL ? 0 : 1;
 }
