@@ -10,11 +10,13 @@
 // DIALECT-SAME: the plugin's dialect is not registered
 // DIALECT-SAME: Request ignored.
 // DIALECT-NOT: LLVM ERROR
-// DIALECT: func.func private @f(!lamport.mailbox<tp = 2, capacity = 16, width = 8192>)
+// DIALECT: !mailbox_tp2_c16_w8192 = !lamport.mailbox<tp = 2, capacity = 16, width = 8192>
+// DIALECT: func.func private @f(!mailbox_tp2_c16_w8192)
 
 // PASSES: error: LamportPlugin: this tool already has its own lamport passes
 // PASSES-SAME: the plugin's passes are not registered
 // PASSES-NOT: LLVM ERROR
-// PASSES: func.func private @f(!lamport.mailbox<tp = 2, capacity = 16, width = 8192>)
+// PASSES: !mailbox_tp2_c16_w8192 = !lamport.mailbox<tp = 2, capacity = 16, width = 8192>
+// PASSES: func.func private @f(!mailbox_tp2_c16_w8192)
 
 func.func private @f(!lamport.mailbox<tp = 2, capacity = 16, width = 8192>)
