@@ -108,7 +108,8 @@ static void testParseVerify(MlirContext context) {
   MlirOperation op = mlirModuleGetOperation(module);
   // CHECK: verified: 1
   printf("verified: %d\n", mlirOperationVerify(op));
-  // CHECK: func.func @publish_poll_rows(%arg0: memref<?x8192xbf16>, %arg1: !lamport.mailbox<tp = 2, capacity = 16, width = 8192>
+  // CHECK: !mailbox_tp2_c16_w8192 = !lamport.mailbox<tp = 2, capacity = 16, width = 8192>
+  // CHECK: func.func @publish_poll_rows(%arg0: memref<?x8192xbf16>, %arg1: !mailbox_tp2_c16_w8192
   // CHECK: lamport.publish_rows %arg0 into %arg1 {pdl}
   // CHECK: lamport.poll_rows %arg1 into %arg2 {pdl}
   mlirOperationPrint(op, printToStdout, NULL);

@@ -16,4 +16,5 @@ func.func private @f(!lamport.mailbox<tp = 2, capacity = 16, width = 8192>)
 // Loading the library more than once registers everything once: no
 // "already registered" failure.
 // RUN: %mlir_opt_lamport --load-dialect-plugin=%lamport_plugin --load-pass-plugin=%lamport_plugin %s --pass-pipeline='builtin.module(lamport-generate-kernels)' | FileCheck %s --check-prefix=TWICE
-// TWICE: func.func private @f(!lamport.mailbox<tp = 2, capacity = 16, width = 8192>)
+// TWICE: !mailbox_tp2_c16_w8192 = !lamport.mailbox<tp = 2, capacity = 16, width = 8192>
+// TWICE: func.func private @f(!mailbox_tp2_c16_w8192)

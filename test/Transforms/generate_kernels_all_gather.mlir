@@ -9,19 +9,20 @@
 // 16 x 1024 work items at capacity, so 128 CTAs of 128 threads.
 !mb = !lamport.mailbox<tp = 8, capacity = 16, width = 1024>
 
+// CHECK: !mailbox_tp8_c16_w1024 = !lamport.mailbox<tp = 8, capacity = 16, width = 1024>
 // CHECK-LABEL: func.func @unpooler
-//  CHECK-SAME: (%[[MB:[a-z0-9_]+]]: !lamport.mailbox<tp = 8, capacity = 16, width = 1024>, %[[OUT:[a-z0-9_]+]]: memref<?x8192xbf16>)
+//  CHECK-SAME: (%[[MB:[a-z0-9_]+]]: !mailbox_tp8_c16_w1024, %[[OUT:[a-z0-9_]+]]: memref<?x8192xbf16>)
 //       CHECK: %[[VIEW:.*]] = memref.reinterpret_cast %[[OUT]] to offset: [0], sizes: [16, 8192], strides: [8192, 1]
 //       CHECK: %[[GLOBAL:.*]] = memref.memory_space_cast %[[VIEW]] : memref<16x8192xbf16> to memref<16x8192xbf16, 1>
 //       CHECK: %[[M:.*]] = memref.dim %[[OUT]], %c0
 //       CHECK: %[[TOKENS:.*]] = arith.index_castui %[[M]] : index to i32
 //       CHECK: gpu.launch_func @all_gather_0::@all_gather_0 blocks in (%c128, %c1, %c1) threads in (%c128_0, %c1, %c1)
-//  CHECK-SAME: args(%[[MB]] : !lamport.mailbox<tp = 8, capacity = 16, width = 1024>, %[[GLOBAL]] : memref<16x8192xbf16, 1>, %[[TOKENS]] : i32)
+//  CHECK-SAME: args(%[[MB]] : !mailbox_tp8_c16_w1024, %[[GLOBAL]] : memref<16x8192xbf16, 1>, %[[TOKENS]] : i32)
 //  CHECK-NEXT: return
 
 //       CHECK: gpu.module @all_gather_0
 //       CHECK: gpu.func @all_gather_0(
-//  CHECK-SAME: %[[KMB:[a-z0-9_]+]]: !lamport.mailbox<tp = 8, capacity = 16, width = 1024> {lamport.param = "mailbox"}
+//  CHECK-SAME: %[[KMB:[a-z0-9_]+]]: !mailbox_tp8_c16_w1024 {lamport.param = "mailbox"}
 //  CHECK-SAME: %[[KOUT:[a-z0-9_]+]]: memref<16x8192xbf16, 1> {lamport.io = "out", lamport.param = "buffer", lamport.role = "out"}
 //  CHECK-SAME: %{{[a-z0-9_]+}}: i32 {lamport.param = "tokens"}
 //  CHECK-SAME: known_block_size = array<i32: 128, 1, 1>
@@ -29,14 +30,14 @@
 //  CHECK-SAME: lamport.attributes = {}, lamport.op = "all_gather"
 //   CHECK-NOT: lamport.pdl
 //   CHECK-NOT: nvvm.griddepcontrol
-//       CHECK: %[[STAGE:.*]] = lamport.stage.active %[[KMB]] : !lamport.mailbox<tp = 8, capacity = 16, width = 1024>
+//       CHECK: %[[STAGE:.*]] = lamport.stage.active %[[KMB]] : !mailbox_tp8_c16_w1024
 //       CHECK: %[[ROW_FRAGMENTS:.*]] = arith.constant 1024 : index
 //       CHECK: %[[ITEMS:.*]] = arith.muli %{{.*}}, %[[ROW_FRAGMENTS]] : index
 //       CHECK: %[[LANES:.*]] = arith.constant 8 : index
 //       CHECK: scf.for %[[ITEM:.*]] = %{{.*}} to %[[ITEMS]] step %{{.*}} {
 //  CHECK-NEXT:   %[[TOKEN:.*]] = arith.divui %[[ITEM]], %[[ROW_FRAGMENTS]] : index
 //  CHECK-NEXT:   %[[FRAGMENT:.*]] = arith.remui %[[ITEM]], %[[ROW_FRAGMENTS]] : index
-//  CHECK-NEXT:   %[[POLLED:.*]] = lamport.mailbox.poll_owned %[[KMB]][%[[STAGE]], %[[TOKEN]], %[[FRAGMENT]]] : !lamport.mailbox<tp = 8, capacity = 16, width = 1024> -> vector<1x8xbf16>
+//  CHECK-NEXT:   %[[POLLED:.*]] = lamport.mailbox.poll_owned %[[KMB]][%[[STAGE]], %[[TOKEN]], %[[FRAGMENT]]] : !mailbox_tp8_c16_w1024 -> vector<1x8xbf16>
 //  CHECK-NEXT:   %[[VALUE:.*]] = vector.extract %[[POLLED]][0] : vector<8xbf16> from vector<1x8xbf16>
 //  CHECK-NEXT:   %[[COL:.*]] = arith.muli %[[FRAGMENT]], %[[LANES]] : index
 //  CHECK-NEXT:   vector.store %[[VALUE]], %[[KOUT]][%[[TOKEN]], %[[COL]]] {alignment = 16 : i64} : memref<16x8192xbf16, 1>, vector<8xbf16>

@@ -5,15 +5,16 @@
 
 !mb = !lamport.mailbox<tp = 4, capacity = 16, width = 8192>
 
+// CHECK: !mailbox_tp4_c16_w8192 = !lamport.mailbox<tp = 4, capacity = 16, width = 8192>
 // CHECK-LABEL: func.func @rank_ascending
-//  CHECK-SAME: (%[[MB:[a-z0-9_]+]]: !lamport.mailbox<tp = 4, capacity = 16, width = 8192>, %[[OUT:[a-z0-9_]+]]: memref<?x8192xbf16>)
+//  CHECK-SAME: (%[[MB:[a-z0-9_]+]]: !mailbox_tp4_c16_w8192, %[[OUT:[a-z0-9_]+]]: memref<?x8192xbf16>)
 //       CHECK: %[[VIEW:.*]] = memref.reinterpret_cast %[[OUT]] to offset: [0], sizes: [16, 8192], strides: [8192, 1]
 //       CHECK: %[[GLOBAL:.*]] = memref.memory_space_cast %[[VIEW]] : memref<16x8192xbf16> to memref<16x8192xbf16, 1>
 //       CHECK: gpu.launch_func @all_reduce_0::@all_reduce_0
-//  CHECK-SAME: args(%[[MB]] : !lamport.mailbox<tp = 4, capacity = 16, width = 8192>, %[[GLOBAL]] : memref<16x8192xbf16, 1>, %{{.*}} : i32)
+//  CHECK-SAME: args(%[[MB]] : !mailbox_tp4_c16_w8192, %[[GLOBAL]] : memref<16x8192xbf16, 1>, %{{.*}} : i32)
 
 //       CHECK: gpu.func @all_reduce_0(
-//  CHECK-SAME: %[[KMB:[a-z0-9_]+]]: !lamport.mailbox<tp = 4, capacity = 16, width = 8192> {lamport.param = "mailbox"}
+//  CHECK-SAME: %[[KMB:[a-z0-9_]+]]: !mailbox_tp4_c16_w8192 {lamport.param = "mailbox"}
 //  CHECK-SAME: %[[KOUT:[a-z0-9_]+]]: memref<16x8192xbf16, 1> {lamport.io = "out", lamport.param = "buffer", lamport.role = "out"}
 //  CHECK-SAME: lamport.attributes = {sum_order = #lamport.sum_order<rank_ascending>}, lamport.op = "all_reduce"
 //       CHECK: %[[STAGE:.*]] = lamport.stage.active %[[KMB]]

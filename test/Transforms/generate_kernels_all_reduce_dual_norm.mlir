@@ -16,8 +16,9 @@
 
 !mb = !lamport.mailbox<tp = 4, capacity = 16, width = 4096>
 
+// CHECK: !mailbox_tp4_c16_w4096 = !lamport.mailbox<tp = 4, capacity = 16, width = 4096>
 // CHECK-LABEL: func.func @boundary
-//  CHECK-SAME: (%[[MB:[a-z0-9_]+]]: !lamport.mailbox<tp = 4, capacity = 16, width = 4096>, %[[STREAM:[a-z0-9_]+]]: memref<?x4096xf32>
+//  CHECK-SAME: (%[[MB:[a-z0-9_]+]]: !mailbox_tp4_c16_w4096, %[[STREAM:[a-z0-9_]+]]: memref<?x4096xf32>
 //       CHECK: %[[M:.*]] = memref.dim %[[STREAM]], %{{.*}} : memref<?x4096xf32>
 //       CHECK: %[[TOKENS:.*]] = arith.index_castui %[[M]] : index to i32
 //   CHECK-DAG: %[[ONE:.*]] = arith.constant 1 : index
@@ -28,14 +29,14 @@
 //  CHECK-SAME: clusters in (%[[ONE]], %[[FOUR]], %[[ONE]])
 //  CHECK-SAME: blocks in (%[[ROWS]], %[[FOUR]], %[[ONE]])
 //  CHECK-SAME: threads in (%[[THREADS]], %[[ONE]], %[[ONE]])
-//  CHECK-SAME: args(%[[MB]] : !lamport.mailbox<tp = 4, capacity = 16, width = 4096>, %{{.*}} : memref<16x4096xf32, 1>, %{{.*}} : memref<1xf32, 1>, %{{.*}} : memref<1xf32, 1>, %{{.*}} : memref<4096xbf16, 1>, %{{.*}} : memref<4096xbf16, 1>, %{{.*}} : memref<16x4096xbf16, 1>, %[[TOKENS]] : i32)
+//  CHECK-SAME: args(%[[MB]] : !mailbox_tp4_c16_w4096, %{{.*}} : memref<16x4096xf32, 1>, %{{.*}} : memref<1xf32, 1>, %{{.*}} : memref<1xf32, 1>, %{{.*}} : memref<4096xbf16, 1>, %{{.*}} : memref<4096xbf16, 1>, %{{.*}} : memref<16x4096xbf16, 1>, %[[TOKENS]] : i32)
 
 //       CHECK: gpu.module @all_reduce_dual_norm_0
 //   CHECK-DAG: llvm.mlir.global internal @warp_sums() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<8 x f32>
 //   CHECK-DAG: llvm.mlir.global internal @cta_sums() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<8 x f32>
 //   CHECK-DAG: llvm.mlir.global internal @sum_barriers() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<2 x i64>
 //       CHECK: gpu.func @all_reduce_dual_norm_0(
-//  CHECK-SAME: %[[KMB:[a-z0-9_]+]]: !lamport.mailbox<tp = 4, capacity = 16, width = 4096> {lamport.param = "mailbox"}
+//  CHECK-SAME: %[[KMB:[a-z0-9_]+]]: !mailbox_tp4_c16_w4096 {lamport.param = "mailbox"}
 //  CHECK-SAME: %[[KSTREAM:[a-z0-9_]+]]: memref<16x4096xf32, 1> {lamport.io = "inout", lamport.param = "buffer", lamport.role = "stream"}
 //  CHECK-SAME: %[[KALPHA:[a-z0-9_]+]]: memref<1xf32, 1> {lamport.io = "in", lamport.param = "buffer", lamport.role = "alpha"}
 //  CHECK-SAME: %[[KBETA:[a-z0-9_]+]]: memref<1xf32, 1> {lamport.io = "in", lamport.param = "buffer", lamport.role = "beta"}
@@ -329,13 +330,13 @@ func.func @one_cta(%mb: !mb, %stream: memref<?x1024xf32>,
 !mb = !lamport.mailbox<tp = 4, capacity = 16, width = 4096>
 
 // CHECK-LABEL: func.func @publishing
-//  CHECK-SAME: (%[[MB:[a-z0-9_]+]]: !lamport.mailbox<tp = 4, capacity = 16, width = 4096>, %[[PARTIAL:[a-z0-9_]+]]: memref<?x4096xbf16>
+//  CHECK-SAME: (%[[MB:[a-z0-9_]+]]: !mailbox_tp4_c16_w4096, %[[PARTIAL:[a-z0-9_]+]]: memref<?x4096xbf16>
 //       CHECK: %[[PCAST:.*]] = memref.reinterpret_cast %[[PARTIAL]] to offset: [0], sizes: [16, 4096]
 //  CHECK-NEXT: %[[P:.*]] = memref.memory_space_cast %[[PCAST]]
 //       CHECK: gpu.launch_func @all_reduce_dual_norm_0::@all_reduce_dual_norm_0
-//  CHECK-SAME: args(%[[MB]] : !lamport.mailbox<tp = 4, capacity = 16, width = 4096>, %{{.*}} : memref<16x4096xf32, 1>, %{{.*}} : memref<1xf32, 1>, %{{.*}} : memref<1xf32, 1>, %{{.*}} : memref<4096xbf16, 1>, %{{.*}} : memref<16x4096xbf16, 1>, %[[P]] : memref<16x4096xbf16, 1>, %{{.*}} : i32)
+//  CHECK-SAME: args(%[[MB]] : !mailbox_tp4_c16_w4096, %{{.*}} : memref<16x4096xf32, 1>, %{{.*}} : memref<1xf32, 1>, %{{.*}} : memref<1xf32, 1>, %{{.*}} : memref<4096xbf16, 1>, %{{.*}} : memref<16x4096xbf16, 1>, %[[P]] : memref<16x4096xbf16, 1>, %{{.*}} : i32)
 //       CHECK: gpu.func @all_reduce_dual_norm_0
-//  CHECK-SAME: %[[KMB:[a-z0-9_]+]]: !lamport.mailbox<tp = 4, capacity = 16, width = 4096> {lamport.param = "mailbox"}
+//  CHECK-SAME: %[[KMB:[a-z0-9_]+]]: !mailbox_tp4_c16_w4096 {lamport.param = "mailbox"}
 //  CHECK-SAME: %[[KP:[a-z0-9_]+]]: memref<16x4096xbf16, 1> {lamport.io = "in", lamport.param = "buffer", lamport.role = "partial"}
 //  CHECK-SAME: lamport.attributes = {eps = 9.99999997E-7 : f32, sum_order = #lamport.sum_order<rank_ascending>, transport = #lamport.transport<unicast>}
 //       CHECK: %[[DIGEST:.*]] = lamport.mailbox.address_digest %[[KMB]]

@@ -56,17 +56,18 @@ func.func @oproj_tp8(%x: memref<4x1024xbf16>, %w: memref<8192x1024xbf16>,
 
 !mb = !lamport.mailbox<tp = 8, capacity = 16, width = 1024>
 
+// CHECK: !mailbox_tp8_c16_w1024 = !lamport.mailbox<tp = 8, capacity = 16, width = 1024>
 // CHECK-LABEL: func.func @unpooler_tp8
 // CHECK-DAG: %[[ONE:.*]] = arith.constant 1 : index
 // CHECK-DAG: %[[FOUR:.*]] = arith.constant 4 : index
 // CHECK: gpu.launch_func @gemm_publish_0::@gemm_publish_0
 // CHECK-SAME: clusters in (%[[ONE]], %[[FOUR]], %[[ONE]])
 // CHECK-SAME: blocks in (%{{.*}}, %[[FOUR]], %[[ONE]])
-// CHECK-SAME: args(%{{.*}} : !lamport.mailbox<tp = 8, capacity = 16, width = 1024>, %{{.*}} : memref<1024x4096xbf16, 1>, %{{.*}} : memref<16x4096xbf16, 1>, %{{.*}} : memref<16x1024xbf16, 1>, %{{.*}} : i32)
+// CHECK-SAME: args(%{{.*}} : !mailbox_tp8_c16_w1024, %{{.*}} : memref<1024x4096xbf16, 1>, %{{.*}} : memref<16x4096xbf16, 1>, %{{.*}} : memref<16x1024xbf16, 1>, %{{.*}} : i32)
 // CHECK: gpu.launch_func @gemm_publish_1::@gemm_publish_1
 // CHECK-SAME: clusters in (%[[ONE]], %[[FOUR]], %[[ONE]])
 // CHECK-SAME: blocks in (%{{.*}}, %[[FOUR]], %[[ONE]])
-// CHECK: gpu.func @gemm_publish_1(%{{.*}}: !lamport.mailbox<tp = 8, capacity = 16, width = 1024> {lamport.param = "mailbox"}
+// CHECK: gpu.func @gemm_publish_1(%{{.*}}: !mailbox_tp8_c16_w1024 {lamport.param = "mailbox"}
 // CHECK-SAME: lamport.attributes = {token_tile = 16 : i64, transport = #lamport.transport<multicast>}
 // Before the weight loads, rank 0's split barrier expects the other three
 // splits' [16 tokens, 16 features] FP32 sums: 3 x 16 x 16 x 4 bytes.
@@ -78,7 +79,7 @@ func.func @oproj_tp8(%x: memref<4x1024xbf16>, %w: memref<8192x1024xbf16>,
 // CHECK: lamport.l2.load_fragment %{{.*}}, %[[POLICY]] : !llvm.ptr<1> -> vector<4xi32>
 // The guard store writes the digest of the publish's addresses, so that
 // they are read from the descriptor before the wait, not on the tail.
-// CHECK: %[[DIGEST:.*]] = lamport.mailbox.address_digest %{{.*}} : !lamport.mailbox<tp = 8, capacity = 16, width = 1024>
+// CHECK: %[[DIGEST:.*]] = lamport.mailbox.address_digest %{{.*}} : !mailbox_tp8_c16_w1024
 // NEXT is read by thread 0 as soon as the previous kernel is done, not in
 // the epilogue, and handed to the epilogue through shared memory.
 // CHECK-NEXT: lamport.pdl.wait %{{.*}}, %{{.*}}, %[[DIGEST]] : memref<16x1024xbf16, 1>

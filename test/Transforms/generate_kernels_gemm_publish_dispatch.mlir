@@ -9,6 +9,7 @@
 
 !mb = !lamport.mailbox<tp = 8, capacity = 16, width = 1024>
 
+// CHECK: !mailbox_tp8_c16_w1024 = !lamport.mailbox<tp = 8, capacity = 16, width = 1024>
 // CHECK-LABEL: func.func @unpooler_tp8
 // CHECK-SAME: (%[[X:[a-z0-9]+]]: memref<?x4096xbf16>,
 // CHECK: %[[ZERO:.*]] = arith.constant 0 : index
@@ -17,11 +18,11 @@
 // CHECK: %[[SMALL:.*]] = arith.cmpi ule, %[[M]], %[[EIGHT]] : index
 // CHECK: scf.if %[[SMALL]] {
 // CHECK: gpu.launch_func @gemm_publish_0::@gemm_publish_0
-// CHECK-SAME: args(%{{.*}} : !lamport.mailbox<tp = 8, capacity = 16, width = 1024>, %{{.*}} : memref<1024x4096xbf16, 1>, %{{.*}} : memref<16x4096xbf16, 1>, %{{.*}} : memref<16x1024xbf16, 1>, %{{.*}} : i32)
+// CHECK-SAME: args(%{{.*}} : !mailbox_tp8_c16_w1024, %{{.*}} : memref<1024x4096xbf16, 1>, %{{.*}} : memref<16x4096xbf16, 1>, %{{.*}} : memref<16x1024xbf16, 1>, %{{.*}} : i32)
 // CHECK-NOT: gpu.launch_func
 // CHECK: } else {
 // CHECK: gpu.launch_func @gemm_publish_1::@gemm_publish_1
-// CHECK-SAME: args(%{{.*}} : !lamport.mailbox<tp = 8, capacity = 16, width = 1024>, %{{.*}} : memref<1024x4096xbf16, 1>, %{{.*}} : memref<16x4096xbf16, 1>, %{{.*}} : memref<16x1024xbf16, 1>, %{{.*}} : i32)
+// CHECK-SAME: args(%{{.*}} : !mailbox_tp8_c16_w1024, %{{.*}} : memref<1024x4096xbf16, 1>, %{{.*}} : memref<16x4096xbf16, 1>, %{{.*}} : memref<16x1024xbf16, 1>, %{{.*}} : i32)
 // CHECK-NOT: gpu.launch_func
 // CHECK: }
 // CHECK-NEXT: return

@@ -7,17 +7,18 @@
 
 !mb = !lamport.mailbox<tp = 4, capacity = 16, width = 1024>
 
+// CHECK: !mailbox_tp4_c16_w1024 = !lamport.mailbox<tp = 4, capacity = 16, width = 1024>
 // CHECK-LABEL: func.func @poll
-//  CHECK-SAME: (%[[MB:[a-z0-9_]+]]: !lamport.mailbox<tp = 4, capacity = 16, width = 1024>, %[[OUT:[a-z0-9_]+]]: memref<4x?x1024xbf16>)
+//  CHECK-SAME: (%[[MB:[a-z0-9_]+]]: !mailbox_tp4_c16_w1024, %[[OUT:[a-z0-9_]+]]: memref<4x?x1024xbf16>)
 //       CHECK: %[[VIEW:.*]] = memref.reinterpret_cast %[[OUT]] to offset: [0], sizes: [65536], strides: [1] : memref<4x?x1024xbf16> to memref<65536xbf16>
 //       CHECK: %[[GLOBAL:.*]] = memref.memory_space_cast %[[VIEW]] : memref<65536xbf16> to memref<65536xbf16, 1>
 //       CHECK: %[[M:.*]] = memref.dim %[[OUT]], %{{.*}} : memref<4x?x1024xbf16>
 //       CHECK: %[[M32:.*]] = arith.index_castui %[[M]] : index to i32
 //       CHECK: gpu.launch_func @poll_rows_0::@poll_rows_0
-//  CHECK-SAME: args(%[[MB]] : !lamport.mailbox<tp = 4, capacity = 16, width = 1024>, %[[GLOBAL]] : memref<65536xbf16, 1>, %[[M32]] : i32)
+//  CHECK-SAME: args(%[[MB]] : !mailbox_tp4_c16_w1024, %[[GLOBAL]] : memref<65536xbf16, 1>, %[[M32]] : i32)
 
 //       CHECK: gpu.func @poll_rows_0(
-//  CHECK-SAME: %[[KMB:[a-z0-9_]+]]: !lamport.mailbox<tp = 4, capacity = 16, width = 1024> {lamport.param = "mailbox"}
+//  CHECK-SAME: %[[KMB:[a-z0-9_]+]]: !mailbox_tp4_c16_w1024 {lamport.param = "mailbox"}
 //  CHECK-SAME: %[[KOUT:[a-z0-9_]+]]: memref<65536xbf16, 1> {lamport.io = "out", lamport.param = "buffer", lamport.role = "out"}
 //  CHECK-SAME: %[[KM:[a-z0-9_]+]]: i32 {lamport.param = "tokens"}
 //  CHECK-SAME: known_block_size = array<i32: 128, 1, 1>, known_grid_size = array<i32: 16, 1, 1>
@@ -34,7 +35,7 @@
 //       CHECK:   %[[COL:.*]] = arith.muli
 //       CHECK:   %[[SLOTSTRIDE:.*]] = arith.constant 16384 : index
 //       CHECK:   %[[SLOT0:.*]] = arith.constant 0 : i32
-//       CHECK:   %[[F:.*]] = lamport.mailbox.poll %[[KMB]][%[[STAGE]], %[[SLOT0]], %[[ROW]], %[[COL]]] stride %[[SLOTSTRIDE]] : !lamport.mailbox<tp = 4, capacity = 16, width = 1024> -> vector<4x8xbf16>
+//       CHECK:   %[[F:.*]] = lamport.mailbox.poll %[[KMB]][%[[STAGE]], %[[SLOT0]], %[[ROW]], %[[COL]]] stride %[[SLOTSTRIDE]] : !mailbox_tp4_c16_w1024 -> vector<4x8xbf16>
 //       CHECK:   %[[F0:.*]] = vector.extract %[[F]][0]
 //       CHECK:   %[[F1:.*]] = vector.extract %[[F]][1]
 //       CHECK:   %[[F2:.*]] = vector.extract %[[F]][2]
@@ -68,12 +69,13 @@ func.func @poll(%mb: !mb, %out: memref<4x?x1024xbf16>) {
 
 !mb = !lamport.mailbox<tp = 2, capacity = 4, width = 64>
 
+// CHECK: !mailbox_tp2_c4_w64 = !lamport.mailbox<tp = 2, capacity = 4, width = 64>
 // CHECK-LABEL: func.func @timeout_pdl
 //       CHECK: gpu.func @poll_rows_0(
 //  CHECK-SAME: lamport.pdl
 //  CHECK-NEXT: nvvm.griddepcontrol wait
 //  CHECK-NEXT: lamport.stage.active
-//       CHECK: lamport.mailbox.poll {{.*}} {timeout_ns = 5000 : i64} : !lamport.mailbox<tp = 2, capacity = 4, width = 64> -> vector<2x8xbf16>
+//       CHECK: lamport.mailbox.poll {{.*}} {timeout_ns = 5000 : i64} : !mailbox_tp2_c4_w64 -> vector<2x8xbf16>
 //       CHECK: lamport.stage.advance
 //       CHECK: nvvm.griddepcontrol launch_dependents
 //  CHECK-NEXT: gpu.return

@@ -7,14 +7,15 @@
 !mb = !lamport.mailbox<tp = 2, capacity = 4, width = 64>
 !wide = !lamport.mailbox<tp = 2, capacity = 4, width = 32>
 
+// CHECK: !mailbox_tp2_c4_w32 = !lamport.mailbox<tp = 2, capacity = 4, width = 32>
 // CHECK-LABEL: func.func @step
-//  CHECK-SAME: %[[WIDE:[a-z0-9_]+]]: !lamport.mailbox<tp = 2, capacity = 4, width = 32>)
+//  CHECK-SAME: %[[WIDE:[a-z0-9_]+]]: !mailbox_tp2_c4_w32)
 //       CHECK: gpu.launch_func @publish_rows_0::@publish_rows_0
 //       CHECK: gpu.launch_func @all_reduce_0::@all_reduce_0
 //       CHECK: gpu.launch_func @publish_rows_1::@publish_rows_1
 //       CHECK: gpu.launch_func @poll_rows_0::@poll_rows_0
 //       CHECK: gpu.launch_func @all_gather_0::@all_gather_0
-//  CHECK-SAME: args(%[[WIDE]] : !lamport.mailbox<tp = 2, capacity = 4, width = 32>
+//  CHECK-SAME: args(%[[WIDE]] : !mailbox_tp2_c4_w32
 //       CHECK: return
 //   CHECK-DAG: gpu.module @publish_rows_0
 //   CHECK-DAG: gpu.module @all_reduce_0

@@ -5,9 +5,10 @@
 
 !mb = !lamport.mailbox<tp = 8, capacity = 16, width = 8192>
 
+// CHECK: !mailbox_tp8_c16_w8192 = !lamport.mailbox<tp = 8, capacity = 16, width = 8192>
 // CHECK: module attributes {gpu.container_module}
 // CHECK-LABEL: func.func @publish
-//  CHECK-SAME: (%[[ROWS:[a-zA-Z0-9_]+]]: memref<?x8192xbf16>, %[[MB:[a-zA-Z0-9_]+]]: !lamport.mailbox
+//  CHECK-SAME: (%[[ROWS:[a-zA-Z0-9_]+]]: memref<?x8192xbf16>, %[[MB:[a-zA-Z0-9_]+]]: !mailbox_tp8_c16_w8192)
 //       CHECK: %[[VIEW:[a-zA-Z0-9_]+]] = memref.reinterpret_cast %[[ROWS]] to offset: [0], sizes: [16, 8192], strides: [8192, 1] : memref<?x8192xbf16> to memref<16x8192xbf16>
 //       CHECK: %[[GLOBAL:[a-zA-Z0-9_]+]] = memref.memory_space_cast %[[VIEW]] : memref<16x8192xbf16> to memref<16x8192xbf16, 1>
 //       CHECK: %[[M:[a-zA-Z0-9_]+]] = memref.dim %[[ROWS]], %{{.*}} : memref<?x8192xbf16>
@@ -17,13 +18,13 @@
 //   CHECK-DAG: %[[THREADS:[a-zA-Z0-9_]+]] = arith.constant 128 : index
 //       CHECK: gpu.launch_func @publish_rows_0::@publish_rows_0
 //  CHECK-SAME: blocks in (%[[CTAS]], %[[ONE]], %[[ONE]]) threads in (%[[THREADS]], %[[ONE]], %[[ONE]])
-//  CHECK-SAME: args(%[[MB]] : !lamport.mailbox<tp = 8, capacity = 16, width = 8192>, %[[GLOBAL]] : memref<16x8192xbf16, 1>, %[[M32]] : i32)
+//  CHECK-SAME: args(%[[MB]] : !mailbox_tp8_c16_w8192, %[[GLOBAL]] : memref<16x8192xbf16, 1>, %[[M32]] : i32)
 //   CHECK-NOT: lamport.publish_rows
 //       CHECK: return
 
 //       CHECK: gpu.module @publish_rows_0
 //       CHECK: gpu.func @publish_rows_0(
-//  CHECK-SAME: %[[KMB:[a-zA-Z0-9_]+]]: !lamport.mailbox<tp = 8, capacity = 16, width = 8192> {lamport.param = "mailbox"}
+//  CHECK-SAME: %[[KMB:[a-zA-Z0-9_]+]]: !mailbox_tp8_c16_w8192 {lamport.param = "mailbox"}
 //  CHECK-SAME: %[[KROWS:[a-zA-Z0-9_]+]]: memref<16x8192xbf16, 1> {lamport.io = "in", lamport.param = "buffer", lamport.role = "rows"}
 //  CHECK-SAME: %[[KM:[a-zA-Z0-9_]+]]: i32 {lamport.param = "tokens"}
 //  CHECK-SAME: kernel attributes {known_block_size = array<i32: 128, 1, 1>, known_grid_size = array<i32: 128, 1, 1>

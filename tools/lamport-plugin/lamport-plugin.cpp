@@ -15,6 +15,13 @@
 // library links libMLIR.so, the same copy of MLIR as mlir-opt, so every
 // upstream dialect, pass and TypeID exists once in the process.
 //
+// A tool that has the dialect built in (lamport-opt) has its own copy of it,
+// under the same namespace and pass names but other TypeIDs; MLIR aborts
+// when a namespace or pass name is registered twice with different TypeIDs.
+// Loaded into such a tool, either entry point reports an error and registers
+// nothing, as mlir-opt does for a plugin it cannot load ("Request ignored"),
+// and the tool goes on with its own copy.
+//
 //===----------------------------------------------------------------------===//
 
 #include "lamport/Conversion/Passes.h"
@@ -23,18 +30,61 @@
 #include "lamport/Dialect/Lamport/Transforms/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Pass/PassRegistry.h"
 #include "mlir/Tools/Plugins/DialectPlugin.h"
 #include "mlir/Tools/Plugins/PassPlugin.h"
 #include "llvm/Config/llvm-config.h"
 #include "llvm/Support/Compiler.h"
+#include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
 
+/// Whether `registry` already holds a 'lamport' dialect that is not this
+/// library's: the tool links its own copy. The same library loaded twice
+/// finds its own dialect, which registering again leaves as it is.
+static bool hasOtherLamportDialect(const DialectRegistry &registry) {
+  auto allocator = registry.getDialectAllocator(
+      lamport::LamportDialect::getDialectNamespace());
+  if (!allocator)
+    return false;
+  // The registry keeps the TypeID to itself: build the dialect it would
+  // load in a scratch context and compare.
+  MLIRContext scratch(MLIRContext::Threading::DISABLED);
+  Dialect *existing = allocator(&scratch);
+  return existing &&
+         existing->getTypeID() != TypeID::get<lamport::LamportDialect>();
+}
+
+/// Adds the lamport dialect to the tool's registry, unless the tool has
+/// another copy of it.
+static void registerLamportDialect(DialectRegistry *registry) {
+  if (hasOtherLamportDialect(*registry)) {
+    llvm::errs() << "error: LamportPlugin: this tool already has its own "
+                    "'lamport' dialect (lamport-opt has it built in); the "
+                    "plugin's dialect is not registered. Load the plugin "
+                    "into a tool without the dialect, such as mlir-opt. "
+                    "Request ignored.\n";
+    return;
+  }
+  registry->insert<lamport::LamportDialect>();
+}
+
 /// Registers the passes and the pipeline once per process: both entry points
 /// may be loaded from this one library, and the pass registry is fatal on a
-/// second registration of a pipeline.
+/// second registration of a pipeline. A lamport pass registered before this
+/// library's first call comes from another copy, the tool's own.
 static void registerLamportPassesOnce() {
   static bool registered = [] {
+    if (PassInfo::lookup("lamport-generate-kernels") ||
+        PassPipelineInfo::lookup("lamport-lower-to-nvvm")) {
+      llvm::errs() << "error: LamportPlugin: this tool already has its own "
+                      "lamport passes (lamport-opt has them built in); the "
+                      "plugin's passes are not registered. Load the plugin "
+                      "into a tool without them, such as mlir-opt. Request "
+                      "ignored.\n";
+      return false;
+    }
     lamport::registerLamportPasses();
     lamport::registerLamportConversionPasses();
     lamport::registerLamportPipelines();
@@ -47,9 +97,7 @@ static void registerLamportPassesOnce() {
 extern "C" LLVM_ATTRIBUTE_WEAK DialectPluginLibraryInfo
 mlirGetDialectPluginInfo() {
   return {MLIR_PLUGIN_API_VERSION, "Lamport", LLVM_VERSION_STRING,
-          [](DialectRegistry *registry) {
-            registry->insert<lamport::LamportDialect>();
-          }};
+          registerLamportDialect};
 }
 
 /// The pass plugin entry point: `--load-pass-plugin`.

@@ -1,6 +1,6 @@
-// RUN: lamport-opt %s -split-input-file | FileCheck %s -DMBT='!lamport.mailbox<tp = 8, capacity = 16, width = 8192>'
-// RUN: lamport-opt %s -split-input-file | lamport-opt -split-input-file | FileCheck %s -DMBT='!lamport.mailbox<tp = 8, capacity = 16, width = 8192>'
-// RUN: lamport-opt %s -split-input-file --mlir-print-op-generic | lamport-opt -split-input-file | FileCheck %s -DMBT='!lamport.mailbox<tp = 8, capacity = 16, width = 8192>'
+// RUN: lamport-opt %s -split-input-file | FileCheck %s -DMBT='!mailbox_tp8_c16_w8192'
+// RUN: lamport-opt %s -split-input-file | lamport-opt -split-input-file | FileCheck %s -DMBT='!mailbox_tp8_c16_w8192'
+// RUN: lamport-opt %s -split-input-file --mlir-print-op-generic | lamport-opt -split-input-file | FileCheck %s -DMBT='!mailbox_tp8_c16_w8192'
 
 // Round trip of the program-level publishers and consumers of a boundary:
 // publish_rows, poll_rows, all_reduce, all_reduce_dual_norm, dual_norm and
@@ -8,6 +8,8 @@
 
 !mb = !lamport.mailbox<tp = 8, capacity = 16, width = 8192>
 
+// The printer names the mailbox type once and the ops use the name.
+// CHECK: [[MBT]] = !lamport.mailbox<tp = 8, capacity = 16, width = 8192>
 // CHECK-LABEL: func.func @publish_rows
 // CHECK-SAME: (%[[ROWS:[a-z0-9]+]]: memref<?x8192xbf16>, %[[FULL:[a-z0-9]+]]: memref<16x8192xbf16>, %[[MB:[a-z0-9]+]]: [[MBT]])
 func.func @publish_rows(%rows: memref<?x8192xbf16>,
@@ -137,12 +139,13 @@ func.func @dual_norm(%reduced: memref<?x4096xbf16>,
 
 !mb = !lamport.mailbox<tp = 8, capacity = 16, width = 1024>
 
+// CHECK: !mailbox_tp8_c16_w1024 = !lamport.mailbox<tp = 8, capacity = 16, width = 1024>
 // CHECK-LABEL: func.func @all_gather
-// CHECK-SAME: (%[[MB:[a-z0-9]+]]: !lamport.mailbox<tp = 8, capacity = 16, width = 1024>, %[[OUT:[a-z0-9]+]]: memref<?x8192xbf16>)
+// CHECK-SAME: (%[[MB:[a-z0-9]+]]: !mailbox_tp8_c16_w1024, %[[OUT:[a-z0-9]+]]: memref<?x8192xbf16>)
 func.func @all_gather(%mb: !mb, %out: memref<?x8192xbf16>) {
-  // CHECK: lamport.all_gather %[[MB]] into %[[OUT]] : !lamport.mailbox<tp = 8, capacity = 16, width = 1024>, memref<?x8192xbf16>
+  // CHECK: lamport.all_gather %[[MB]] into %[[OUT]] : !mailbox_tp8_c16_w1024, memref<?x8192xbf16>
   lamport.all_gather %mb into %out : !mb, memref<?x8192xbf16>
-  // CHECK: lamport.all_gather %[[MB]] into %[[OUT]] {pdl, timeout_ns = 7 : i64} : !lamport.mailbox<tp = 8, capacity = 16, width = 1024>, memref<?x8192xbf16>
+  // CHECK: lamport.all_gather %[[MB]] into %[[OUT]] {pdl, timeout_ns = 7 : i64} : !mailbox_tp8_c16_w1024, memref<?x8192xbf16>
   lamport.all_gather %mb into %out {timeout_ns = 7 : i64, pdl}
       : !mb, memref<?x8192xbf16>
   return

@@ -23,9 +23,10 @@ func.func @gemm(%x: memref<?x4096xbf16>, %w: memref<512x4096xbf16>,
 // -----
 
 // The unpooler at tp = 8: a column block published zero-copy.
+// CHECK: !mailbox_tp8_c16_w1024 = !lamport.mailbox<tp = 8, capacity = 16, width = 1024>
 // CHECK-LABEL: func.func @gemm_publish
-// CHECK-SAME: (%[[X:[a-z0-9]+]]: memref<?x4096xbf16>, %[[W:[a-z0-9]+]]: memref<1024x4096xbf16>, %[[Y:[a-z0-9]+]]: memref<?x1024xbf16>, %[[MB:[a-z0-9]+]]: !lamport.mailbox<tp = 8, capacity = 16, width = 1024>)
-// CHECK: lamport.gemm_publish %[[X]], %[[W]] into %[[Y]] mailbox %[[MB]] : !lamport.mailbox<tp = 8, capacity = 16, width = 1024> tactic(#lamport.tactic<splits = 4, kw = 64, accs = 2, token_tiles = [8, 8, 8, 8, 8, 8, 8, 8, 16, 16, 16, 16, 16, 16, 16, 16]>) {pdl, transport = #lamport.transport<multicast>} : memref<?x4096xbf16>, memref<1024x4096xbf16>, memref<?x1024xbf16>
+// CHECK-SAME: (%[[X:[a-z0-9]+]]: memref<?x4096xbf16>, %[[W:[a-z0-9]+]]: memref<1024x4096xbf16>, %[[Y:[a-z0-9]+]]: memref<?x1024xbf16>, %[[MB:[a-z0-9]+]]: !mailbox_tp8_c16_w1024)
+// CHECK: lamport.gemm_publish %[[X]], %[[W]] into %[[Y]] mailbox %[[MB]] : !mailbox_tp8_c16_w1024 tactic(#lamport.tactic<splits = 4, kw = 64, accs = 2, token_tiles = [8, 8, 8, 8, 8, 8, 8, 8, 16, 16, 16, 16, 16, 16, 16, 16]>) {pdl, transport = #lamport.transport<multicast>} : memref<?x4096xbf16>, memref<1024x4096xbf16>, memref<?x1024xbf16>
 func.func @gemm_publish(%x: memref<?x4096xbf16>, %w: memref<1024x4096xbf16>,
                         %y: memref<?x1024xbf16>,
                         %mb: !lamport.mailbox<tp = 8, capacity = 16, width = 1024>) {
@@ -43,9 +44,10 @@ func.func @gemm_publish(%x: memref<?x4096xbf16>, %w: memref<1024x4096xbf16>,
 
 // With a ticket the stage comes from the ticket word. A mailbox of capacity
 // 4 caps M at 4, so four token tiles suffice.
+// CHECK: !mailbox_tp8_c4_w8192 = !lamport.mailbox<tp = 8, capacity = 4, width = 8192>
 // CHECK-LABEL: func.func @gemm_publish_ticket
-// CHECK-SAME: (%[[X:[a-z0-9]+]]: memref<4x1024xbf16>, %[[W:[a-z0-9]+]]: memref<8192x1024xbf16>, %[[Y:[a-z0-9]+]]: memref<4x8192xbf16>, %[[MB:[a-z0-9]+]]: !lamport.mailbox<tp = 8, capacity = 4, width = 8192>, %[[T:[a-z0-9]+]]: memref<1xi32>)
-// CHECK: lamport.gemm_publish %[[X]], %[[W]] into %[[Y]] mailbox %[[MB]] : !lamport.mailbox<tp = 8, capacity = 4, width = 8192> ticket %[[T]] : memref<1xi32> tactic(#lamport.tactic<splits = 1, kw = 64, accs = 1, token_tiles = [8, 8, 8, 8]>) {transport = #lamport.transport<unicast>} : memref<4x1024xbf16>, memref<8192x1024xbf16>, memref<4x8192xbf16>
+// CHECK-SAME: (%[[X:[a-z0-9]+]]: memref<4x1024xbf16>, %[[W:[a-z0-9]+]]: memref<8192x1024xbf16>, %[[Y:[a-z0-9]+]]: memref<4x8192xbf16>, %[[MB:[a-z0-9]+]]: !mailbox_tp8_c4_w8192, %[[T:[a-z0-9]+]]: memref<1xi32>)
+// CHECK: lamport.gemm_publish %[[X]], %[[W]] into %[[Y]] mailbox %[[MB]] : !mailbox_tp8_c4_w8192 ticket %[[T]] : memref<1xi32> tactic(#lamport.tactic<splits = 1, kw = 64, accs = 1, token_tiles = [8, 8, 8, 8]>) {transport = #lamport.transport<unicast>} : memref<4x1024xbf16>, memref<8192x1024xbf16>, memref<4x8192xbf16>
 func.func @gemm_publish_ticket(
     %x: memref<4x1024xbf16>, %w: memref<8192x1024xbf16>,
     %y: memref<4x8192xbf16>,

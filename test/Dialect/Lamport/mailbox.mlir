@@ -1,12 +1,14 @@
-// RUN: lamport-opt %s -split-input-file | FileCheck %s -DMBT='!lamport.mailbox<tp = 8, capacity = 16, width = 8192>'
-// RUN: lamport-opt %s -split-input-file | lamport-opt -split-input-file | FileCheck %s -DMBT='!lamport.mailbox<tp = 8, capacity = 16, width = 8192>'
-// RUN: lamport-opt %s -split-input-file --mlir-print-op-generic | lamport-opt -split-input-file | FileCheck %s -DMBT='!lamport.mailbox<tp = 8, capacity = 16, width = 8192>'
+// RUN: lamport-opt %s -split-input-file | FileCheck %s -DMBT='!mailbox_tp8_c16_w8192'
+// RUN: lamport-opt %s -split-input-file | lamport-opt -split-input-file | FileCheck %s -DMBT='!mailbox_tp8_c16_w8192'
+// RUN: lamport-opt %s -split-input-file --mlir-print-op-generic | lamport-opt -split-input-file | FileCheck %s -DMBT='!mailbox_tp8_c16_w8192'
 
 // Round trip of the kernel-level mailbox primitives: publish, poll, poll_at,
 // rearm and poll_owned, in every form their assembly allows.
 
 !mb = !lamport.mailbox<tp = 8, capacity = 16, width = 8192>
 
+// The printer names the mailbox type once and the ops use the name.
+// CHECK: [[MBT]] = !lamport.mailbox<tp = 8, capacity = 16, width = 8192>
 // CHECK-LABEL: func.func @publish
 // CHECK-SAME: (%[[MB:[a-z0-9]+]]: [[MBT]], %[[V:[a-z0-9]+]]: vector<8xbf16>, %[[W:[a-z0-9]+]]: vector<64xbf16>, %[[S:[a-z0-9]+]]: i32, %[[R:[a-z0-9]+]]: index, %[[C:[a-z0-9]+]]: index, %[[TO:[a-z0-9]+]]: i32)
 func.func @publish(%mb: !mb, %v: vector<8xbf16>, %w: vector<64xbf16>,
@@ -98,16 +100,17 @@ func.func @rearm(%mb: !mb, %stage: i32, %slot: i32, %row: index, %col: index,
 
 !mb = !lamport.mailbox<tp = 8, capacity = 16, width = 1024>
 
+// CHECK: !mailbox_tp8_c16_w1024 = !lamport.mailbox<tp = 8, capacity = 16, width = 1024>
 // CHECK-LABEL: func.func @poll_owned
-// CHECK-SAME: (%[[MB:[a-z0-9]+]]: !lamport.mailbox<tp = 8, capacity = 16, width = 1024>, %[[S:[a-z0-9]+]]: i32, %[[T:[a-z0-9]+]]: index, %[[F:[a-z0-9]+]]: index)
+// CHECK-SAME: (%[[MB:[a-z0-9]+]]: !mailbox_tp8_c16_w1024, %[[S:[a-z0-9]+]]: i32, %[[T:[a-z0-9]+]]: index, %[[F:[a-z0-9]+]]: index)
 func.func @poll_owned(%mb: !mb, %stage: i32, %token: index, %fragment: index)
     -> (vector<1x8xbf16>, vector<1x8xbf16>) {
-  // CHECK: %[[A:.*]] = lamport.mailbox.poll_owned %[[MB]][%[[S]], %[[T]], %[[F]]] : !lamport.mailbox<tp = 8, capacity = 16, width = 1024> -> vector<1x8xbf16>
+  // CHECK: %[[A:.*]] = lamport.mailbox.poll_owned %[[MB]][%[[S]], %[[T]], %[[F]]] : !mailbox_tp8_c16_w1024 -> vector<1x8xbf16>
   %a = lamport.mailbox.poll_owned %mb[%stage, %token, %fragment]
       : !mb -> vector<1x8xbf16>
   // The last fragment of the gathered row: 8 ranks x 128 fragments.
   // CHECK: %[[LAST:.*]] = arith.constant 1023 : index
-  // CHECK: %[[B:.*]] = lamport.mailbox.poll_owned %[[MB]][%[[S]], %[[T]], %[[LAST]]] {timeout_ns = 20000 : i64} : !lamport.mailbox<tp = 8, capacity = 16, width = 1024> -> vector<1x8xbf16>
+  // CHECK: %[[B:.*]] = lamport.mailbox.poll_owned %[[MB]][%[[S]], %[[T]], %[[LAST]]] {timeout_ns = 20000 : i64} : !mailbox_tp8_c16_w1024 -> vector<1x8xbf16>
   %last = arith.constant 1023 : index
   %b = lamport.mailbox.poll_owned %mb[%stage, %token, %last]
       {timeout_ns = 20000 : i64} : !mb -> vector<1x8xbf16>

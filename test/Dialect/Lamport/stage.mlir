@@ -1,12 +1,14 @@
-// RUN: lamport-opt %s -split-input-file | FileCheck %s -DMBT='!lamport.mailbox<tp = 4, capacity = 8, width = 2048>'
-// RUN: lamport-opt %s -split-input-file | lamport-opt -split-input-file | FileCheck %s -DMBT='!lamport.mailbox<tp = 4, capacity = 8, width = 2048>'
-// RUN: lamport-opt %s -split-input-file --mlir-print-op-generic | lamport-opt -split-input-file | FileCheck %s -DMBT='!lamport.mailbox<tp = 4, capacity = 8, width = 2048>'
+// RUN: lamport-opt %s -split-input-file | FileCheck %s -DMBT='!mailbox_tp4_c8_w2048'
+// RUN: lamport-opt %s -split-input-file | lamport-opt -split-input-file | FileCheck %s -DMBT='!mailbox_tp4_c8_w2048'
+// RUN: lamport-opt %s -split-input-file --mlir-print-op-generic | lamport-opt -split-input-file | FileCheck %s -DMBT='!mailbox_tp4_c8_w2048'
 
 // Round trip of the stage ops: the ACTIVE and NEXT words, setting ACTIVE
 // after a publish, advancing NEXT after a read, and the ticket form.
 
 !mb = !lamport.mailbox<tp = 4, capacity = 8, width = 2048>
 
+// The printer names the mailbox type once and the ops use the name.
+// CHECK: [[MBT]] = !lamport.mailbox<tp = 4, capacity = 8, width = 2048>
 // CHECK-LABEL: func.func @stage_words
 // CHECK-SAME: (%[[MB:[a-z0-9]+]]: [[MBT]])
 func.func @stage_words(%mb: !mb) -> (i32, i32) {
@@ -55,10 +57,11 @@ func.func @tickets(%ticket: i32, %stage: i32) -> (i32, i32) {
 
 // -----
 
+// CHECK: !mailbox_tp2_c16_w512 = !lamport.mailbox<tp = 2, capacity = 16, width = 512>
 // CHECK-LABEL: func.func @arrive
-// CHECK-SAME: (%[[MB:[a-z0-9]+]]: !lamport.mailbox<tp = 2, capacity = 16, width = 512>)
+// CHECK-SAME: (%[[MB:[a-z0-9]+]]: !mailbox_tp2_c16_w512)
 func.func @arrive(%mb: !lamport.mailbox<tp = 2, capacity = 16, width = 512>) -> i32 {
-  // CHECK: %[[BEFORE:.*]] = lamport.stage.arrive %[[MB]] {ctas = 64 : i64} : !lamport.mailbox<tp = 2, capacity = 16, width = 512>
+  // CHECK: %[[BEFORE:.*]] = lamport.stage.arrive %[[MB]] {ctas = 64 : i64} : !mailbox_tp2_c16_w512
   %before = lamport.stage.arrive %mb {ctas = 64} : !lamport.mailbox<tp = 2, capacity = 16, width = 512>
   // CHECK: return %[[BEFORE]] : i32
   return %before : i32

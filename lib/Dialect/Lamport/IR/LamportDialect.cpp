@@ -12,6 +12,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <limits>
@@ -71,6 +72,27 @@ static void printTacticList(OpAsmPrinter &printer, Operation *,
 #define GET_OP_CLASSES
 #include "lamport/Dialect/Lamport/IR/LamportOps.cpp.inc"
 
+namespace {
+/// Names the mailbox types of printed IR once, at the top of the module:
+/// `!mailbox_tp8_c16_w8192 = !lamport.mailbox<tp = 8, capacity = 16,
+/// width = 8192>`, and every op that uses one says `!mailbox_tp8_c16_w8192`.
+/// The name carries the type's parameters, so two types never share one (the
+/// printer appends no counter) and a reader sees the TP group at every use.
+/// Overridable: another dialect's interface may name the type otherwise.
+struct LamportOpAsmInterface : public OpAsmDialectInterface {
+  using OpAsmDialectInterface::OpAsmDialectInterface;
+
+  AliasResult getAlias(Type type, raw_ostream &os) const override {
+    auto mailbox = dyn_cast<MailboxType>(type);
+    if (!mailbox)
+      return AliasResult::NoAlias;
+    os << "mailbox_tp" << mailbox.getTp() << "_c" << mailbox.getCapacity()
+       << "_w" << mailbox.getWidth();
+    return AliasResult::OverridableAlias;
+  }
+};
+} // namespace
+
 void LamportDialect::initialize() {
   addOperations<
 #define GET_OP_LIST
@@ -84,6 +106,7 @@ void LamportDialect::initialize() {
 #define GET_ATTRDEF_LIST
 #include "lamport/Dialect/Lamport/IR/LamportAttrs.cpp.inc"
       >();
+  addInterfaces<LamportOpAsmInterface>();
 }
 
 Operation *LamportDialect::materializeConstant(OpBuilder &builder,
