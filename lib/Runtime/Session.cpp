@@ -146,7 +146,9 @@ void Session::openDevices() {
   int count = 0;
   LAMPORT_CU(cuDeviceGetCount(&count), "counting CUDA devices");
   int needed = config.transport == TransportKind::Peer ? config.tp : 1;
-  if (config.firstDevice + needed > count)
+  // In 64 bits: a first device near INT_MAX (a C API argument) must not
+  // wrap past the count.
+  if (config.firstDevice < 0 || int64_t(config.firstDevice) + needed > count)
     throw Error(concat("the ", transportName(config.transport),
                        " transport with tp = ", config.tp, " needs ", needed,
                        " GPU(s) from device ", config.firstDevice,

@@ -203,3 +203,17 @@ def test_integers_are_checked_before_ctypes():
     assert result.returncode == 0, result.stdout + result.stderr
     assert result.stderr == "", result.stderr
     assert result.stdout.count("ok:") == 12
+
+
+@requires_runtime
+def test_first_device_near_int_max_is_refused():
+    # device + tp wrapped past INT_MAX to a negative sum, which passed the
+    # device count check.
+    out = run_child("""
+        try:
+            lamport.Runtime(BUNDLE, tp=4, device=2**31 - 1)
+        except lamport.RuntimeFailure as error:
+            print("refused:", error)
+    """)
+    assert ("refused: the loopback transport with tp = 4 needs 1 GPU(s) from "
+            "device 2147483647, but this machine has") in out
