@@ -306,6 +306,13 @@ mlirLamportModuleRunPassPipeline(MlirModule module, MlirStringRef pipeline,
   QuietOpsOnDiagnostic quiet(moduleOp.getContext());
   ScopedDiagnosticHandler handler =
       collectDiagnostics(moduleOp.getContext(), report);
+  // The pipeline parser recurses once per nested pipeline, as the IR
+  // parser does per nesting level.
+  if (std::optional<std::string> error =
+          checkNesting(unwrap(pipeline), "pipeline")) {
+    report.add(*error);
+    return report.fail();
+  }
   std::string pipelineError;
   llvm::raw_string_ostream pipelineErrorStream(pipelineError);
   FailureOr<OpPassManager> passes =

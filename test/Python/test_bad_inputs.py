@@ -93,10 +93,16 @@ def test_deep_nesting_raises():
                 context.parse(brackets)
             except lamport.Error as error:
                 assert len(str(error)) < 400, len(str(error))
+            # A pass pipeline nested as deep: its parser recurses too.
+            module = context.parse({PROGRAM!r})
+            expect(lambda: module.run_pipeline(
+                       "builtin.module(" * 50000 + "cse" + ")" * 50000),
+                   lamport.Error, "pipeline:1:3855: error: brackets nest "
+                   "deeper than 256 levels here")
             # The context still parses.
             assert context.parse({PROGRAM!r}).verify()
     """)
-    assert out.count("ok:") == 4
+    assert out.count("ok:") == 5
 
 
 def test_integers_and_text_are_checked_before_ctypes():

@@ -6,8 +6,9 @@
 //
 // The lamport dialect and passes plus every upstream dialect and pass, so a
 // pipeline from lamport ops down to PTX runs in one tool. It is MlirOptMain
-// with one step before it: input whose brackets nest deeper than the parser's
-// stack survives is refused (lamport/Target/SourceLimits.h).
+// with one step before it: input and command-line arguments (a pass
+// pipeline) whose brackets nest deeper than the recursive parsers' stack
+// survives are refused (lamport/Target/SourceLimits.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,9 +25,11 @@
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Process.h"
+#include "llvm/Support/StringSaver.h"
 #include "llvm/Support/ToolOutputFile.h"
 
 #include <cstdio>
@@ -69,7 +72,28 @@ static LogicalResult runLamportOpt(int argc, char **argv,
   return success();
 }
 
+/// Refuses a command-line argument (response files expanded) whose
+/// brackets nest deeper than the parsers survive: `--pass-pipeline` is
+/// parsed recursively too.
+static LogicalResult checkArguments(int argc, char **argv) {
+  llvm::BumpPtrAllocator allocator;
+  llvm::StringSaver saver(allocator);
+  SmallVector<const char *> args(argv, argv + argc);
+  // A response file that cannot be read is reported by the option parser.
+  (void)llvm::cl::ExpandResponseFiles(saver, llvm::cl::TokenizeGNUCommandLine,
+                                      args);
+  for (auto [i, arg] : llvm::enumerate(args))
+    if (std::optional<std::string> error = lamport::checkNesting(
+            arg, "<command line, argument " + std::to_string(i) + ">")) {
+      llvm::errs() << *error << "\n";
+      return failure();
+    }
+  return success();
+}
+
 int main(int argc, char **argv) {
+  if (failed(checkArguments(argc, argv)))
+    return EXIT_FAILURE;
   registerAllPasses();
   lamport::registerLamportPasses();
   lamport::registerLamportConversionPasses();
