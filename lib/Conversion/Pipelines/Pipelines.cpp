@@ -8,8 +8,9 @@
 // takes any chip and feature string: an empty chip crashes its verifier, an
 // unknown one is a warning, and a PTX version below the chip's minimum is a
 // fatal error of the NVPTX backend that ends the process (a Python
-// interpreter included). So the options are checked against the NVPTX
-// backend's own tables before any pass sees them.
+// interpreter included). So the options are checked before any pass sees
+// them: against the NVPTX backend's processors and features, and against
+// the oldest PTX ISA each chip takes.
 //
 //===----------------------------------------------------------------------===//
 
