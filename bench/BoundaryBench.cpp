@@ -9,6 +9,7 @@
 #include "lamport/Check/Inputs.h"
 #include "lamport/Check/Options.h"
 #include "lamport/Check/Reference.h"
+#include "lamport/Runtime/CheckedMath.h"
 #include "lamport/Runtime/Error.h"
 
 #include <algorithm>
@@ -378,7 +379,9 @@ std::vector<std::size_t> allocationBytes(const Manifest &manifest) {
   std::vector<std::size_t> bytes(manifest.arguments.size(), 0);
   for (const ArgumentSpec &arg : manifest.arguments)
     if (arg.kind == ArgumentKind::Buffer)
-      bytes[arg.index] = (arg.bytes(maxTokens) + 15) / 16 * 16;
+      bytes[arg.index] = runtime::checkedRoundUp(
+          arg.bytes(maxTokens), 16,
+          concat("argument '", arg.name, "' rounded up to 16"));
   return bytes;
 }
 

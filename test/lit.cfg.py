@@ -69,3 +69,8 @@ if ptxas:
 
 python = shutil.which("python3")
 config.substitutions.append(("%python", python or "python3"))
+# How a command ended ("exit N" or "signal NAME"), after its own output: a
+# bad input must end in an error and a non-zero exit, never a signal.
+config.substitutions.append(("%exit_status", "%s %s" % (
+    python or "python3",
+    os.path.join(config.lamport_src_root, "test", "Inputs", "exit_status.py"))))

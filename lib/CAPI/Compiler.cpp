@@ -16,6 +16,7 @@
 #include "lamport/Dialect/Lamport/IR/Lamport.h"
 #include "lamport/Target/Bundle.h"
 #include "lamport/Target/Compile.h"
+#include "lamport/Target/SourceLimits.h"
 
 #include "mlir/AsmParser/AsmParser.h"
 #include "mlir/AsmParser/AsmParserState.h"
@@ -131,15 +132,22 @@ static ScopedDiagnosticHandler collectDiagnostics(MLIRContext *context,
   });
 }
 
-/// Parses and verifies the last buffer of `sourceMgr`; records the
-/// arguments' source names in `names`. Diagnostics go to the caller's
-/// handler.
-static OwningOpRef<ModuleOp> parseSource(MLIRContext *context,
-                                         llvm::SourceMgr &sourceMgr,
-                                         StringRef sourceName,
-                                         ArgumentNames *names) {
+/// Parses and verifies the buffer of `sourceMgr`; records the arguments'
+/// source names in `names`. Diagnostics go to the caller's handler; input
+/// nested too deep for the parser (lamport/Target/SourceLimits.h) is
+/// refused in `report` before it is parsed.
+static OwningOpRef<ModuleOp>
+parseSource(MLIRContext *context, llvm::SourceMgr &sourceMgr,
+            StringRef sourceName, ArgumentNames *names, ErrorReport &report) {
   // The parser's record of definitions keeps the source names of the
   // program's arguments for the manifest.
+  const llvm::MemoryBuffer *buffer =
+      sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID());
+  if (std::optional<std::string> error =
+          checkNesting(buffer->getBuffer(), buffer->getBufferIdentifier())) {
+    report.add(*error);
+    return nullptr;
+  }
   AsmParserState asmState;
   ParserConfig config(context);
   Block parsed;
@@ -262,8 +270,8 @@ MlirLogicalResult mlirLamportCompileSourceToBundle(
   // The source stays quoted in every error, the compiler's included.
   SourceDiagnostics diagnostics(ctx, source, sourceName, report);
   ArgumentNames names;
-  OwningOpRef<ModuleOp> module =
-      parseSource(ctx, diagnostics.sourceMgr, unwrap(sourceName), &names);
+  OwningOpRef<ModuleOp> module = parseSource(
+      ctx, diagnostics.sourceMgr, unwrap(sourceName), &names, report);
   if (!module)
     return report.fail();
   if (failed(compile(*module, names, unwrap(directory), options, report)))
@@ -280,8 +288,8 @@ MlirModule mlirLamportModuleCreateParse(MlirContext context,
   MLIRContext *ctx = unwrap(context);
   QuietOpsOnDiagnostic quiet(ctx);
   SourceDiagnostics diagnostics(ctx, source, sourceName, report);
-  OwningOpRef<ModuleOp> module =
-      parseSource(ctx, diagnostics.sourceMgr, unwrap(sourceName), nullptr);
+  OwningOpRef<ModuleOp> module = parseSource(
+      ctx, diagnostics.sourceMgr, unwrap(sourceName), nullptr, report);
   if (!module) {
     report.fail();
     return MlirModule{nullptr};
@@ -298,6 +306,13 @@ mlirLamportModuleRunPassPipeline(MlirModule module, MlirStringRef pipeline,
   QuietOpsOnDiagnostic quiet(moduleOp.getContext());
   ScopedDiagnosticHandler handler =
       collectDiagnostics(moduleOp.getContext(), report);
+  // The pipeline parser recurses once per nested pipeline, as the IR
+  // parser does per nesting level.
+  if (std::optional<std::string> error =
+          checkNesting(unwrap(pipeline), "pipeline")) {
+    report.add(*error);
+    return report.fail();
+  }
   std::string pipelineError;
   llvm::raw_string_ostream pipelineErrorStream(pipelineError);
   FailureOr<OpPassManager> passes =

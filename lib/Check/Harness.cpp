@@ -11,6 +11,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "lamport/Check/Harness.h"
+#include "lamport/Check/HostMemory.h"
+#include "lamport/Runtime/CheckedMath.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -35,6 +37,12 @@ Harness::Harness(const Bundle &bundle, const RunOptions &options)
   planChecks();
   chooseBatch();
   double total = sizeBuffers();
+  // The host's copies first: the simulation runs before the session
+  // allocates anything on a device.
+  checkHostMemory();
+  if (gib(total) > 48.0)
+    throw Error(concat("the buffers of ", batch, " steps need ", gib(total),
+                       " GiB on the devices; lower --batch"));
 
   // The host simulation needs no GPU: its errors come before the device's.
   auto seconds = [](std::chrono::steady_clock::time_point since) {
@@ -160,7 +168,9 @@ double Harness::sizeBuffers() {
   double total = 0;
   for (const ArgumentSpec &arg : m.arguments)
     if (arg.kind == ArgumentKind::Buffer) {
-      std::size_t bytes = (arg.bytes(maxTokens) + 15) / 16 * 16;
+      std::size_t bytes =
+          checkedRoundUp(arg.bytes(maxTokens), 16,
+                         concat("argument '", arg.name, "' rounded up to 16"));
       allocBytes[arg.index] = bytes;
       total += double(bytes) * batch * options.tp;
     }
@@ -168,10 +178,66 @@ double Harness::sizeBuffers() {
     total += double(allocBytes[output.arg]) * batch * options.tp;
   for (int arg : restored) // pristine copies
     total += double(allocBytes[arg]) * batch * options.tp;
-  if (gib(total) > 48.0)
-    throw Error(concat("the buffers of ", batch, " steps need ", gib(total),
-                       " GiB; lower --batch"));
   return total;
+}
+
+double Harness::hostBytesNeeded() const {
+  const Manifest &m = bundle.manifest;
+  double tp = options.tp, largestInput = 0, everyBuffer = 0;
+  for (const ArgumentSpec &arg : m.arguments)
+    if (arg.kind == ArgumentKind::Buffer) {
+      everyBuffer += double(allocBytes[arg.index]);
+      if (plan->arguments[arg.index].input)
+        largestInput = std::max(largestInput, double(allocBytes[arg.index]));
+    }
+  // Without --check: one host buffer that each input is generated into.
+  if (!options.check)
+    return largestInput;
+  // The step being simulated: every buffer's value on every rank, and every
+  // mailbox slot's rows.
+  double step = everyBuffer * tp;
+  for (const MailboxSpec &mailbox : m.mailboxes)
+    step += tp * mailbox.capacity * double(mailbox.width) * 2;
+  // Kept per batch position: an exact output's bytes per rank; a dual
+  // norm's base bytes, its FP64 reference and bound per element (16 bytes)
+  // and, once checked, rank 0's bytes. Checking a step downloads an output
+  // of every rank at a time.
+  double kept = 0, downloads = 0;
+  for (const Output &output : outputs) {
+    double bytes = double(allocBytes[output.arg]);
+    double elements = bytes / double(dtypeBytes(m.arguments[output.arg].dtype));
+    kept += output.check == OutputCheck::Exact ? bytes * tp
+                                               : 2 * bytes + 16 * elements;
+    downloads = std::max(downloads, bytes * tp);
+  }
+  return largestInput + step + kept * batch + downloads;
+}
+
+void Harness::checkHostMemory() const {
+  double need = hostBytesNeeded();
+  std::string limit;
+  double have = 0;
+  if (options.maxHostMemoryGiB > 0) {
+    have = double(options.maxHostMemoryGiB) * double(1ull << 30);
+    limit =
+        concat("--max-host-memory allows ", options.maxHostMemoryGiB, " GiB");
+  } else if (std::optional<HostMemory> host = availableHostMemory()) {
+    have = double(host->bytes);
+    limit = concat("the host has ", formatBytes(have), " available (",
+                   host->source, ")");
+  } else {
+    return; // Nothing known to compare with.
+  }
+  if (need <= have)
+    return;
+  throw Error(
+      concat("this run needs about ", formatBytes(need), " of host memory (",
+             options.check
+                 ? concat("the host simulation and the expected bytes of ",
+                          batch, " batch positions of ", options.tp, " ranks")
+                 : std::string("the inputs' host copy"),
+             "), but ", limit,
+             options.check ? "; lower --batch or run without --check" : ""));
 }
 
 void Harness::simulate() {

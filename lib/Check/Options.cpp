@@ -26,7 +26,8 @@ std::string usage() {
          "[--batch B]\n"
          "                   [--steps-per-check S] [--watchdog SECONDS] "
          "[--device N]\n"
-         "                   [--no-pdl] [--publish-barrier] [--pipelined]\n"
+         "                   [--no-pdl] [--publish-barrier] [--pipelined] "
+         "[--max-host-memory GIB]\n"
          "       lamport-run BUNDLE --plan\n"
          "                   [--transport multicast --allow-multicast]";
 }
@@ -140,6 +141,8 @@ RunOptions parseRunOptions(const std::vector<std::string> &args) {
       o.watchdogSeconds = double(parseIntegerOption(arg, value(), 1, 3600));
     } else if (arg == "--device") {
       o.device = int(parseIntegerOption(arg, value(), 0, 1023));
+    } else if (arg == "--max-host-memory") {
+      o.maxHostMemoryGiB = parseIntegerOption(arg, value(), 1, 1 << 20);
     } else if (arg == "--plan") {
       o.plan = true;
     } else if (arg == "--publish-barrier") {

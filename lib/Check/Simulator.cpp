@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lamport/Check/Simulator.h"
+#include "lamport/Runtime/CheckedMath.h"
 #include "lamport/Runtime/Error.h"
 
 #include <algorithm>
@@ -149,6 +150,14 @@ private:
     return first;
   }
 
+  /// The product of \p factors, an element count of \p l's; throws where it
+  /// does not fit a size_t.
+  std::size_t count(const PlannedLaunch &l,
+                    std::initializer_list<std::size_t> factors) const {
+    return checkedProduct(factors,
+                          concat(l.who, ": an element count at m = ", tokens));
+  }
+
   /// Checks that \p arg's allocation holds \p elements of its dtype.
   void needElements(const PlannedLaunch &l, int arg, std::size_t elements) {
     const ArgumentSpec &spec = m.arguments[arg];
@@ -196,12 +205,12 @@ private:
 
   /// The rows of role \p role, published into slot [NEXT, r] of every copy.
   void publishRows(const PlannedLaunch &l, const char *role) {
-    int64_t width = l.width;
-    needElements(l, l.argument(role), std::size_t(tokens) * width);
+    std::size_t elements =
+        count(l, {std::size_t(tokens), std::size_t(l.width)});
+    needElements(l, l.argument(role), elements);
     for (int r = 0; r < tp; ++r) {
       const Bytes &rows = valueOf(l, role, r);
-      auto slot =
-          std::make_shared<std::vector<uint16_t>>(std::size_t(tokens) * width);
+      auto slot = std::make_shared<std::vector<uint16_t>>(elements);
       for (std::size_t i = 0; i < slot->size(); ++i)
         (*slot)[i] = canonicalizeSentinel(loadBf16(rows, i));
       slots[l.mailbox][r] = slot;
@@ -211,8 +220,10 @@ private:
   void gemmPublish(const PlannedLaunch &l) {
     int y = l.argument("y");
     int64_t n = l.n, k = l.k;
-    needElements(l, l.argument("x"), std::size_t(tokens) * k);
-    needElements(l, y, std::size_t(tokens) * n);
+    std::size_t yElements = count(l, {std::size_t(tokens), std::size_t(n)});
+    needElements(l, l.argument("x"),
+                 count(l, {std::size_t(tokens), std::size_t(k)}));
+    needElements(l, y, yElements);
     const ArgumentPlan &weight = plan.arguments[l.argument("weight")];
     for (int r = 0; r < tp; ++r) {
       const Bytes &x = valueOf(l, "x", r);
@@ -226,21 +237,20 @@ private:
             nonzeros[row].emplace_back(c, double(v));
         }
       auto out = std::make_shared<Bytes>(*values[y][r]);
-      parallelFor(std::size_t(tokens) * n, 1 << 14,
-                  [&](std::size_t begin, std::size_t end) {
-                    for (std::size_t i = begin; i < end; ++i) {
-                      std::size_t row = i / n, col = i % n;
-                      double sum = 0.0; // +0.0: a zero sum stays +0.0
-                      for (const auto &[c, v] : nonzeros[row])
-                        sum += v * double(bf16ToFloat(gemmWeightBits(
-                                       key, uint64_t(col) * k + c)));
-                      storeBf16(*out, i, floatToBf16(float(sum)));
-                    }
-                  });
+      parallelFor(yElements, 1 << 14, [&](std::size_t begin, std::size_t end) {
+        for (std::size_t i = begin; i < end; ++i) {
+          std::size_t row = i / n, col = i % n;
+          double sum = 0.0; // +0.0: a zero sum stays +0.0
+          for (const auto &[c, v] : nonzeros[row])
+            sum +=
+                v *
+                double(bf16ToFloat(gemmWeightBits(key, uint64_t(col) * k + c)));
+          storeBf16(*out, i, floatToBf16(float(sum)));
+        }
+      });
       values[y][r] = out;
       if (l.mailbox >= 0) {
-        auto slot =
-            std::make_shared<std::vector<uint16_t>>(std::size_t(tokens) * n);
+        auto slot = std::make_shared<std::vector<uint16_t>>(yElements);
         for (std::size_t i = 0; i < slot->size(); ++i)
           (*slot)[i] = canonicalizeSentinel(loadBf16(*out, i));
         slots[l.mailbox][r] = slot;
@@ -254,7 +264,9 @@ private:
     const ArgumentSpec &spec = m.arguments[out];
     int64_t width = l.width;
     int64_t perSlot = spec.shape[1] == -1 ? tokens : spec.shape[1];
-    needElements(l, out, std::size_t(tp) * perSlot * width);
+    needElements(
+        l, out,
+        count(l, {std::size_t(tp), std::size_t(perSlot), std::size_t(width)}));
     writeAll(out, [&](Bytes &b) {
       for (int s = 0; s < tp; ++s)
         for (int row = 0; row < tokens; ++row)
@@ -267,17 +279,18 @@ private:
   void allReduce(const PlannedLaunch &l) {
     std::vector<Rows> rows = take(l);
     int out = l.argument("out");
-    std::size_t count = std::size_t(tokens) * l.width;
-    needElements(l, out, count);
-    std::vector<uint16_t> sum(count);
+    std::size_t elements =
+        count(l, {std::size_t(tokens), std::size_t(l.width)});
+    needElements(l, out, elements);
+    std::vector<uint16_t> sum(elements);
     std::vector<float> partials(tp);
-    for (std::size_t i = 0; i < count; ++i) {
+    for (std::size_t i = 0; i < elements; ++i) {
       for (int s = 0; s < tp; ++s)
         partials[s] = bf16ToFloat((*rows[s])[i]);
       sum[i] = floatToBf16(sumPartials(partials, l.order));
     }
     writeAll(out, [&](Bytes &b) {
-      for (std::size_t i = 0; i < count; ++i)
+      for (std::size_t i = 0; i < elements; ++i)
         storeBf16(b, i, sum[i]);
     });
   }
@@ -286,7 +299,9 @@ private:
     std::vector<Rows> rows = take(l);
     int out = l.argument("out");
     int64_t width = l.width;
-    needElements(l, out, std::size_t(tokens) * tp * width);
+    needElements(
+        l, out,
+        count(l, {std::size_t(tokens), std::size_t(tp), std::size_t(width)}));
     writeAll(out, [&](Bytes &b) {
       for (int row = 0; row < tokens; ++row)
         for (int s = 0; s < tp; ++s)
@@ -298,7 +313,8 @@ private:
 
   void dualNorm(const PlannedLaunch &l) {
     int64_t width = l.width;
-    std::size_t count = std::size_t(tokens) * width;
+    std::size_t count =
+        this->count(l, {std::size_t(tokens), std::size_t(width)});
     int outArg = l.argument("out"), streamArg = l.argument("stream");
     needElements(l, outArg, count);
     needElements(l, streamArg, count);

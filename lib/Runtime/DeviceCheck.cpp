@@ -69,6 +69,17 @@ void checkKernelsFit(const Manifest &manifest, const DeviceProperties &device) {
   for (const KernelSpec &kernel : manifest.kernels) {
     std::string who =
         concat("kernel '", kernel.name, "' on ", device.describe());
+    // The manifest reader bounds each dimension by CUDA's limits; the
+    // device may allow less.
+    static const char *const axes[] = {"x", "y", "z"};
+    for (int i = 0; i < 3; ++i) {
+      if (int64_t(kernel.grid[i]) > device.maxGridDim[i])
+        throw Error(concat(who, ": grid ", axes[i], " of ", kernel.grid[i],
+                           " exceeds the device's ", device.maxGridDim[i]));
+      if (int64_t(kernel.block[i]) > device.maxBlockDim[i])
+        throw Error(concat(who, ": block ", axes[i], " of ", kernel.block[i],
+                           " exceeds the device's ", device.maxBlockDim[i]));
+    }
     if (int(kernel.blockThreads()) > device.maxThreadsPerBlock)
       throw Error(concat(who, ": block of ", kernel.blockThreads(),
                          " threads exceeds the device's ",

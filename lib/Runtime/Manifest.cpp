@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lamport/Runtime/Manifest.h"
+#include "lamport/Runtime/CheckedMath.h"
 #include "lamport/Runtime/Error.h"
 
 #include <algorithm>
@@ -58,11 +59,43 @@ std::vector<int64_t> ArgumentSpec::shapeFor(int tokens) const {
   return dims;
 }
 
+std::size_t MailboxSpec::copyBytes() const {
+  return checkedProduct(
+      {3, std::size_t(tp), std::size_t(capacity), std::size_t(width), 2},
+      concat("mailbox '", name, "': the bytes of one copy"));
+}
+
+namespace {
+
+/// "argument 'x' [4, 8192] bf16": an argument as overflow messages name it.
+std::string argumentText(const ArgumentSpec &arg, int tokens) {
+  return concat("argument '", arg.name, "' ", shapeText(arg.shapeFor(tokens)),
+                " ", dtypeName(arg.dtype));
+}
+
+} // namespace
+
 std::size_t ArgumentSpec::elements(int tokens) const {
   std::size_t count = 1;
-  for (int64_t dim : shapeFor(tokens))
-    count *= std::size_t(dim);
+  for (int64_t dim : shapeFor(tokens)) {
+    // The reader admits no dimension below -1; -1 became `tokens`.
+    std::optional<std::size_t> next =
+        dim < 0 ? std::nullopt : multiplyExact(count, std::size_t(dim));
+    if (!next)
+      throw Error(concat(argumentText(*this, tokens), ": its element count is ",
+                         dim < 0 ? "negative" : kSizeLimitText));
+    count = *next;
+  }
   return count;
+}
+
+std::size_t ArgumentSpec::bytes(int tokens) const {
+  std::optional<std::size_t> count =
+      multiplyExact(elements(tokens), dtypeBytes(dtype));
+  if (!count)
+    throw Error(concat(argumentText(*this, tokens), ": its byte count is ",
+                       kSizeLimitText));
+  return *count;
 }
 
 std::optional<std::string> KernelSpec::attribute(const std::string &key) const {

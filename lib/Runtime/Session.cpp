@@ -122,6 +122,12 @@ DeviceProperties queryDevice(int ordinal, CUdevice device) {
                         "compute capability");
   p.maxThreadsPerBlock =
       attribute(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, "threads/block");
+  p.maxGridDim = {attribute(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X, "grid x"),
+                  attribute(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y, "grid y"),
+                  attribute(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z, "grid z")};
+  p.maxBlockDim = {attribute(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X, "block x"),
+                   attribute(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y, "block y"),
+                   attribute(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z, "block z")};
   p.maxSharedPerBlockOptin = attribute(
       CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, "shared memory");
   p.clusterLaunch =
@@ -140,7 +146,9 @@ void Session::openDevices() {
   int count = 0;
   LAMPORT_CU(cuDeviceGetCount(&count), "counting CUDA devices");
   int needed = config.transport == TransportKind::Peer ? config.tp : 1;
-  if (config.firstDevice + needed > count)
+  // In 64 bits: a first device near INT_MAX (a C API argument) must not
+  // wrap past the count.
+  if (config.firstDevice < 0 || int64_t(config.firstDevice) + needed > count)
     throw Error(concat("the ", transportName(config.transport),
                        " transport with tp = ", config.tp, " needs ", needed,
                        " GPU(s) from device ", config.firstDevice,

@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "SessionImpl.h"
+#include "lamport/Runtime/CheckedMath.h"
 #include "lamport/Runtime/Driver.h"
 
 #include <cstring>
@@ -85,7 +86,9 @@ CUdeviceptr Session::mapPeerCopy(Mailbox &mailbox, int r, std::size_t bytes,
   LAMPORT_CU(cuMemGetAllocationGranularity(
                  &granularity, &prop, CU_MEM_ALLOC_GRANULARITY_RECOMMENDED),
              concat(who, ": reading the VMM granularity"));
-  std::size_t mapped = (bytes + granularity - 1) / granularity * granularity;
+  std::size_t mapped = checkedRoundUp(
+      bytes, granularity ? granularity : 1,
+      concat(who, ": its copy rounded up to the VMM granularity"));
   CUmemGenericAllocationHandle handle = 0;
   LAMPORT_CU(cuMemCreate(&handle, mapped, &prop, 0),
              concat(who, ": creating ", mapped, " bytes"));

@@ -23,6 +23,9 @@
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/CheckedArithmetic.h"
+
+#include <algorithm>
 
 using namespace mlir;
 using namespace mlir::lamport;
@@ -125,6 +128,68 @@ getConstantDims(gpu::LaunchFuncOp launch, StringRef what, Value x, Value y,
   return dims;
 }
 
+/// The launch limits of every chip lamport-compile targets (sm_90 and
+/// sm_100a share them), as docs/bundle.schema.json bounds the manifest; the
+/// runtime checks the launch again against the device it loads on.
+static constexpr std::array<int64_t, 3> kMaxGrid = {INT32_MAX, 65535, 65535};
+static constexpr std::array<int64_t, 3> kMaxBlock = {1024, 1024, 64};
+static constexpr int64_t kMaxBlockThreads = 1024;
+/// Clusters beyond 8 CTAs are not portable (they need an opt-in per kernel).
+static constexpr int64_t kMaxClusterCtas = 8;
+/// The most dynamic shared memory a CTA of sm_90 or sm_100a opts into.
+static constexpr int64_t kMaxDynamicSharedBytes = 227 * 1024;
+
+/// "[1, 2, 3]".
+static std::string dimsText(const std::array<int64_t, 3> &dims) {
+  return "[" + std::to_string(dims[0]) + ", " + std::to_string(dims[1]) + ", " +
+         std::to_string(dims[2]) + "]";
+}
+
+/// Checks `plan`'s grid, block, cluster and shared memory against the
+/// chips' limits, with an error at `launch`.
+static LogicalResult checkLaunchShape(gpu::LaunchFuncOp launch,
+                                      const PlanKernel &plan) {
+  static const char *const axes[] = {"x", "y", "z"};
+  const char *limits = " (the launch limits of sm_90 and sm_100a)";
+  for (int i = 0; i < 3; ++i)
+    if (plan.grid[i] < 1 || plan.grid[i] > kMaxGrid[i])
+      return launch.emitOpError()
+             << "has a grid of " << dimsText(plan.grid) << ": grid " << axes[i]
+             << " must be in 1.." << kMaxGrid[i] << limits;
+  for (int i = 0; i < 3; ++i)
+    if (plan.block[i] < 1 || plan.block[i] > kMaxBlock[i])
+      return launch.emitOpError()
+             << "has a block of " << dimsText(plan.block) << ": block "
+             << axes[i] << " must be in 1.." << kMaxBlock[i] << limits;
+  int64_t threads = plan.block[0] * plan.block[1] * plan.block[2];
+  if (threads > kMaxBlockThreads)
+    return launch.emitOpError()
+           << "has a block of " << dimsText(plan.block) << ": " << threads
+           << " threads, more than the " << kMaxBlockThreads << " a CTA holds";
+  for (int i = 0; i < 3; ++i) {
+    if (plan.cluster[i] < 1 || plan.cluster[i] > kMaxClusterCtas)
+      return launch.emitOpError()
+             << "has a cluster of " << dimsText(plan.cluster) << ": cluster "
+             << axes[i] << " must be in 1.." << kMaxClusterCtas;
+    if (plan.grid[i] % plan.cluster[i])
+      return launch.emitOpError()
+             << "has a cluster of " << dimsText(plan.cluster)
+             << " that does not divide its grid of " << dimsText(plan.grid);
+  }
+  int64_t ctas = plan.cluster[0] * plan.cluster[1] * plan.cluster[2];
+  if (ctas > kMaxClusterCtas)
+    return launch.emitOpError()
+           << "has a cluster of " << dimsText(plan.cluster) << ": " << ctas
+           << " CTAs, more than the portable " << kMaxClusterCtas;
+  if (plan.sharedBytes < 0 || plan.sharedBytes > kMaxDynamicSharedBytes)
+    return launch.emitOpError()
+           << "requests " << plan.sharedBytes
+           << " bytes of dynamic shared memory: it must be in 0.."
+           << kMaxDynamicSharedBytes
+           << " (227 KiB, the most a CTA of sm_90 or sm_100a opts into)";
+  return success();
+}
+
 /// Merges how one kernel uses a buffer into how the step uses it.
 static void mergeIo(std::string &io, StringRef use) {
   if (io.empty() || io == use)
@@ -203,6 +268,8 @@ readKernel(gpu::LaunchFuncOp launch, func::FuncOp program,
              << "requests dynamic shared memory that is not a constant";
     plan.sharedBytes = *bytes;
   }
+  if (failed(checkLaunchShape(launch, plan)))
+    return failure();
 
   for (auto [i, operand] : llvm::enumerate(launch.getKernelOperands())) {
     Type type = operand.getType();
@@ -328,7 +395,10 @@ readLaunches(Block &block, func::FuncOp program, LaunchPlan &plan,
                   "(arith.cmpi ule or ult) against a constant";
       std::pair<int64_t, int64_t> range =
           tokens.value_or(std::pair<int64_t, int64_t>(1, maxTokens));
-      int64_t lastThen = inclusive ? *bound : *bound - 1;
+      // A bound far outside 1..maxTokens leaves a branch no M (and would
+      // overflow the arithmetic below).
+      int64_t clamped = std::clamp<int64_t>(*bound, -1, maxTokens + 1);
+      int64_t lastThen = inclusive ? clamped : clamped - 1;
       std::pair<int64_t, int64_t> thenRange = {range.first, lastThen};
       std::pair<int64_t, int64_t> elseRange = {lastThen + 1, range.second};
       if (thenRange.first > thenRange.second ||
@@ -361,6 +431,32 @@ readLaunches(Block &block, func::FuncOp program, LaunchPlan &plan,
   return success();
 }
 
+/// Checks that a buffer argument's shape is one a manifest holds: every
+/// static dimension positive and an int32, and its bytes (at the most tokens
+/// a step carries, 2^16) within int64.
+static LogicalResult checkBufferShape(func::FuncOp program,
+                                      const PlanArgument &argument,
+                                      MemRefType type) {
+  auto fail = [&]() {
+    return program.emitOpError()
+           << "argument " << argument.index << " ('" << argument.name
+           << "') has type " << type << ": ";
+  };
+  int64_t bytes = type.getElementTypeBitWidth() / 8;
+  for (int64_t size : type.getShape()) {
+    if (!ShapedType::isDynamic(size) && (size < 1 || size > INT32_MAX))
+      return fail() << "a bundle's dimensions are in 1.." << INT32_MAX
+                    << " (docs/bundle.md)";
+    std::optional<int64_t> next = llvm::checkedMul(
+        bytes, ShapedType::isDynamic(size) ? int64_t(1) << 16 : size);
+    if (!next)
+      return fail() << "its bytes at " << (1 << 16)
+                    << " tokens are more than 2^63 - 1";
+    bytes = *next;
+  }
+  return success();
+}
+
 FailureOr<LaunchPlan>
 mlir::lamport::readLaunchPlan(func::FuncOp program,
                               ArrayRef<std::string> argumentNames) {
@@ -388,6 +484,8 @@ mlir::lamport::readLaunchPlan(func::FuncOp program,
                memref && !getDtype(memref.getElementType()).empty()) {
       planArgument.kind = PlanArgument::Kind::Buffer;
       planArgument.dtype = getDtype(memref.getElementType()).str();
+      if (failed(checkBufferShape(program, planArgument, memref)))
+        return failure();
       for (int64_t size : memref.getShape())
         planArgument.shape.push_back(ShapedType::isDynamic(size) ? -1 : size);
     } else {

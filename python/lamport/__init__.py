@@ -73,6 +73,10 @@ class Context:
     """An MLIR context that knows the lamport dialect and everything its
     programs and lowering use, as lamport-opt does."""
 
+    # What close() reads, set before __init__ can fail.
+    _context = None
+    _modules = ()
+
     def __init__(self):
         lib = _library()
         registry = lib.mlirDialectRegistryCreate()
@@ -98,15 +102,21 @@ class Context:
     def __del__(self):
         self.close()
 
+    def _live(self):
+        if self._context is None:
+            raise Error("the context is closed")
+
     def parse(self, text, name="<string>"):
         """Parses and verifies `text`; raises Error with the messages (source
         line included) when it does not parse or verify."""
         from . import _capi
 
+        text_ref = _capi.MlirStringRef.of(text, "Context.parse: text")
+        name_ref = _capi.MlirStringRef.of(name, "Context.parse: name")
+        self._live()
         errors = _Errors()
         module = _library().mlirLamportModuleCreateParse(
-            self._context, _capi.MlirStringRef.of(text),
-            _capi.MlirStringRef.of(name), errors.callback, None)
+            self._context, text_ref, name_ref, errors.callback, None)
         if not module.ptr:
             errors.raise_(f"{name}: does not parse")
         wrapped = Module(self, module)
@@ -121,11 +131,14 @@ class Context:
         from . import _capi
 
         options, _strings = _options(chip, transport, timeout_ns, program)
+        text_ref = _capi.MlirStringRef.of(text, "Context.compile: text")
+        name_ref = _capi.MlirStringRef.of(name, "Context.compile: name")
+        self._live()
         errors = _Errors()
         result = _library().mlirLamportCompileSourceToBundle(
-            self._context, _capi.MlirStringRef.of(text),
-            _capi.MlirStringRef.of(name), _capi.MlirStringRef.of(str(directory)),
-            options, errors.callback, None)
+            self._context, text_ref, name_ref,
+            _capi.MlirStringRef.of(str(directory)), options, errors.callback,
+            None)
         if not result.value:
             errors.raise_(f"{name}: compilation failed")
         return Bundle(directory)
@@ -134,20 +147,27 @@ class Context:
 def _options(chip, transport, timeout_ns, program):
     from . import _capi
 
-    options = _library().mlirLamportCompileOptionsGetDefault()
     # The fields point into these objects' bytes: they must outlive the call.
-    keep = [_capi.MlirStringRef.of(chip), _capi.MlirStringRef.of(transport)]
-    options.chip, options.transport = keep
+    keep = [_capi.MlirStringRef.of(chip, "chip"),
+            _capi.MlirStringRef.of(transport, "transport")]
+    if timeout_ns is not None:
+        # Checked here: ctypes would keep the low 64 bits of 2**70.
+        timeout_ns = _capi.integer("timeout_ns", timeout_ns, _capi.C_INT64)
+    if program is not None:
+        keep.append(_capi.MlirStringRef.of(program, "program"))
+    options = _library().mlirLamportCompileOptionsGetDefault()
+    options.chip, options.transport = keep[:2]
     if timeout_ns is not None:
         options.timeoutNs = timeout_ns
     if program is not None:
-        keep.append(_capi.MlirStringRef.of(program))
         options.program = keep[-1]
     return options, keep
 
 
 class Module:
     """A parsed module, owned by its Context."""
+
+    _module = None
 
     def __init__(self, context, module):
         self._context = context
@@ -179,10 +199,10 @@ class Module:
         raises Error with the messages on failure."""
         from . import _capi
 
+        pipeline_ref = _capi.MlirStringRef.of(pipeline, "run_pipeline: pipeline")
         errors = _Errors()
         result = _library().mlirLamportModuleRunPassPipeline(
-            self._live(), _capi.MlirStringRef.of(pipeline),
-            errors.callback, None)
+            self._live(), pipeline_ref, errors.callback, None)
         if not result.value:
             errors.raise_(f"pipeline '{pipeline}' failed")
         return self

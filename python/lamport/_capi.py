@@ -11,12 +11,45 @@ import os
 LIBRARY_NAME = "libLamportCAPI.so"
 
 
+# The C integer types of the entry points' arguments: (name, lo, hi).
+C_INT = ("int", -2**31, 2**31 - 1)
+C_INT64 = ("int64_t", -2**63, 2**63 - 1)
+C_UINT64 = ("uint64_t", 0, 2**64 - 1)
+
+
+def integer(what, value, ctype):
+    """`value` as an int that fits the C type `ctype` (C_INT, ...), checked
+    before ctypes narrows it: a C integer keeps only the low bits of a
+    Python int, so 2**70 would reach the library as 0. What the value means
+    is the library's to check. Raises TypeError for a non-integer (bool
+    included), ValueError naming `what` and the type for one out of range."""
+    if isinstance(value, bool) or not hasattr(value, "__index__"):
+        raise TypeError(f"{what} must be an integer, got "
+                        f"{type(value).__name__}")
+    value = value.__index__()
+    name, lo, hi = ctype
+    if not lo <= value <= hi:
+        raise ValueError(f"{what} must be in [{lo}, {hi}] (a C {name}), got "
+                         f"{value}")
+    return value
+
+
+def text_bytes(what, text):
+    """`text` (str, or bytes-like) as bytes; TypeError naming `what` for
+    anything else (bytes(5) would be five zero bytes)."""
+    if isinstance(text, str):
+        return text.encode()
+    if isinstance(text, (bytes, bytearray, memoryview)):
+        return bytes(text)
+    raise TypeError(f"{what} must be str or bytes, got {type(text).__name__}")
+
+
 class MlirStringRef(ctypes.Structure):
     _fields_ = [("data", ctypes.c_char_p), ("length", ctypes.c_size_t)]
 
     @classmethod
-    def of(cls, text):
-        data = text.encode() if isinstance(text, str) else bytes(text)
+    def of(cls, text, what="the text"):
+        data = text_bytes(what, text)
         ref = cls(data, len(data))
         ref._keep = data  # the bytes must outlive the call
         return ref

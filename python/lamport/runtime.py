@@ -17,8 +17,9 @@ done by then).
 """
 
 import ctypes
+import math
 
-from ._capi import locate
+from ._capi import C_INT, C_UINT64, integer, locate, text_bytes
 from .bundle import Bundle
 
 LIBRARY_NAME = "libLamportRuntimeC.so"
@@ -126,6 +127,8 @@ class DeviceBuffer:
 
     def upload(self, data):
         """Copies bytes-like `data` (at most nbytes) to the buffer."""
+        if isinstance(data, int):  # bytes(5) would be five zero bytes
+            raise TypeError("upload: data must be bytes-like, got int")
         data = bytes(data)
         if len(data) > self.nbytes:
             raise ValueError(f"{len(data)} bytes do not fit the buffer of "
@@ -136,7 +139,8 @@ class DeviceBuffer:
 
     def download(self, nbytes=None):
         """The first `nbytes` (default all) bytes of the buffer."""
-        nbytes = self.nbytes if nbytes is None else nbytes
+        nbytes = self.nbytes if nbytes is None else integer(
+            "download: nbytes", nbytes, C_UINT64)
         if not 0 <= nbytes <= self.nbytes:
             raise ValueError(f"cannot read {nbytes} bytes of a buffer of "
                              f"{self.nbytes}")
@@ -147,17 +151,37 @@ class DeviceBuffer:
         return out.raw
 
 
+def _seconds(what, value):
+    """A positive, finite number of seconds (the C side takes a double)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(f"{what} must be a number of seconds, got "
+                        f"{type(value).__name__}")
+    if not (math.isfinite(value) and value > 0):
+        raise ValueError(f"{what} must be a positive, finite number of "
+                         f"seconds, got {value}")
+    return float(value)
+
+
 class Runtime:
     """One TP group of a bundle on GPUs: `tp` ranks with the `transport`
     ("loopback": every rank on `device`; "peer": rank r on device + r)."""
 
+    # What close() reads, set before __init__ can fail.
+    _handle = None
+
     def __init__(self, bundle, tp, transport="loopback", device=0, pdl=True,
                  watchdog=30.0):
+        # Every integer is checked against its C type here: ctypes would keep
+        # its low bits (tp 2**32 + 4 would reach the library as 4).
+        tp = integer("tp", tp, C_INT)
+        device = integer("device", device, C_INT)
+        watchdog = _seconds("watchdog", watchdog)
+        transport_bytes = text_bytes("transport", transport)
         self.bundle = bundle if isinstance(bundle, Bundle) else Bundle(bundle)
         self.tp, self.transport, self.watchdog = tp, transport, watchdog
         handle = ctypes.c_void_p()
         _call(_library().lamportRuntimeCreate, self.bundle.path.encode(), tp,
-              transport.encode(), device, 1 if pdl else 0,
+              transport_bytes, device, 1 if pdl else 0,
               ctypes.byref(handle))
         self._handle = handle
         self._arguments = {a["name"]: a for a in self.bundle.arguments}
@@ -191,6 +215,9 @@ class Runtime:
     # What the program takes.
     def device(self, rank):
         """The CUDA device ordinal of rank `rank`."""
+        rank = integer("rank", rank, C_INT)
+        if not 0 <= rank < self.tp:
+            raise ValueError(f"rank {rank} is out of range: tp = {self.tp}")
         return self._devices[rank]
 
     def buffer_arguments(self):
@@ -221,6 +248,8 @@ class Runtime:
     def allocate(self, rank, nbytes):
         """A DeviceBuffer of `nbytes` on rank `rank`'s GPU."""
         self._check_open()
+        rank = integer("rank", rank, C_INT)
+        nbytes = integer("allocate: nbytes", nbytes, C_UINT64)
         pointer = ctypes.c_uint64()
         _call(_library().lamportRuntimeAllocate, self._handle, rank, nbytes,
               ctypes.byref(pointer))
@@ -231,6 +260,7 @@ class Runtime:
         DeviceBuffer, or a CUDA torch.Tensor on that rank's device, dense,
         of the argument's dtype and (given `tokens`) its exact shape."""
         self._check_open()
+        rank = integer("rank", rank, C_INT)
         argument = self._argument(name)
         if isinstance(buffer, DeviceBuffer):
             if buffer.rank != rank:
@@ -271,6 +301,8 @@ class Runtime:
         (optional) is one dict per rank, name -> tensor or DeviceBuffer, bound
         first; arguments bound earlier stay bound."""
         self._check_open()
+        tokens = integer("tokens", tokens, C_INT)
+        watchdog = _seconds("watchdog", watchdog or self.watchdog)
         if arguments is not None:
             if len(arguments) != self.tp:
                 raise ValueError(f"expected one argument dict per rank "
@@ -279,8 +311,7 @@ class Runtime:
                 for name, buffer in named.items():
                     self.bind(rank, name, buffer, tokens)
         self._synchronize_torch()
-        _call(_library().lamportRuntimeStep, self._handle, tokens,
-              float(watchdog or self.watchdog))
+        _call(_library().lamportRuntimeStep, self._handle, tokens, watchdog)
         self.steps += 1
 
     def _synchronize_torch(self):

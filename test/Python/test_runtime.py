@@ -143,3 +143,77 @@ def test_no_driver_is_its_own_error():
             print("no device:", error)
     """, fake=False)
     assert "no device:" in out
+
+
+@requires_runtime
+def test_integers_are_checked_before_ctypes():
+    # ctypes keeps the low bits of a Python int: tp 2**32 + 4 reached the
+    # library as 4 and ran, 2**64 + 256 bytes allocated 256. A Runtime whose
+    # construction failed raised AttributeError from __del__.
+    env = dict(os.environ)
+    env["LD_LIBRARY_PATH"] = FAKE_CUDA + os.pathsep + env.get("LD_LIBRARY_PATH", "")
+    result = subprocess.run([sys.executable, "-c", PRELUDE + textwrap.dedent("""
+        import gc
+
+        def expect(fn, kind, *pieces):
+            try:
+                fn()
+            except kind as error:
+                text = str(error)
+                assert all(p in text for p in pieces), text
+                print("ok:", text.splitlines()[0])
+            else:
+                raise AssertionError("no error")
+
+        expect(lambda: lamport.Runtime(BUNDLE, tp=2**32 + 4), ValueError,
+               "tp must be in [-2147483648, 2147483647] (a C int), got 4294967300")
+        expect(lambda: lamport.Runtime(BUNDLE, tp=4, device=2**40), ValueError,
+               "device must be in")
+        expect(lambda: lamport.Runtime(BUNDLE, tp=4, watchdog=float("nan")),
+               ValueError, "watchdog must be a positive, finite number")
+        expect(lambda: lamport.Runtime(BUNDLE, tp=2), lamport.RuntimeFailure,
+               "tp 2 does not match")
+        gc.collect()
+        with lamport.Runtime(BUNDLE, tp=4) as group:
+            expect(lambda: group.allocate(0, 2**64 + 256), ValueError,
+                   "allocate: nbytes must be in [0, 18446744073709551615] "
+                   "(a C uint64_t)")
+            expect(lambda: group.allocate(2**32, 256), ValueError,
+                   "rank must be in")
+            expect(lambda: group.device(4), ValueError,
+                   "rank 4 is out of range: tp = 4")
+            expect(lambda: group.step(2**32 + 1), ValueError,
+                   "tokens must be in")
+            expect(lambda: group.step(1, watchdog=float("inf")), ValueError,
+                   "watchdog must be a positive, finite number")
+            buffer = group.allocate(0, 512)
+            expect(lambda: buffer.upload(5), TypeError,
+                   "upload: data must be bytes-like, got int")
+            expect(lambda: buffer.download(2**64), ValueError,
+                   "download: nbytes must be in")
+            # The library checks what the values mean: a pointer range that
+            # wraps the address space is refused, not bound.
+            expect(lambda: lamport.runtime._call(
+                       lamport.runtime._library().lamportRuntimeBind,
+                       group._handle, 0, 0, 2**64 - 16, 32),
+                   lamport.RuntimeFailure,
+                   "32 bytes at 0xfffffffffffffff0 run past the end of the "
+                   "address space")
+    """)], env=env, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stderr == "", result.stderr
+    assert result.stdout.count("ok:") == 12
+
+
+@requires_runtime
+def test_first_device_near_int_max_is_refused():
+    # device + tp wrapped past INT_MAX to a negative sum, which passed the
+    # device count check.
+    out = run_child("""
+        try:
+            lamport.Runtime(BUNDLE, tp=4, device=2**31 - 1)
+        except lamport.RuntimeFailure as error:
+            print("refused:", error)
+    """)
+    assert ("refused: the loopback transport with tp = 4 needs 1 GPU(s) from "
+            "device 2147483647, but this machine has") in out

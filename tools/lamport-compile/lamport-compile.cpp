@@ -21,6 +21,7 @@
 #include "lamport/Dialect/Lamport/IR/Lamport.h"
 #include "lamport/Target/Bundle.h"
 #include "lamport/Target/Compile.h"
+#include "lamport/Target/SourceLimits.h"
 
 #include "mlir/AsmParser/AsmParser.h"
 #include "mlir/AsmParser/AsmParserState.h"
@@ -134,6 +135,12 @@ int main(int argc, char **argv) {
       openInputFile(inputFilename, &error);
   if (!input)
     return fail(error);
+  // Nesting the recursive parser could not survive is refused first.
+  if (std::optional<std::string> error =
+          checkNesting(input->getBuffer(), input->getBufferIdentifier())) {
+    llvm::errs() << *error << "\n";
+    return 1;
+  }
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
   SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);

@@ -122,9 +122,17 @@ private:
   void planChecks();
   /// The batch positions and each one's token count.
   void chooseBatch();
-  /// Each argument's allocation; the bytes of all of them (throws above
-  /// 48 GiB).
+  /// Each argument's allocation; the device bytes of all of them.
   double sizeBuffers();
+  /// The host memory the run needs at its peak, estimated from above in
+  /// bytes: the inputs' host copy and, with --check, the simulated step,
+  /// the expected bytes of every batch position and one output's
+  /// downloads.
+  double hostBytesNeeded() const;
+  /// Throws before anything is allocated on the host when
+  /// hostBytesNeeded() exceeds what the host has available (or
+  /// --max-host-memory).
+  void checkHostMemory() const;
   void simulate();
   void allocateBuffers();
   void uploadExpected();

@@ -45,6 +45,10 @@ struct RunOptions {
   /// timeout_ns.
   double watchdogSeconds = 0;
   int device = 0;
+  /// The most host memory, in GiB, the run's host copies (inputs, the
+  /// simulation, the expected bytes) may take; 0: what the host has
+  /// available.
+  int64_t maxHostMemoryGiB = 0;
   bool allowMulticast = false;
   /// Launch without the programmatic-stream-serialization attribute even
   /// where a kernel's `pdl` allows it (a fallback, and a comparison).

@@ -57,7 +57,16 @@ struct LamportToNVVMPipelineOptions
 void buildLamportToNVVMPipeline(OpPassManager &pm,
                                 const LamportToNVVMPipelineOptions &options);
 
-/// Registers `lamport-lower-to-nvvm`.
+/// Why `chip`, `features` and `optLevel` cannot target the NVVM lowering,
+/// or nullopt where they can: `chip` must be sm_<N>[a|f] with N >= 90 (the
+/// kernels use clusters, mbarrier, st.async and multimem.st) and a
+/// processor the NVPTX backend knows; every feature one it knows; a
+/// `+ptx<NN>` no older than the chip needs; `optLevel` at most 3.
+std::optional<std::string>
+checkNVVMTargetOptions(StringRef chip, StringRef features, unsigned optLevel);
+
+/// Registers `lamport-lower-to-nvvm`; it refuses the target options that
+/// checkNVVMTargetOptions refuses, and a timeout that is not positive.
 void registerLamportPipelines();
 
 } // namespace lamport

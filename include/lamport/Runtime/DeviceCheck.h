@@ -16,6 +16,7 @@
 
 #include "lamport/Runtime/Manifest.h"
 
+#include <array>
 #include <string>
 
 namespace lamport {
@@ -28,6 +29,9 @@ struct DeviceProperties {
   int ccMajor = 0;
   int ccMinor = 0;
   int maxThreadsPerBlock = 1024;
+  /// Largest grid and block in each dimension (x, y, z).
+  std::array<int, 3> maxGridDim{2147483647, 65535, 65535};
+  std::array<int, 3> maxBlockDim{1024, 1024, 64};
   /// Largest dynamic shared memory a kernel may opt into, in bytes.
   int maxSharedPerBlockOptin = 48 * 1024;
   bool clusterLaunch = false;
@@ -56,7 +60,7 @@ enum class ImageKind { Cubin, Ptx };
 ImageKind chooseImage(const std::string &chip, const DeviceProperties &device,
                       bool haveCubin, bool havePtx);
 
-/// Checks every kernel's block, cluster and shared memory against
+/// Checks every kernel's grid, block, cluster and shared memory against
 /// \p device. Throws Error naming the kernel and the limit.
 void checkKernelsFit(const Manifest &manifest, const DeviceProperties &device);
 

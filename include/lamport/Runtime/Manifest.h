@@ -38,9 +38,8 @@ struct MailboxSpec {
   int width = 0;
 
   /// Bytes of one rank's copy: 3 generations of tp slots of capacity rows.
-  std::size_t copyBytes() const {
-    return std::size_t(3) * tp * capacity * width * 2;
-  }
+  /// Throws Error where the count does not fit a size_t.
+  std::size_t copyBytes() const;
   /// Bytes of the descriptor a kernel takes by value: 40 + 8 * tp.
   std::size_t descriptorBytes() const { return 40 + std::size_t(8) * tp; }
 };
@@ -70,11 +69,11 @@ struct ArgumentSpec {
   int mailbox = -1;
 
   /// Elements of the buffer for \p tokens tokens (-1 entries replaced).
+  /// Throws Error naming the argument and its shape where the count does
+  /// not fit a size_t (CheckedMath.h).
   std::size_t elements(int tokens) const;
-  /// Bytes of the buffer for \p tokens tokens.
-  std::size_t bytes(int tokens) const {
-    return elements(tokens) * dtypeBytes(dtype);
-  }
+  /// Bytes of the buffer for \p tokens tokens; throws as elements() does.
+  std::size_t bytes(int tokens) const;
   /// The shape with -1 replaced by \p tokens.
   std::vector<int64_t> shapeFor(int tokens) const;
 };

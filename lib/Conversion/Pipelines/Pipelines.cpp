@@ -3,6 +3,16 @@
 // Part of the Lamport project.
 //
 //===----------------------------------------------------------------------===//
+//
+// The pipeline and the check of its target options. Upstream's NVVM target
+// takes any chip and feature string: an empty chip crashes its verifier, an
+// unknown one is a warning, and a PTX version below the chip's minimum is a
+// fatal error of the NVPTX backend that ends the process (a Python
+// interpreter included). So the options are checked before any pass sees
+// them: against the NVPTX backend's processors and features, and against
+// the oldest PTX ISA each chip takes.
+//
+//===----------------------------------------------------------------------===//
 
 #include "lamport/Conversion/Pipelines.h"
 #include "lamport/Conversion/LamportToNVVM/LamportToNVVM.h"
@@ -20,9 +30,152 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/Config/Targets.h"
+#include "llvm/MC/MCSubtargetInfo.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/TargetSelect.h"
+
+#include <mutex>
 
 using namespace mlir;
 using namespace mlir::lamport;
+
+/// Why the kernels need sm_90 or later: what every chip error says.
+static constexpr const char *kChipRule =
+    "the kernels need sm_90 or later (thread block clusters, mbarrier, "
+    "st.async and multimem.st), e.g. sm_90, sm_90a, sm_100 or sm_100a";
+
+/// The SM number of `sm_<N>[a|f]`, or nullopt for any other text.
+static std::optional<unsigned> getSmNumber(StringRef chip) {
+  if (!chip.consume_front("sm_"))
+    return std::nullopt;
+  if (chip.ends_with("a") || chip.ends_with("f"))
+    chip = chip.drop_back();
+  unsigned number;
+  if (chip.empty() || !llvm::all_of(chip, llvm::isDigit) ||
+      chip.getAsInteger(10, number))
+    return std::nullopt;
+  return number;
+}
+
+/// "9.0" for ptx90.
+static std::string ptxText(unsigned version) {
+  return std::to_string(version / 10) + "." + std::to_string(version % 10);
+}
+
+#if LLVM_HAS_NVPTX_TARGET
+/// The NVPTX backend's subtarget for `chip` (which it must know), or null
+/// when the backend is not registered.
+static std::unique_ptr<llvm::MCSubtargetInfo>
+getNVPTXSubtarget(StringRef chip) {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    LLVMInitializeNVPTXTargetInfo();
+    LLVMInitializeNVPTXTargetMC();
+  });
+  llvm::Triple triple("nvptx64-nvidia-cuda");
+  std::string error;
+  const llvm::Target *target =
+      llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target)
+    return nullptr;
+  return std::unique_ptr<llvm::MCSubtargetInfo>(
+      target->createMCSubtargetInfo(triple, chip, ""));
+}
+
+/// Checks that the NVPTX backend knows `chip` and every feature named in
+/// `features`.
+static std::optional<std::string> checkAgainstBackend(StringRef chip,
+                                                      StringRef features) {
+  // Any chip the backend knows makes a subtarget that lists them all.
+  std::unique_ptr<llvm::MCSubtargetInfo> sti = getNVPTXSubtarget("sm_90");
+  if (!sti)
+    return std::nullopt;
+  if (!sti->isCPUStringValid(chip)) {
+    std::string known;
+    for (const llvm::SubtargetSubTypeKV &cpu :
+         sti->getAllProcessorDescriptions())
+      if (std::optional<unsigned> sm = getSmNumber(cpu.Key); sm && *sm >= 90)
+        known += (known.empty() ? "" : ", ") + std::string(cpu.Key);
+    return ("chip '" + chip + "' is not a processor the NVPTX backend knows (" +
+            known + ")")
+        .str();
+  }
+  SmallVector<StringRef> parts;
+  features.split(parts, ',', /*MaxSplit=*/-1, /*KeepEmpty=*/false);
+  for (StringRef part : parts) {
+    StringRef name = part.trim().drop_front();
+    if (!llvm::any_of(sti->getAllProcessorFeatures(),
+                      [&](const llvm::SubtargetFeatureKV &feature) {
+                        return name == feature.Key;
+                      }))
+      return ("feature '" + part.trim() +
+              "' is not one the NVPTX backend knows")
+          .str();
+  }
+  return std::nullopt;
+}
+#endif
+
+/// The oldest PTX ISA (86 for 8.6) the NVPTX backend of LLVM 22 emits for
+/// `chip`: a `+ptx<NN>` below it is a fatal error of the backend that ends
+/// the process. Nullopt for a chip this table does not know.
+static std::optional<unsigned> getMinimumPtx(StringRef chip) {
+  return llvm::StringSwitch<std::optional<unsigned>>(chip)
+      .Case("sm_90", 78)
+      .Case("sm_90a", 80)
+      .Cases({"sm_100", "sm_100a", "sm_101", "sm_101a"}, 86)
+      .Cases({"sm_120", "sm_120a"}, 87)
+      .Cases({"sm_100f", "sm_101f", "sm_103", "sm_103a", "sm_103f", "sm_120f",
+              "sm_121", "sm_121a", "sm_121f"},
+             88)
+      .Cases({"sm_110", "sm_110a", "sm_110f"}, 90)
+      .Default(std::nullopt);
+}
+
+std::optional<std::string>
+mlir::lamport::checkNVVMTargetOptions(StringRef chip, StringRef features,
+                                      unsigned optLevel) {
+  std::optional<unsigned> sm = getSmNumber(chip);
+  if (!sm || *sm < 90)
+    return ("chip '" + chip +
+            "' is not a target of this lowering: " + kChipRule)
+        .str();
+  if (optLevel > 3)
+    return "opt-level " + std::to_string(optLevel) + " must be in 0..3";
+  unsigned requested = 0;
+  SmallVector<StringRef> parts;
+  features.split(parts, ',', /*MaxSplit=*/-1, /*KeepEmpty=*/false);
+  for (StringRef part : parts) {
+    StringRef name = part.trim();
+    bool enable = name.consume_front("+");
+    if (!enable && !name.consume_front("-"))
+      return ("feature '" + part.trim() +
+              "' must be +NAME or -NAME (e.g. +ptx86 for PTX ISA 8.6)")
+          .str();
+    unsigned version;
+    if (enable && name.consume_front("ptx") && !name.getAsInteger(10, version))
+      requested = std::max(requested, version);
+  }
+#if LLVM_HAS_NVPTX_TARGET
+  if (std::optional<std::string> error = checkAgainstBackend(chip, features))
+    return error;
+#endif
+  std::optional<unsigned> minimum = getMinimumPtx(chip);
+  if (!minimum)
+    return ("chip '" + chip +
+            "' is newer than the chips whose oldest PTX ISA this lowering "
+            "knows (sm_90 to sm_121f)")
+        .str();
+  if (requested && requested < *minimum)
+    return ("PTX ISA " + ptxText(requested) + " (features '" + features +
+            "') is older than chip '" + chip + "' needs: set features=+ptx" +
+            std::to_string(*minimum) + " or later")
+        .str();
+  return std::nullopt;
+}
 
 void mlir::lamport::buildLamportToNVVMPipeline(
     OpPassManager &pm, const LamportToNVVMPipelineOptions &options) {
@@ -61,9 +214,28 @@ void mlir::lamport::buildLamportToNVVMPipeline(
 }
 
 void mlir::lamport::registerLamportPipelines() {
-  PassPipelineRegistration<LamportToNVVMPipelineOptions>(
+  // PassPipelineRegistration's builder cannot fail; this one refuses target
+  // options the NVVM target would crash on or ignore.
+  registerPassPipeline(
       "lamport-lower-to-nvvm",
       "Lower gpu.module kernels made of lamport primitives and "
       "arith/scf/vector/memref/gpu ops to gpu.binary ops holding PTX",
-      buildLamportToNVVMPipeline);
+      [](OpPassManager &pm, StringRef text,
+         function_ref<LogicalResult(const Twine &)> errorHandler) {
+        LamportToNVVMPipelineOptions options;
+        if (failed(options.parseFromString(text)))
+          return failure();
+        if (std::optional<std::string> error = checkNVVMTargetOptions(
+                options.chip, options.features, options.optLevel))
+          return errorHandler("lamport-lower-to-nvvm: " + *error);
+        if (options.timeoutNs <= 0)
+          return errorHandler("lamport-lower-to-nvvm: timeout-ns must be "
+                              "positive, got " +
+                              Twine(options.timeoutNs));
+        buildLamportToNVVMPipeline(pm, options);
+        return success();
+      },
+      [](function_ref<void(const mlir::detail::PassOptions &)> optHandler) {
+        optHandler(LamportToNVVMPipelineOptions());
+      });
 }

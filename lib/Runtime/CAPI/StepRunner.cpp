@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lamport/Runtime/StepRunner.h"
+#include "lamport/Runtime/CheckedMath.h"
 
 namespace lamport {
 namespace runtime {
@@ -57,6 +58,10 @@ void StepRunner::bind(int rank, int argument, CUdeviceptr pointer,
                        "': pointer 0x", std::hex, pointer, std::dec,
                        " is not 16-byte aligned (kernels move 16-byte "
                        "fragments)"));
+  if (!rangeFits(pointer, bytes))
+    throw Error(concat("rank ", rank, ", argument '", spec.name, "': ", bytes,
+                       " bytes at 0x", std::hex, pointer, std::dec,
+                       " run past the end of the address space"));
   bindings[argument * tp() + rank] = {pointer, bytes};
   pointers[argument * tp() + rank] = pointer;
 }
@@ -67,15 +72,27 @@ CUdeviceptr StepRunner::allocate(int rank, std::size_t bytes) {
                            concat(bytes, " bytes for rank ", rank));
 }
 
+/// Throws where \p bytes at the device address \p pointer wrap around the
+/// address space: a length no allocation can hold.
+static void checkCopyRange(int rank, const char *what, CUdeviceptr pointer,
+                           std::size_t bytes) {
+  if (!rangeFits(pointer, bytes))
+    throw Error(concat("rank ", rank, ": ", what, " of ", bytes, " bytes at 0x",
+                       std::hex, pointer, std::dec,
+                       " runs past the end of the address space"));
+}
+
 void StepRunner::upload(int rank, CUdeviceptr to, const void *from,
                         std::size_t bytes) {
   deviceOf(rank);
+  checkCopyRange(rank, "an upload", to, bytes);
   session->upload(rank, to, from, bytes, concat("an upload to rank ", rank));
 }
 
 void StepRunner::download(int rank, void *to, CUdeviceptr from,
                           std::size_t bytes) {
   deviceOf(rank);
+  checkCopyRange(rank, "a download", from, bytes);
   session->download(rank, to, from, bytes,
                     concat("a download from rank ", rank));
 }

@@ -13,8 +13,19 @@ func.func private @tp_too_large(!lamport.mailbox<tp = 65, capacity = 16, width =
 
 // -----
 
-// expected-error @+1 {{capacity must be at least 1 row}}
+// expected-error @+1 {{capacity = 0 must be in 1..65536 rows (what a bundle's manifest holds)}}
 func.func private @capacity_zero(!lamport.mailbox<tp = 8, capacity = 0, width = 8192>)
+
+// -----
+
+// A manifest holds at most 2^16 rows a slot (docs/bundle.schema.json).
+// expected-error @+1 {{capacity = 65537 must be in 1..65536 rows}}
+func.func private @capacity_too_large(!lamport.mailbox<tp = 8, capacity = 65537, width = 8192>)
+
+// -----
+
+// expected-error @+1 {{capacity = 4294967295 must be in 1..65536 rows}}
+func.func private @capacity_uint_max(!lamport.mailbox<tp = 8, capacity = 4294967295, width = 8192>)
 
 // -----
 
@@ -26,6 +37,12 @@ func.func private @width_zero(!lamport.mailbox<tp = 8, capacity = 16, width = 0>
 // A row must be whole 16-byte fragments.
 // expected-error @+1 {{width must be a multiple of 8 BF16 elements, got 12}}
 func.func private @width_not_fragments(!lamport.mailbox<tp = 8, capacity = 16, width = 12>)
+
+// -----
+
+// A manifest holds rows of at most 2^24 BF16.
+// expected-error @+1 {{width = 16777224 must be at most 16777216 BF16 (what a bundle's manifest holds)}}
+func.func private @width_too_large(!lamport.mailbox<tp = 8, capacity = 16, width = 16777224>)
 
 // -----
 

@@ -573,6 +573,20 @@ CUresult cuDeviceGetAttribute(int *v, CUdevice_attribute a, CUdevice) {
   case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT:
     *v = 132;
     break;
+  case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X:
+    *v = 2147483647;
+    break;
+  case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y:
+  case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z:
+    *v = 65535;
+    break;
+  case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X:
+  case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y:
+    *v = 1024;
+    break;
+  case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z:
+    *v = 64;
+    break;
   default:
     *v = 1;
   }

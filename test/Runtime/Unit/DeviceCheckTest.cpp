@@ -97,4 +97,34 @@ TEST(Fit, SharedMemoryClustersAndBlocks) {
   EXPECT_THROW(checkKernelsFit(m, narrow), Error);
 }
 
+std::string fitError(const Manifest &m, const DeviceProperties &device) {
+  try {
+    checkKernelsFit(m, device);
+  } catch (const Error &e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Fit, GridAndBlockDimensions) {
+  Manifest m;
+  KernelSpec k;
+  k.name = "all_reduce_0";
+  k.grid = {2147483647, 65535, 65535};
+  k.block = {1, 1, 64};
+  m.kernels.push_back(k);
+  EXPECT_EQ(fitError(m, h200()), "");
+  // A device with smaller limits than CUDA's: each dimension is checked.
+  DeviceProperties small = h200();
+  small.maxGridDim = {65535, 65535, 65535};
+  EXPECT_EQ(fitError(m, small),
+            "kernel 'all_reduce_0' on device 0 (NVIDIA H200, sm_90): grid x "
+            "of 2147483647 exceeds the device's 65535");
+  small = h200();
+  small.maxBlockDim = {1024, 1024, 32};
+  EXPECT_EQ(fitError(m, small),
+            "kernel 'all_reduce_0' on device 0 (NVIDIA H200, sm_90): block z "
+            "of 64 exceeds the device's 32");
+}
+
 } // namespace

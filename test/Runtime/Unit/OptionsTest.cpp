@@ -46,6 +46,7 @@ TEST(Options, Defaults) {
                o.publishBarrier || o.pipelined);
   EXPECT_EQ(o.skipPublishRank, -1);
   EXPECT_EQ(o.batch, 64);
+  EXPECT_EQ(o.maxHostMemoryGiB, 0); // what the host has available
 }
 
 TEST(Options, Everything) {
@@ -54,7 +55,7 @@ TEST(Options, Everything) {
       "--transport peer --tp 8 bundles/x --tokens all --steps 1000000 "
       "--check --bench --graph --json r.json --seed 9 --skip-publish 3 "
       "--timeout-check --batch 32 --watchdog 20 --device 1 --no-pdl "
-      "--publish-barrier --pipelined");
+      "--publish-barrier --pipelined --max-host-memory 64");
   for (std::string word; words >> word;)
     args.push_back(word);
   RunOptions o = parseRunOptions(args);
@@ -72,6 +73,7 @@ TEST(Options, Everything) {
   EXPECT_TRUE(o.noPdl);
   EXPECT_TRUE(o.publishBarrier);
   EXPECT_TRUE(o.pipelined);
+  EXPECT_EQ(o.maxHostMemoryGiB, 64);
 }
 
 TEST(Options, Errors) {
@@ -107,6 +109,8 @@ TEST(Options, Errors) {
   EXPECT_EQ(errorOf(with({"--transport", "multicast"})),
             "the multicast transport must be asked for explicitly with "
             "--allow-multicast");
+  EXPECT_EQ(errorOf(with({"--max-host-memory", "0"})),
+            "--max-host-memory must be in [1, 1048576], got 0");
 }
 
 TEST(Options, PlanNeedsOnlyTheBundle) {
@@ -120,7 +124,8 @@ TEST(Options, UsageNamesEveryOption) {
   std::string text = usage();
   for (const char *option :
        {"--tp", "--transport", "--tokens", "--steps", "--check", "--bench",
-        "--graph", "--json", "--seed", "--skip-publish", "--timeout-check"})
+        "--graph", "--json", "--seed", "--skip-publish", "--timeout-check",
+        "--max-host-memory"})
     EXPECT_NE(text.find(option), std::string::npos) << option;
 }
 

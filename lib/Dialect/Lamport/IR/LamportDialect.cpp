@@ -125,11 +125,17 @@ LogicalResult MailboxType::verify(function_ref<InFlightDiagnostic()> emitError,
   if (tp < 1 || tp > LamportDialect::kMaxTp)
     return emitError() << "tp = " << tp << " must be in 1.."
                        << LamportDialect::kMaxTp;
-  if (capacity < 1)
-    return emitError() << "capacity must be at least 1 row";
+  if (capacity < 1 || capacity > LamportDialect::kMaxCapacity)
+    return emitError() << "capacity = " << capacity << " must be in 1.."
+                       << LamportDialect::kMaxCapacity
+                       << " rows (what a bundle's manifest holds)";
   if (width == 0 || width % LamportDialect::kFragmentLanes)
     return emitError() << "width must be a multiple of 8 BF16 elements, got "
                        << width;
+  if (width > LamportDialect::kMaxWidth)
+    return emitError() << "width = " << width << " must be at most "
+                       << LamportDialect::kMaxWidth
+                       << " BF16 (what a bundle's manifest holds)";
   return success();
 }
 

@@ -57,6 +57,12 @@ def Lamport_Dialect : Dialect {
     static constexpr int64_t kDefaultTimeoutNs = 1000000000;
     /// Largest TP group a mailbox descriptor carries peers for.
     static constexpr unsigned kMaxTp = 64;
+    /// Most rows a mailbox slot holds, and most BF16 in a row: the bounds
+    /// of a manifest's `capacity` and `width` (docs/bundle.schema.json),
+    /// which the runtime refuses beyond. Each keeps a row and column index
+    /// of the timeout record an i32.
+    static constexpr unsigned kMaxCapacity = 1u << 16;
+    static constexpr unsigned kMaxWidth = 1u << 24;
     /// Largest decode batch (tokens) the program-level ops accept.
     static constexpr unsigned kMaxTokens = 16;
   }];

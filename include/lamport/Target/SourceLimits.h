@@ -1,0 +1,53 @@
+//===- SourceLimits.h - What lamport's tools refuse to parse ----*- C++ -*-===//
+//
+// Part of the Lamport project.
+//
+//===----------------------------------------------------------------------===//
+//
+// MLIR's parser recurses once per nesting level of attributes, types and
+// regions and has no depth limit: 10,000 nested `[` or 5,000 nested regions
+// overflow the stack of lamport-opt, lamport-compile or a Python
+// interpreter. Every entry point that parses text (the tools, the C API)
+// scans it first and refuses brackets nested deeper than a limit far above
+// any real program and far below what the stack holds.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LAMPORT_TARGET_SOURCELIMITS_H
+#define LAMPORT_TARGET_SOURCELIMITS_H
+
+#include "mlir/Support/LLVM.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <optional>
+#include <string>
+
+namespace mlir::lamport {
+
+/// The deepest nesting of brackets ((, [, {, <) the tools parse. Real
+/// programs nest under 20; at 256 levels the parser and the passes use
+/// well under a megabyte of stack.
+inline constexpr unsigned kMaxNestingDepth = 256;
+
+/// Where a text nests brackets deeper than the limit.
+struct ExcessNesting {
+  unsigned line = 0, column = 0; ///< 1-based, of the first bracket past it.
+  /// What to tell the user: the limit and why it exists.
+  std::string message;
+};
+
+/// Scans \p text (string literals and `//` comments skipped; `->` and `>=`
+/// are not brackets) for nesting deeper than \p limit. MLIR bytecode is not
+/// scanned. Linear in the text and allocation-free.
+std::optional<ExcessNesting>
+findExcessNesting(StringRef text, unsigned limit = kMaxNestingDepth);
+
+/// findExcessNesting's error for \p text, the buffer named \p name, as
+/// "NAME:LINE:COL: error: MESSAGE"; nullopt where the text is not too deep.
+/// Unlike a diagnostic it does not quote the source line, which for such
+/// input can be megabytes of brackets.
+std::optional<std::string> checkNesting(StringRef text, StringRef name);
+
+} // namespace mlir::lamport
+
+#endif // LAMPORT_TARGET_SOURCELIMITS_H

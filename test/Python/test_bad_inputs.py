@@ -1,0 +1,149 @@
+"""Bad input to the lamport package raises, never kills the interpreter or
+passes silently: target options the NVVM lowering would crash on, source
+nested deeper than MLIR's recursive parser survives, integers ctypes would
+truncate, text that is not text. Each case runs in a child interpreter, so
+a regression shows as a failed test (with the signal) instead of ending
+the test session, and the child's stderr shows any exception a __del__
+raised."""
+
+import os
+import subprocess
+import sys
+import textwrap
+
+from conftest import ROOT
+
+PRELUDE = textwrap.dedent(f"""
+    import sys
+    sys.path.insert(0, {os.path.join(ROOT, "python")!r})
+    import lamport
+
+    def expect(fn, kind, *pieces):
+        try:
+            fn()
+        except kind as error:
+            text = str(error)
+            assert all(p in text for p in pieces), text
+            print("ok:", text.splitlines()[0][:200])
+        else:
+            raise AssertionError("no error")
+""")
+
+PROGRAM = """\
+!mailbox = !lamport.mailbox<tp = 2, capacity = 16, width = 8192>
+func.func @publish_poll_rows(%rows: memref<?x8192xbf16>, %mailbox: !mailbox,
+                             %out: memref<2x?x8192xbf16>) {
+  lamport.publish_rows %rows into %mailbox : memref<?x8192xbf16>, !mailbox
+  lamport.poll_rows %mailbox into %out : !mailbox, memref<2x?x8192xbf16>
+  return
+}
+"""
+
+
+def run_child(body, env=None):
+    """Runs PRELUDE + body in a child interpreter; its stdout. The child
+    must exit 0 and write nothing to stderr (an exception ignored in
+    __del__ among it)."""
+    result = subprocess.run(
+        [sys.executable, "-c", PRELUDE + textwrap.dedent(body)],
+        env=dict(os.environ, **(env or {})), capture_output=True, text=True,
+        timeout=120)
+    assert result.returncode == 0, (result.returncode, result.stdout,
+                                    result.stderr)
+    assert result.stderr == "", result.stderr
+    return result.stdout
+
+
+def test_pipeline_target_options_raise():
+    out = run_child(f"""
+        with lamport.Context() as context:
+            module = context.parse({PROGRAM!r})
+            module.run_pipeline("builtin.module(lamport-generate-kernels)")
+            for options, message in [
+                    ("chip=", "chip '' is not a target of this lowering"),
+                    ("chip=x86-64", "chip 'x86-64' is not a target"),
+                    ("chip=sm_20", "the kernels need sm_90 or later"),
+                    ("features=+ptx70", "PTX ISA 7.0"),
+                    ("chip=sm_121f", "set features=+ptx88 or later")]:
+                expect(lambda: module.run_pipeline(
+                           "builtin.module(lamport-lower-to-nvvm{{" + options
+                           + "}})"),
+                       lamport.Error, message)
+            # The module is still usable: a valid pipeline runs.
+            module.run_pipeline("builtin.module(lamport-lower-to-nvvm{{chip=sm_90a}})")
+            assert ".target sm_90a" in str(module)
+    """)
+    assert out.count("ok:") == 5
+
+
+def test_deep_nesting_raises():
+    out = run_child(f"""
+        brackets = ("module attributes {{test.x = " + "[" * 10000 + "]" * 10000
+                    + "}} {{}}")
+        regions = '"test.op"() ({{' * 5000 + '}}) : () -> ()' * 5000
+        with lamport.Context() as context:
+            for text in (brackets, regions):
+                expect(lambda: context.parse(text, name="deep.mlir"),
+                       lamport.Error, "deep.mlir:1:",
+                       "brackets nest deeper than 256 levels here")
+                expect(lambda: context.compile(text, "unused", name="deep.mlir"),
+                       lamport.Error, "brackets nest deeper than 256 levels")
+            # The error does not quote the source line.
+            try:
+                context.parse(brackets)
+            except lamport.Error as error:
+                assert len(str(error)) < 400, len(str(error))
+            # A pass pipeline nested as deep: its parser recurses too.
+            module = context.parse({PROGRAM!r})
+            expect(lambda: module.run_pipeline(
+                       "builtin.module(" * 50000 + "cse" + ")" * 50000),
+                   lamport.Error, "pipeline:1:3855: error: brackets nest "
+                   "deeper than 256 levels here")
+            # The context still parses.
+            assert context.parse({PROGRAM!r}).verify()
+    """)
+    assert out.count("ok:") == 5
+
+
+def test_integers_and_text_are_checked_before_ctypes():
+    out = run_child(f"""
+        with lamport.Context() as context:
+            # 2**70 was truncated to 0 by ctypes, then refused as "0 ns".
+            expect(lambda: context.compile({PROGRAM!r}, "b", timeout_ns=2**70),
+                   ValueError, "timeout_ns must be in [-9223372036854775808, "
+                   "9223372036854775807] (a C int64_t), got "
+                   "1180591620717411303424")
+            expect(lambda: context.compile({PROGRAM!r}, "b", timeout_ns=True),
+                   TypeError, "timeout_ns must be an integer, got bool")
+            expect(lambda: context.compile({PROGRAM!r}, "b", timeout_ns=1.5),
+                   TypeError, "timeout_ns must be an integer, got float")
+            # parse(5) parsed bytes(5), five zero bytes.
+            expect(lambda: context.parse(5), TypeError,
+                   "Context.parse: text must be str or bytes, got int")
+            expect(lambda: context.parse(None), TypeError, "got NoneType")
+            expect(lambda: context.parse({PROGRAM!r}, name=7), TypeError,
+                   "Context.parse: name must be str or bytes, got int")
+            expect(lambda: context.compile(5, "b"), TypeError,
+                   "Context.compile: text must be str or bytes, got int")
+            expect(lambda: context.compile({PROGRAM!r}, "b", chip=90),
+                   TypeError, "chip must be str or bytes, got int")
+            module = context.parse({PROGRAM!r}.encode())
+            expect(lambda: module.run_pipeline(5), TypeError,
+                   "run_pipeline: pipeline must be str or bytes, got int")
+        expect(lambda: context.parse("module {{}}"), lamport.Error,
+               "the context is closed")
+    """)
+    assert out.count("ok:") == 10
+
+
+def test_failed_construction_leaves_nothing_to_raise_in_del():
+    # Context: the library cannot be loaded; its __del__ then ran close()
+    # on an object without _context (AttributeError, "Exception ignored").
+    out = run_child("""
+        import gc
+        expect(lambda: lamport.Context(), OSError,
+               "cannot load the Lamport C API library")
+        gc.collect()
+        print("collected")
+    """, env={"LAMPORT_CAPI_LIBRARY": "/nonexistent/libLamportCAPI.so"})
+    assert "collected" in out
