@@ -11,9 +11,12 @@ namespace runtime {
 
 StepRunner::StepRunner(const std::string &directory,
                        const SessionConfig &config)
-    : bundle(loadBundle(directory)) {
+    : StepRunner(loadBundle(directory), config) {}
+
+StepRunner::StepRunner(Bundle loaded, const SessionConfig &config)
+    : bundle(std::move(loaded)) {
   if (bundle.manifest.mailboxes.empty())
-    throw Error(concat("bundle '", directory,
+    throw Error(concat("bundle '", bundle.directory,
                        "' has no mailbox: there is no TP group to run"));
   // The Session refuses a tp its mailboxes were not compiled for.
   session = std::make_unique<Session>(bundle, config);
@@ -85,6 +88,10 @@ void StepRunner::step(int stepTokens, double watchdogSeconds) {
   if (failed)
     throw Error("an earlier step failed on the GPU: its context is lost, "
                 "so this TP group can run no more steps");
+  if (m.kernels.empty())
+    throw Error("this TP group has no bundle kernels (it was made from "
+                "mailbox shapes): run a host-lowered program's steps "
+                "between lamportRuntimeBeginStep and lamportRuntimeEndStep");
   if (stepTokens < 1 || stepTokens > m.maxTokens())
     throw Error(concat("tokens must be in [1, ", m.maxTokens(),
                        "] (the mailbox capacity), got ", stepTokens));
