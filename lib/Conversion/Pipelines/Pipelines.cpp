@@ -5,9 +5,13 @@
 //===----------------------------------------------------------------------===//
 
 #include "lamport/Conversion/Pipelines.h"
+#include "lamport/Conversion/LamportHostToLLVM/LamportHostToLLVM.h"
 #include "lamport/Conversion/LamportToNVVM/LamportToNVVM.h"
+#include "lamport/Dialect/Lamport/Transforms/Passes.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
+#include "mlir/Conversion/ConvertToLLVM/ToLLVMPass.h"
+#include "mlir/Conversion/GPUCommon/GPUCommonPass.h"
 #include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
 #include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
@@ -60,10 +64,44 @@ void mlir::lamport::buildLamportToNVVMPipeline(
   pm.addPass(createGpuModuleToBinaryPass(binary));
 }
 
+void mlir::lamport::buildLamportLowerProgramPipeline(
+    OpPassManager &pm, const LamportToNVVMPipelineOptions &options) {
+  LamportGenerateKernelsOptions generate;
+  generate.transport = options.transport;
+  pm.addPass(createLamportGenerateKernels(generate));
+  buildLamportToNVVMPipeline(pm, options);
+  pm.addPass(createLowerLamportHostPass());
+}
+
+void mlir::lamport::buildLamportToLLVMPipeline(
+    OpPassManager &pm, const LamportToNVVMPipelineOptions &options) {
+  buildLamportLowerProgramPipeline(pm, options);
+  // Upstream's lowering of what the Lamport passes leave: launches and
+  // binaries, the program's scf.if choices by M, then everything else.
+  pm.addPass(createGpuToLLVMConversionPass());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(createConvertToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+}
+
 void mlir::lamport::registerLamportPipelines() {
   PassPipelineRegistration<LamportToNVVMPipelineOptions>(
       "lamport-lower-to-nvvm",
       "Lower gpu.module kernels made of lamport primitives and "
       "arith/scf/vector/memref/gpu ops to gpu.binary ops holding PTX",
       buildLamportToNVVMPipeline);
+  PassPipelineRegistration<LamportToNVVMPipelineOptions>(
+      "lamport-lower-program",
+      "Lower a lamport program to upstream dialects only: its kernels to "
+      "gpu.binary ops holding PTX, its host functions to gpu.launch_func "
+      "ops that take descriptors and streams from the runtime's C API "
+      "(finish with gpu-to-llvm, convert-scf-to-cf, convert-to-llvm, "
+      "reconcile-unrealized-casts)",
+      buildLamportLowerProgramPipeline);
+  PassPipelineRegistration<LamportToNVVMPipelineOptions>(
+      "lamport-lower-to-llvm",
+      "lamport-lower-program followed by upstream's gpu-to-llvm, "
+      "convert-scf-to-cf, convert-to-llvm and reconcile-unrealized-casts: "
+      "the LLVM dialect that mlir-translate --mlir-to-llvmir takes",
+      buildLamportToLLVMPipeline);
 }

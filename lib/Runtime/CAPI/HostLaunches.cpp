@@ -148,8 +148,26 @@ void HostLaunches::endStep(double watchdogSeconds) {
   } catch (const KernelFailure &) {
     failed = true;
     throw;
+  } catch (const Error &) {
+    // A driver call after the launches (the join) can be the first to
+    // hear of a kernel's failure: then it is the GPU's, with its records.
+    failIfStreamFailed();
+    throw;
   }
   ++steps;
+}
+
+void HostLaunches::failIfStreamFailed() {
+  for (int r = 0; r < session.tp(); ++r) {
+    session.makeCurrent(r);
+    CUresult result = api().cuStreamQuery(session.stream(r));
+    if (result != CUDA_SUCCESS && result != CUDA_ERROR_NOT_READY) {
+      failed = true;
+      session.fail(result, concat("step ", steps,
+                                  " of a host-lowered program (rank ", r,
+                                  "'s stream)"));
+    }
+  }
 }
 
 void HostLaunches::issue(int rank, Held &launch) {

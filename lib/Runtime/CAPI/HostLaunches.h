@@ -129,6 +129,8 @@ private:
   const Loaded &load(LamportFunction_ &function, int rank);
   CUmodule loadModule(LamportModule_ &module, int rank);
   void issue(int rank, Held &launch);
+  /// Throws KernelFailure when a rank's stream reports a failure.
+  void failIfStreamFailed();
 
   Session &session;
   std::vector<std::unique_ptr<LamportStream_>> streams;
