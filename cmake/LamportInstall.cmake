@@ -87,6 +87,7 @@ set(LAMPORT_INSTALL_COMPONENTS
   MLIRLamportDialect
   MLIRLamportTransforms
   MLIRLamportToNVVM
+  MLIRLamportHostToLLVM
   MLIRLamportPipelines
   MLIRLamportTarget
   LamportCAPI
