@@ -66,6 +66,10 @@ public:
   uint64_t steps() const { return stepsRun; }
 
 private:
+  /// Throws Error saying what is \p refused to a TP group made without
+  /// bundle kernels (binding buffers, bundle steps).
+  void requireKernels(const char *refused) const;
+
   struct Binding {
     CUdeviceptr pointer = 0;
     std::size_t bytes = 0;

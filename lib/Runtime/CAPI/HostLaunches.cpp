@@ -120,6 +120,10 @@ void HostLaunches::endStep(double watchdogSeconds) {
   if (!inStep)
     throw Error("lamportRuntimeEndStep without lamportRuntimeBeginStep: no "
                 "step has begun");
+  if (!(watchdogSeconds > 0))
+    throw Error(concat("the watchdog must be a positive number of seconds, "
+                       "got ",
+                       watchdogSeconds));
   inStep = false;
   std::vector<std::vector<Held>> launches(session.tp());
   launches.swap(held);
@@ -128,10 +132,6 @@ void HostLaunches::endStep(double watchdogSeconds) {
   if (!kept.empty())
     throw Error(
         concat("step ", steps, ": ", kept, " (none of its launches ran)"));
-  if (!(watchdogSeconds > 0))
-    throw Error(concat("the watchdog must be a positive number of seconds, "
-                       "got ",
-                       watchdogSeconds));
   std::size_t rounds = 0;
   for (const auto &rank : launches)
     rounds = std::max(rounds, rank.size());
@@ -163,9 +163,9 @@ void HostLaunches::failIfStreamFailed() {
     CUresult result = api().cuStreamQuery(session.stream(r));
     if (result != CUDA_SUCCESS && result != CUDA_ERROR_NOT_READY) {
       failed = true;
-      session.fail(result, concat("step ", steps,
-                                  " of a host-lowered program (rank ", r,
-                                  "'s stream)"));
+      session.fail(result,
+                   concat("step ", steps, " of a host-lowered program (rank ",
+                          r, "'s stream)"));
     }
   }
 }

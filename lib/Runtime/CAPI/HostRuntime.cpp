@@ -60,6 +60,10 @@ LamportStatus lamportRuntimeCreateWithMailboxes(
       throw Error(concat("the first device must be >= 0, got ", firstDevice));
     if (count < 1 || !mailboxes)
       throw Error(concat("a TP group needs at least one mailbox, got ", count));
+    SessionConfig config;
+    config.tp = tp;
+    config.transport = parseTransport(transport);
+    config.firstDevice = firstDevice;
     Bundle bundle;
     bundle.manifest.version = 1;
     bundle.manifest.transport = "unicast";
@@ -80,10 +84,6 @@ LamportStatus lamportRuntimeCreateWithMailboxes(
                            spec.capacity, ", width ", spec.width));
       bundle.manifest.mailboxes.push_back(spec);
     }
-    SessionConfig config;
-    config.tp = tp;
-    config.transport = parseTransport(transport);
-    config.firstDevice = firstDevice;
     auto handle = std::make_unique<LamportRuntime_>();
     handle->runner = std::make_unique<StepRunner>(std::move(bundle), config);
     *runtime = handle.release();

@@ -41,9 +41,19 @@ int StepRunner::deviceOf(int rank) const {
   return session->device(rank).ordinal;
 }
 
+void StepRunner::requireKernels(const char *refused) const {
+  if (bundle.manifest.kernels.empty())
+    throw Error(concat("this TP group was made from mailbox shapes, without "
+                       "bundle kernels: it ",
+                       refused,
+                       "; a host-lowered program's steps run between "
+                       "lamportRuntimeBeginStep and lamportRuntimeEndStep"));
+}
+
 void StepRunner::bind(int rank, int argument, CUdeviceptr pointer,
                       std::size_t bytes) {
   const Manifest &m = bundle.manifest;
+  requireKernels("binds no buffers (the program takes them as arguments)");
   if (rank < 0 || rank >= tp())
     throw Error(concat("rank ", rank, " is out of range: tp = ", tp()));
   if (argument < 0 || argument >= int(m.arguments.size()))
@@ -88,10 +98,7 @@ void StepRunner::step(int stepTokens, double watchdogSeconds) {
   if (failed)
     throw Error("an earlier step failed on the GPU: its context is lost, "
                 "so this TP group can run no more steps");
-  if (m.kernels.empty())
-    throw Error("this TP group has no bundle kernels (it was made from "
-                "mailbox shapes): run a host-lowered program's steps "
-                "between lamportRuntimeBeginStep and lamportRuntimeEndStep");
+  requireKernels("runs no bundle steps");
   if (stepTokens < 1 || stepTokens > m.maxTokens())
     throw Error(concat("tokens must be in [1, ", m.maxTokens(),
                        "] (the mailbox capacity), got ", stepTokens));

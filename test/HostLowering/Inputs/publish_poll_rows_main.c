@@ -14,7 +14,8 @@
 //                  steps rotate through all three generations and wrap);
 //   outside-step   the program called with no step begun;
 //   wrong-mailbox  a mailbox of another capacity than the program's;
-//   missing-rank   rank 1 never calls the program, so rank 0's poll traps.
+//   missing-rank   rank 1 never calls the program, so rank 0's poll traps;
+//   api-errors     the C API's refusals, each printed.
 //
 //===----------------------------------------------------------------------===//
 
@@ -100,15 +101,15 @@ static int checkOut(int tokens) {
   size_t elements = (size_t)kTp * tokens * kWidth;
   uint16_t *host = malloc(elements * 2);
   for (int r = 0; r < kTp; ++r) {
-    CHECK(lamportRuntimeDownload(runtime, r, host, outOnDevice[r],
-                                 elements * 2, printError, NULL));
+    CHECK(lamportRuntimeDownload(runtime, r, host, outOnDevice[r], elements * 2,
+                                 printError, NULL));
     for (int s = 0; s < kTp; ++s)
       for (int m = 0; m < tokens; ++m)
         for (int c = 0; c < kWidth; ++c) {
           uint16_t got = host[((size_t)s * tokens + m) * kWidth + c];
           if (got != rowValue(s, m, c)) {
-            printf("rank %d: out[%d][%d][%d] = 0x%04x, expected 0x%04x\n", r,
-                   s, m, c, got, rowValue(s, m, c));
+            printf("rank %d: out[%d][%d][%d] = 0x%04x, expected 0x%04x\n", r, s,
+                   m, c, got, rowValue(s, m, c));
             free(host);
             return 1;
           }
@@ -154,6 +155,32 @@ static int runFaultyStep(const char *mode) {
   return 0;
 }
 
+/// Every call here is refused; each refusal prints its message.
+static int apiErrors(void) {
+  LamportRuntime other = NULL;
+  LamportMailboxShape bad = {NULL, 16, 12};
+  lamportRuntimeCreateWithMailboxes(kTp, "loopback", 0, &bad, 1, &other,
+                                    printError, NULL);
+  LamportMailboxShape good = {NULL, 16, 256};
+  lamportRuntimeCreateWithMailboxes(kTp, "multicast", 0, &good, 1, &other,
+                                    printError, NULL);
+  lamportRuntimeCreateWithMailboxes(kTp, "loopback", 0, NULL, 0, &other,
+                                    printError, NULL);
+  LamportMailbox handle = NULL;
+  lamportRuntimeGetMailbox(runtime, kTp, 0, &handle, printError, NULL);
+  lamportRuntimeGetMailbox(runtime, 0, 1, &handle, printError, NULL);
+  lamportRuntimeEndStep(runtime, 10.0, printError, NULL);
+  lamportRuntimeBeginStep(runtime, printError, NULL);
+  lamportRuntimeBeginStep(runtime, printError, NULL);
+  lamportRuntimeEndStep(runtime, 0.0, printError, NULL);
+  lamportRuntimeBind(runtime, 0, 0, rowsOnDevice[0], 16, printError, NULL);
+  lamportRuntimeStep(runtime, 1, 10.0, printError, NULL);
+  unsigned one[3] = {1, 1, 1};
+  lamportLaunchKernel(NULL, (LamportStream)&handle, one, one, NULL, 0, NULL, 0,
+                      printError, NULL);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   const char *mode = argc > 1 ? argv[1] : "steps";
   LamportMailboxShape shape = {"boundary", kCapacity, kWidth};
@@ -170,7 +197,9 @@ int main(int argc, char **argv) {
                                  (uint64_t)kTp * kCapacity * kWidth * 2,
                                  &outOnDevice[r], printError, NULL));
   }
-  int failed = strcmp(mode, "steps") == 0 ? runSteps() : runFaultyStep(mode);
+  int failed = strcmp(mode, "steps") == 0        ? runSteps()
+               : strcmp(mode, "api-errors") == 0 ? apiErrors()
+                                                 : runFaultyStep(mode);
   lamportRuntimeDestroy(runtime);
   return failed;
 }
