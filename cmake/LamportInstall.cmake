@@ -6,7 +6,8 @@
 #   lib/                                 the dialect, pass and bundle-writer
 #                                        libraries, libLamportCAPI.so,
 #                                        LamportPlugin.so,
-#                                        libLamportRuntimeC.so
+#                                        libLamportRuntimeC.so,
+#                                        libLamportCudaRuntime.so
 #   bin/                                 lamport-opt, lamport-compile,
 #                                        lamport-run
 #   python/lamport/                      the Python package, which finds
@@ -99,6 +100,7 @@ if(LAMPORT_ENABLE_COMPILER)
     MLIRLamportDialect
     MLIRLamportTransforms
     MLIRLamportToNVVM
+    MLIRLamportHostToLLVM
     MLIRLamportPipelines
     MLIRLamportTarget
     LamportCAPI
@@ -117,7 +119,7 @@ if(LAMPORT_ENABLE_RUNTIME)
     DESTINATION include/lamport-c
     COMPONENT lamport-runtime)
   # Beside libLamportCAPI.so, where the installed Python package looks.
-  install(TARGETS LamportRuntimeC
+  install(TARGETS LamportRuntimeC LamportCudaRuntime
     EXPORT LamportRuntimeTargets
     LIBRARY DESTINATION ${LAMPORT_INSTALL_LIBDIR}
     COMPONENT lamport-runtime

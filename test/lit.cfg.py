@@ -38,6 +38,10 @@ tools = [
     "lamport-compile",
     "lamport-capi-test",
     "mlir-tblgen",
+    # LLVM 22's, not another version's on PATH: the host-lowering tests
+    # translate and compile the LLVM IR that MLIR 22 writes.
+    "mlir-translate",
+    "llc",
     ToolSubst("%mlir-opt", os.path.join(config.llvm_tools_dir, "mlir-opt")),
 ]
 llvm_config.add_tool_substitutions(tools, tool_dirs)

@@ -11,6 +11,7 @@
 #ifndef LAMPORT_CONVERSION_PASSES_H
 #define LAMPORT_CONVERSION_PASSES_H
 
+#include "lamport/Conversion/LamportHostToLLVM/LamportHostToLLVM.h"
 #include "lamport/Conversion/LamportToNVVM/LamportToNVVM.h"
 
 namespace mlir::lamport {

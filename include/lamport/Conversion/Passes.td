@@ -67,4 +67,60 @@ def ConvertLamportToNVVMPass
   ];
 }
 
+//===----------------------------------------------------------------------===//
+// LamportHostToLLVM
+//===----------------------------------------------------------------------===//
+
+def LowerLamportHostPass : Pass<"lamport-lower-host", "::mlir::ModuleOp"> {
+  let summary = "Lower the host side of lamport programs to calls of the "
+                "runtime's C API, for upstream's gpu-to-llvm";
+  let description = [{
+    After `lamport-generate-kernels` a program function launches its kernels
+    with `gpu.launch_func`, passing `!lamport.mailbox` values that no
+    upstream pass can lower. This pass rewrites every host function (a
+    `func.func` outside `gpu.module`s) with a mailbox argument into what
+    upstream's `gpu-to-llvm`, `convert-to-llvm` and `mlir-translate
+    --mlir-to-llvmir` take, following the host ABI of docs/c-api.md:
+
+    - each mailbox argument becomes an `!llvm.ptr`: a `LamportMailbox`
+      handle (`lamportRuntimeGetMailbox`, include/lamport-c/HostRuntime.h);
+    - at each launch a mailbox operand becomes the descriptor the kernel
+      takes by value (docs/bundle.md): `lamportMailboxDescriptor(handle, tp,
+      capacity, width)` returns its packed bytes and an `llvm.load` reads
+      them as `!llvm.struct<(ptr<1>, ptr<1>, ptr<1>, ptr<1>, i32, i32,
+      array<tp x ptr<1>>)>`, the parameter convert-lamport-to-nvvm gave the
+      kernel;
+    - a memref operand becomes the bare pointer the kernel takes (its
+      aligned pointer plus its offset), so `gpu-to-llvm` needs no
+      bare-pointer option;
+    - every launch goes on the stream of its mailbox's rank
+      (`lamportMailboxStream`, the launch's async object; a launch without
+      a mailbox takes the function's first mailbox's), and its sizes become
+      i64, so `gpu-to-llvm` finds the launch legal and keeps it as it is:
+      the translation then calls `mgpuLaunchKernel` or
+      `mgpuLaunchClusterKernel` on that stream and does not wait, and
+      libLamportCudaRuntime.so holds the launch for the runtime's step
+      (`lamportRuntimeBeginStep` / `EndStep`).
+
+    Run it after the kernels are lowered (`lamport-lower-to-nvvm`): a
+    launch of a kernel that is still a `gpu.func` is an error, since the
+    launch now passes the lowered kernel's parameters.
+
+    With `emit-c-interface` (the default) each such function is marked
+    `llvm.emit_c_interface`, so C calls `_mlir_ciface_<name>` with memref
+    descriptors. Functions without a mailbox argument are left alone. A
+    mailbox that reaches a host op other than a launch or a call, a mailbox
+    result or a launch that has an async object already is an error.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::LLVM::LLVMDialect",
+    "::mlir::memref::MemRefDialect",
+  ];
+  let options = [
+    Option<"emitCInterface", "emit-c-interface", "bool", "true",
+           "Mark the lowered functions llvm.emit_c_interface">,
+  ];
+}
+
 #endif // LAMPORT_CONVERSION_PASSES_TD

@@ -6,6 +6,8 @@
 //
 // `lamport-lower-to-nvvm`: gpu.module kernels made of lamport primitives and
 // arith/scf/vector/memref/gpu ops, down to a gpu.binary holding PTX.
+// `lamport-lower-program` and `lamport-lower-to-llvm`: a whole program, its
+// host side included, down to upstream dialects or to the LLVM dialect.
 //
 //===----------------------------------------------------------------------===//
 
@@ -65,7 +67,21 @@ void buildLamportToNVVMPipeline(OpPassManager &pm,
 std::optional<std::string>
 checkNVVMTargetOptions(StringRef chip, StringRef features, unsigned optLevel);
 
-/// Registers `lamport-lower-to-nvvm`; it refuses the target options that
+/// A whole program down to upstream dialects: lamport-generate-kernels
+/// (with the options' transport), the pipeline above, then
+/// lamport-lower-host, so no lamport type or op is left and upstream's
+/// gpu-to-llvm and convert-to-llvm finish the host side.
+void buildLamportLowerProgramPipeline(
+    OpPassManager &pm, const LamportToNVVMPipelineOptions &options);
+
+/// buildLamportLowerProgramPipeline, then upstream's gpu-to-llvm,
+/// convert-scf-to-cf, convert-to-llvm and reconcile-unrealized-casts: the
+/// LLVM dialect that mlir-translate --mlir-to-llvmir takes.
+void buildLamportToLLVMPipeline(OpPassManager &pm,
+                                const LamportToNVVMPipelineOptions &options);
+
+/// Registers `lamport-lower-to-nvvm`, `lamport-lower-program` and
+/// `lamport-lower-to-llvm`; each refuses the target options that
 /// checkNVVMTargetOptions refuses, and a timeout that is not positive.
 void registerLamportPipelines();
 

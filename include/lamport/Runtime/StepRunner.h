@@ -31,9 +31,15 @@ class StepRunner {
 public:
   /// Loads the bundle in \p directory and brings its TP group up.
   StepRunner(const std::string &directory, const SessionConfig &config);
+  /// Brings the TP group of \p bundle up. A bundle with mailboxes and no
+  /// kernels (a host-lowered program's, whose kernels are in its code)
+  /// runs no steps here.
+  StepRunner(Bundle bundle, const SessionConfig &config);
   ~StepRunner();
 
   const Manifest &manifest() const { return bundle.manifest; }
+  /// The TP group: ranks, streams, mailboxes and descriptors.
+  Session &getSession() { return *session; }
   int tp() const { return session->tp(); }
   /// The device ordinal rank \p rank runs on.
   int deviceOf(int rank) const;
@@ -60,6 +66,10 @@ public:
   uint64_t steps() const { return stepsRun; }
 
 private:
+  /// Throws Error saying what is \p refused to a TP group made without
+  /// bundle kernels (binding buffers, bundle steps).
+  void requireKernels(const char *refused) const;
+
   struct Binding {
     CUdeviceptr pointer = 0;
     std::size_t bytes = 0;

@@ -15,9 +15,13 @@
 //===----------------------------------------------------------------------===//
 
 #include "lamport/Conversion/Pipelines.h"
+#include "lamport/Conversion/LamportHostToLLVM/LamportHostToLLVM.h"
 #include "lamport/Conversion/LamportToNVVM/LamportToNVVM.h"
+#include "lamport/Dialect/Lamport/Transforms/Passes.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
+#include "mlir/Conversion/ConvertToLLVM/ToLLVMPass.h"
+#include "mlir/Conversion/GPUCommon/GPUCommonPass.h"
 #include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
 #include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
@@ -213,29 +217,73 @@ void mlir::lamport::buildLamportToNVVMPipeline(
   pm.addPass(createGpuModuleToBinaryPass(binary));
 }
 
-void mlir::lamport::registerLamportPipelines() {
-  // PassPipelineRegistration's builder cannot fail; this one refuses target
-  // options the NVVM target would crash on or ignore.
+void mlir::lamport::buildLamportLowerProgramPipeline(
+    OpPassManager &pm, const LamportToNVVMPipelineOptions &options) {
+  LamportGenerateKernelsOptions generate;
+  generate.transport = options.transport;
+  pm.addPass(createLamportGenerateKernels(generate));
+  buildLamportToNVVMPipeline(pm, options);
+  pm.addPass(createLowerLamportHostPass());
+}
+
+void mlir::lamport::buildLamportToLLVMPipeline(
+    OpPassManager &pm, const LamportToNVVMPipelineOptions &options) {
+  buildLamportLowerProgramPipeline(pm, options);
+  // Upstream's lowering of what the Lamport passes leave: launches and
+  // binaries, the program's scf.if choices by M, then everything else.
+  pm.addPass(createGpuToLLVMConversionPass());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(createConvertToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+}
+
+/// Registers the pipeline `name` over `build`, with the options of
+/// lamport-lower-to-nvvm checked first: PassPipelineRegistration's builder
+/// cannot fail, and this one refuses target options the NVVM target would
+/// crash on or ignore.
+static void registerCheckedPipeline(
+    StringRef name, StringRef description,
+    void (*build)(OpPassManager &, const LamportToNVVMPipelineOptions &)) {
+  std::string prefix = name.str();
   registerPassPipeline(
-      "lamport-lower-to-nvvm",
-      "Lower gpu.module kernels made of lamport primitives and "
-      "arith/scf/vector/memref/gpu ops to gpu.binary ops holding PTX",
-      [](OpPassManager &pm, StringRef text,
-         function_ref<LogicalResult(const Twine &)> errorHandler) {
+      name, description,
+      [build, prefix](OpPassManager &pm, StringRef text,
+                      function_ref<LogicalResult(const Twine &)> errorHandler) {
         LamportToNVVMPipelineOptions options;
         if (failed(options.parseFromString(text)))
           return failure();
         if (std::optional<std::string> error = checkNVVMTargetOptions(
                 options.chip, options.features, options.optLevel))
-          return errorHandler("lamport-lower-to-nvvm: " + *error);
+          return errorHandler(prefix + ": " + *error);
         if (options.timeoutNs <= 0)
-          return errorHandler("lamport-lower-to-nvvm: timeout-ns must be "
-                              "positive, got " +
+          return errorHandler(prefix + ": timeout-ns must be positive, got " +
                               Twine(options.timeoutNs));
-        buildLamportToNVVMPipeline(pm, options);
+        build(pm, options);
         return success();
       },
       [](function_ref<void(const mlir::detail::PassOptions &)> optHandler) {
         optHandler(LamportToNVVMPipelineOptions());
       });
+}
+
+void mlir::lamport::registerLamportPipelines() {
+  registerCheckedPipeline(
+      "lamport-lower-to-nvvm",
+      "Lower gpu.module kernels made of lamport primitives and "
+      "arith/scf/vector/memref/gpu ops to gpu.binary ops holding PTX",
+      buildLamportToNVVMPipeline);
+  registerCheckedPipeline(
+      "lamport-lower-program",
+      "Lower a lamport program to upstream dialects only: its kernels to "
+      "gpu.binary ops holding PTX, its host functions to gpu.launch_func "
+      "ops that take descriptors and streams from the runtime's C API "
+      "(finish with gpu-to-llvm, convert-scf-to-cf, convert-to-llvm, "
+      "reconcile-unrealized-casts)",
+      buildLamportLowerProgramPipeline);
+  registerCheckedPipeline(
+      "lamport-lower-to-llvm",
+      "lamport-lower-program followed by upstream's gpu-to-llvm, "
+      "convert-scf-to-cf, convert-to-llvm and reconcile-unrealized-casts: "
+      "the LLVM dialect that mlir-translate --mlir-to-llvmir takes",
+      buildLamportToLLVMPipeline);
 }

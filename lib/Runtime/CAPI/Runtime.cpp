@@ -11,56 +11,27 @@
 
 #include "lamport-c/Runtime.h"
 
-#include "lamport/Runtime/StepRunner.h"
+#include "RuntimeHandle.h"
 
 #include <cstring>
-#include <new>
 
 using namespace lamport::runtime;
 
-struct LamportRuntime_ {
-  std::unique_ptr<StepRunner> runner;
-};
+namespace lamport {
+namespace runtime {
 
-namespace {
-
-void report(LamportErrorCallback callback, void *userData,
-            const std::string &message) {
-  if (callback)
-    callback(message.c_str(), message.size(), userData);
+TransportKind parseTransport(const char *transport) {
+  if (std::strcmp(transport, "loopback") == 0)
+    return TransportKind::Loopback;
+  if (std::strcmp(transport, "peer") == 0)
+    return TransportKind::Peer;
+  throw Error(concat("unknown transport '", transport,
+                     "' (expected 'loopback' or 'peer'; multicast is "
+                     "refused, see docs/runtime.md)"));
 }
 
-/// Runs \p body, turning what it throws into a status and a message.
-template <typename Body>
-LamportStatus guarded(LamportErrorCallback callback, void *userData,
-                      Body &&body) {
-  try {
-    body();
-    return LAMPORT_STATUS_OK;
-  } catch (const NoDeviceError &error) {
-    report(callback, userData, error.what());
-    return LAMPORT_STATUS_NO_DEVICE;
-  } catch (const KernelFailure &error) {
-    report(callback, userData, error.what());
-    return LAMPORT_STATUS_KERNEL_FAILURE;
-  } catch (const std::bad_alloc &) {
-    report(callback, userData, "out of host memory");
-    return LAMPORT_STATUS_ERROR;
-  } catch (const std::exception &error) {
-    report(callback, userData, error.what());
-    return LAMPORT_STATUS_ERROR;
-  }
-}
-
-/// A null runtime handle is a caller bug worth a sentence, not a crash.
-StepRunner &runnerOf(LamportRuntime runtime) {
-  if (!runtime || !runtime->runner)
-    throw Error("the runtime handle is null (not created, or creation "
-                "failed)");
-  return *runtime->runner;
-}
-
-} // namespace
+} // namespace runtime
+} // namespace lamport
 
 LamportStatus lamportRuntimeCreate(const char *bundle, int tp,
                                    const char *transport, int firstDevice,
@@ -80,14 +51,7 @@ LamportStatus lamportRuntimeCreate(const char *bundle, int tp,
       throw Error(concat("tp must be positive, got ", tp));
     if (firstDevice < 0)
       throw Error(concat("the first device must be >= 0, got ", firstDevice));
-    if (std::strcmp(transport, "loopback") == 0)
-      config.transport = TransportKind::Loopback;
-    else if (std::strcmp(transport, "peer") == 0)
-      config.transport = TransportKind::Peer;
-    else
-      throw Error(concat("unknown transport '", transport,
-                         "' (expected 'loopback' or 'peer'; multicast is "
-                         "refused, see docs/runtime.md)"));
+    config.transport = parseTransport(transport);
     config.firstDevice = firstDevice;
     config.pdl = pdl != 0;
     auto handle = std::make_unique<LamportRuntime_>();
@@ -106,9 +70,8 @@ LamportStatus lamportRuntimeGetDevice(LamportRuntime runtime, int rank,
                  [&] { *device = runnerOf(runtime).deviceOf(rank); });
 }
 
-LamportStatus lamportRuntimeBind(LamportRuntime runtime, int rank,
-                                 int argument, uint64_t pointer,
-                                 uint64_t bytes,
+LamportStatus lamportRuntimeBind(LamportRuntime runtime, int rank, int argument,
+                                 uint64_t pointer, uint64_t bytes,
                                  LamportErrorCallback errorCallback,
                                  void *userData) {
   return guarded(errorCallback, userData, [&] {
@@ -136,13 +99,12 @@ LamportStatus lamportRuntimeUpload(LamportRuntime runtime, int rank,
   });
 }
 
-LamportStatus lamportRuntimeDownload(LamportRuntime runtime, int rank,
-                                     void *to, uint64_t from, uint64_t bytes,
+LamportStatus lamportRuntimeDownload(LamportRuntime runtime, int rank, void *to,
+                                     uint64_t from, uint64_t bytes,
                                      LamportErrorCallback errorCallback,
                                      void *userData) {
   return guarded(errorCallback, userData, [&] {
-    runnerOf(runtime).download(rank, to, CUdeviceptr(from),
-                               std::size_t(bytes));
+    runnerOf(runtime).download(rank, to, CUdeviceptr(from), std::size_t(bytes));
   });
 }
 

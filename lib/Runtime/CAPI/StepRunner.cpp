@@ -12,9 +12,12 @@ namespace runtime {
 
 StepRunner::StepRunner(const std::string &directory,
                        const SessionConfig &config)
-    : bundle(loadBundle(directory)) {
+    : StepRunner(loadBundle(directory), config) {}
+
+StepRunner::StepRunner(Bundle loaded, const SessionConfig &config)
+    : bundle(std::move(loaded)) {
   if (bundle.manifest.mailboxes.empty())
-    throw Error(concat("bundle '", directory,
+    throw Error(concat("bundle '", bundle.directory,
                        "' has no mailbox: there is no TP group to run"));
   // The Session refuses a tp its mailboxes were not compiled for.
   session = std::make_unique<Session>(bundle, config);
@@ -39,9 +42,19 @@ int StepRunner::deviceOf(int rank) const {
   return session->device(rank).ordinal;
 }
 
+void StepRunner::requireKernels(const char *refused) const {
+  if (bundle.manifest.kernels.empty())
+    throw Error(concat("this TP group was made from mailbox shapes, without "
+                       "bundle kernels: it ",
+                       refused,
+                       "; a host-lowered program's steps run between "
+                       "lamportRuntimeBeginStep and lamportRuntimeEndStep"));
+}
+
 void StepRunner::bind(int rank, int argument, CUdeviceptr pointer,
                       std::size_t bytes) {
   const Manifest &m = bundle.manifest;
+  requireKernels("binds no buffers (the program takes them as arguments)");
   if (rank < 0 || rank >= tp())
     throw Error(concat("rank ", rank, " is out of range: tp = ", tp()));
   if (argument < 0 || argument >= int(m.arguments.size()))
@@ -102,6 +115,7 @@ void StepRunner::step(int stepTokens, double watchdogSeconds) {
   if (failed)
     throw Error("an earlier step failed on the GPU: its context is lost, "
                 "so this TP group can run no more steps");
+  requireKernels("runs no bundle steps");
   if (stepTokens < 1 || stepTokens > m.maxTokens())
     throw Error(concat("tokens must be in [1, ", m.maxTokens(),
                        "] (the mailbox capacity), got ", stepTokens));
