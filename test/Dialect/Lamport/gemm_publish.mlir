@@ -150,3 +150,22 @@ func.func @static_m(%x: memref<2x1024xbf16>, %w: memref<8192x1024xbf16>,
       : memref<2x1024xbf16>, memref<8192x1024xbf16>, memref<2x8192xbf16>
   return
 }
+
+// -----
+
+// A static M may keep tactics for larger M (a program written for several
+// batch sizes): they serve M past the first tactic's, up to the op's bound,
+// and only the one serving the static M is generated.
+// CHECK-LABEL: func.func @static_m_several_tactics
+// CHECK: tactic(#lamport.tactic<splits = 1, kw = 64, accs = 2, token_tiles = [8]>, #lamport.tactic<splits = 2, kw = 64, accs = 2, token_tiles = [8, 8, 8, 8, 8, 8, 8, 8, 16, 16, 16, 16, 16, 16, 16, 16]>)
+func.func @static_m_several_tactics(%x: memref<1x1024xbf16>,
+                                    %w: memref<8192x1024xbf16>,
+                                    %y: memref<1x8192xbf16>) {
+  lamport.gemm_publish %x, %w into %y
+      tactic(#lamport.tactic<splits = 1, kw = 64, accs = 2, token_tiles = [8]>,
+             #lamport.tactic<splits = 2, kw = 64, accs = 2,
+                 token_tiles = [8, 8, 8, 8, 8, 8, 8, 8,
+                                16, 16, 16, 16, 16, 16, 16, 16]>)
+      : memref<1x1024xbf16>, memref<8192x1024xbf16>, memref<1x8192xbf16>
+  return
+}

@@ -138,9 +138,11 @@ LogicalResult GemmPublishOp::verify() {
   if (failed(verifyTokens(*this, xType, "x", getMaxTokens())) ||
       failed(verifyTokens(*this, yType, "y", getMaxTokens())))
     return failure();
-  // The tactics serve every M a launch can carry: x's (or y's) static M
-  // alone where it has one, else 1..the op's bound.
-  int64_t maxTokens = xm ? *xm : ym ? *ym : getMaxTokens();
+  // Each tactic serves the M past the previous one's, up to the op's bound;
+  // the token tiles must cover every M a launch can carry: x's (or y's)
+  // static M alone where it has one, else 1..the bound.
+  int64_t maxTokens = getMaxTokens();
+  int64_t neededTokens = xm ? *xm : ym ? *ym : maxTokens;
   // Each tactic serves the M past the previous one's token_tiles, up to its
   // own: a list no longer than the previous one would serve none.
   int64_t served = 0;
@@ -159,14 +161,14 @@ LogicalResult GemmPublishOp::verify() {
   for (auto [i, tactic] : llvm::enumerate(tactics)) {
     ArrayRef<int64_t> tiles = tactic.getTokenTiles();
     bool last = i + 1 == tactics.size();
-    bool covered = !last || int64_t(tiles.size()) >= maxTokens;
-    int64_t checked = std::min<int64_t>(tiles.size(), maxTokens);
+    bool covered = !last || int64_t(tiles.size()) >= neededTokens;
+    int64_t checked = std::min<int64_t>(tiles.size(), neededTokens);
     for (int64_t m = 1; covered && m <= checked; ++m)
       covered = isTokenTile(tiles[m - 1]) && tiles[m - 1] >= m;
     if (!covered) {
       InFlightDiagnostic diag = emitOpError() << named(i) << "token tiles [";
       llvm::interleaveComma(tiles, diag);
-      return diag << "] do not cover M 1.." << (last ? maxTokens : checked)
+      return diag << "] do not cover M 1.." << (last ? neededTokens : checked)
                   << ": token_tiles[m - 1] must be 8 or 16 and at least m";
     }
   }
