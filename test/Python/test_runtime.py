@@ -217,3 +217,33 @@ def test_first_device_near_int_max_is_refused():
     """)
     assert ("refused: the loopback transport with tp = 4 needs 1 GPU(s) from "
             "device 2147483647, but this machine has") in out
+
+
+@requires_runtime
+def test_null_result_and_host_pointers_are_errors():
+    # The C API wrote through a null result pointer and handed a null host
+    # pointer to the driver; each is now an error naming the entry point.
+    out = run_child("""
+        import ctypes
+        from lamport import runtime as rt
+        lib = rt._library()
+        r = lamport.Runtime(BUNDLE, tp=4)
+        calls = [
+            (lib.lamportRuntimeGetDevice, (r._handle, 0, None)),
+            (lib.lamportRuntimeAllocate, (r._handle, 0, 64, None)),
+            (lib.lamportRuntimeUpload, (r._handle, 0, 0, None, 64)),
+            (lib.lamportRuntimeDownload, (r._handle, 0, None, 0, 64)),
+        ]
+        for function, args in calls:
+            try:
+                rt._call(function, *args)
+            except lamport.RuntimeFailure as error:
+                print("refused:", error)
+        r.close()
+    """)
+    assert "refused: lamportRuntimeGetDevice: the result pointer is null" in out
+    assert "refused: lamportRuntimeAllocate: the result pointer is null" in out
+    assert ("refused: lamportRuntimeUpload: the host pointer is null, for 64 "
+            "bytes") in out
+    assert ("refused: lamportRuntimeDownload: the host pointer is null, for 64 "
+            "bytes") in out

@@ -66,8 +66,10 @@ LamportStatus lamportRuntimeGetDevice(LamportRuntime runtime, int rank,
                                       int *device,
                                       LamportErrorCallback errorCallback,
                                       void *userData) {
-  return guarded(errorCallback, userData,
-                 [&] { *device = runnerOf(runtime).deviceOf(rank); });
+  return guarded(errorCallback, userData, [&] {
+    requireResult(device, "lamportRuntimeGetDevice");
+    *device = runnerOf(runtime).deviceOf(rank);
+  });
 }
 
 LamportStatus lamportRuntimeBind(LamportRuntime runtime, int rank, int argument,
@@ -85,6 +87,7 @@ LamportStatus lamportRuntimeAllocate(LamportRuntime runtime, int rank,
                                      LamportErrorCallback errorCallback,
                                      void *userData) {
   return guarded(errorCallback, userData, [&] {
+    requireResult(pointer, "lamportRuntimeAllocate");
     *pointer = runnerOf(runtime).allocate(rank, std::size_t(bytes));
   });
 }
@@ -95,6 +98,7 @@ LamportStatus lamportRuntimeUpload(LamportRuntime runtime, int rank,
                                    LamportErrorCallback errorCallback,
                                    void *userData) {
   return guarded(errorCallback, userData, [&] {
+    requireHostBuffer(from, bytes, "lamportRuntimeUpload");
     runnerOf(runtime).upload(rank, CUdeviceptr(to), from, std::size_t(bytes));
   });
 }
@@ -104,6 +108,7 @@ LamportStatus lamportRuntimeDownload(LamportRuntime runtime, int rank, void *to,
                                      LamportErrorCallback errorCallback,
                                      void *userData) {
   return guarded(errorCallback, userData, [&] {
+    requireHostBuffer(to, bytes, "lamportRuntimeDownload");
     runnerOf(runtime).download(rank, to, CUdeviceptr(from), std::size_t(bytes));
   });
 }

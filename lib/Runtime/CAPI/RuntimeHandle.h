@@ -68,6 +68,20 @@ inline StepRunner &runnerOf(LamportRuntime runtime) {
   return *runtime->runner;
 }
 
+/// A null result pointer is a caller bug worth a sentence, not a crash.
+inline void requireResult(const void *result, const char *function) {
+  if (!result)
+    throw Error(concat(function, ": the result pointer is null"));
+}
+
+/// The host side of a copy: null only for a copy of no bytes.
+inline void requireHostBuffer(const void *host, uint64_t bytes,
+                              const char *function) {
+  if (!host && bytes)
+    throw Error(
+        concat(function, ": the host pointer is null, for ", bytes, " bytes"));
+}
+
 /// "loopback" or "peer"; multicast and anything else are refused.
 TransportKind parseTransport(const char *transport);
 
