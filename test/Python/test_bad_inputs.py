@@ -147,3 +147,20 @@ def test_failed_construction_leaves_nothing_to_raise_in_del():
         print("collected")
     """, env={"LAMPORT_CAPI_LIBRARY": "/nonexistent/libLamportCAPI.so"})
     assert "collected" in out
+
+
+def test_long_affine_chain_raises():
+    # The affine expression parser recurses once per operator: 100,000
+    # chained terms overflowed the interpreter's stack.
+    out = run_child("""
+        chain = ("#map = affine_map<(d0) -> (d0" + " + d0" * 100000 + ")>\\n"
+                 "func.func @f(%a: index) -> index {\\n"
+                 "  %0 = affine.apply #map(%a)\\n  return %0 : index\\n}")
+        with lamport.Context() as context:
+            expect(lambda: context.parse(chain, name="chain.mlir"),
+                   lamport.Error, "chain.mlir:1:20511: error: an expression "
+                   "chains more than 4096 operators here")
+            expect(lambda: context.compile(chain, "unused", name="chain.mlir"),
+                   lamport.Error, "chains more than 4096 operators")
+    """)
+    assert out.count("ok:") == 2
