@@ -65,6 +65,9 @@ using namespace mlir::lamport;
 
 /// Every dialect lamport-compile knows; built once, a context per input.
 static DialectRegistry *registry;
+/// LAMPORT_FUZZ_VERBOSE=1 prints the diagnostics, to see why an input is
+/// refused; quiet by default, for speed.
+static bool verbose;
 
 extern "C" int LLVMFuzzerInitialize(int *, char ***) {
   registerLamportPasses();
@@ -75,6 +78,7 @@ extern "C" int LLVMFuzzerInitialize(int *, char ***) {
   registerAllExtensions(*registry);
   registerAllToLLVMIRTranslations(*registry);
   registry->insert<LamportDialect>();
+  verbose = std::getenv("LAMPORT_FUZZ_VERBOSE") != nullptr;
   return 0;
 }
 
@@ -209,8 +213,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   // threads: libFuzzer runs one input at a time.
   MLIRContext context(*registry, MLIRContext::Threading::DISABLED);
   context.printOpOnDiagnostic(false);
-  ScopedDiagnosticHandler quiet(&context,
-                                [](Diagnostic &) { return success(); });
+  ScopedDiagnosticHandler quiet(&context, [](Diagnostic &diagnostic) {
+    if (verbose)
+      llvm::errs() << diagnostic.getLocation() << ": " << diagnostic << "\n";
+    return success();
+  });
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(
       llvm::MemoryBuffer::getMemBufferCopy(source, "fuzz.mlir"), llvm::SMLoc());
