@@ -3,6 +3,10 @@
 # one closing line "N passed, N failed, N skipped" over all suites.
 #   bash scripts/test.sh            # setup + build + test
 #   SKIP_SETUP=1 bash scripts/test.sh
+#   SKIP_FUZZ=1 bash scripts/test.sh     # without the fuzz step (not in CI)
+# The fuzz step (scripts/fuzz.sh) builds the fuzz targets in a build of
+# their own, replays their corpus and regression inputs and fuzzes each
+# target for about FUZZ_SECONDS (default 30). With CI=true it always runs.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$root/build}
@@ -31,6 +35,18 @@ LAMPORT_RUNTIME_LIBRARY="$build/lib/libLamportRuntimeC.so" \
 LAMPORT_FAKE_CUDA_DIR="$build/fake-cuda" python3 -m pytest -q \
   -p no:cacheprovider --junitxml="$results/python.xml" "$root/test/Python" \
   >"$results/python.log" 2>&1 || { status=1; cat "$results/python.log"; }
+
+# The fuzz targets (test/Fuzz): any crash fails the step.
+if [ -n "${SKIP_FUZZ:-}" ] && [ "${CI:-}" != true ]; then
+  printf '%s%s\n' '<testsuite name="fuzz"><testcase classname="fuzz" ' \
+    'name="fuzz step"><skipped message="SKIP_FUZZ is set"/></testcase></testsuite>' \
+    >"$results/fuzz.xml"
+else
+  FUZZ_XML="$results/fuzz.xml" BUILD_DIR="$build" \
+    bash "$root/scripts/fuzz.sh" >"$results/fuzz.log" 2>&1 ||
+    { status=1; cat "$results/fuzz.log"; }
+  grep '^fuzz: ' "$results/fuzz.log" | grep -v '^fuzz: regression' || true
+fi
 
 python3 "$root/scripts/summarize_tests.py" "$results"/*.xml || status=1
 exit $status
