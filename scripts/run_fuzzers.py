@@ -195,8 +195,8 @@ def stats(output):
         m = re.match(r"#(\d+)\s+(?:INITED|DONE|pulse|NEW|REDUCE)\s+cov: (\d+)"
                      r" ft: (\d+) corp: (\d+)/(\S+)", line)
         if m:
-            found = {"execs": int(m[1]), "cov": int(m[2]), "ft": int(m[3]),
-                     "corpus": int(m[4]), "corpus_size": m[5]}
+            found.update(execs=int(m[1]), cov=int(m[2]), ft=int(m[3]),
+                         corpus=int(m[4]), corpus_size=m[5])
         m = re.search(r"\((\d+) inline 8-bit counters\)", line)
         if m:
             found["counters"] = int(m[1])
