@@ -37,6 +37,9 @@ add_link_options(-fsanitize=${LAMPORT_FUZZ_SANITIZERS})
 # templates that take 2.5 times as long to compile at -O1 with the
 # sanitizers, while a compiler fuzz target spends most of its time in the
 # uninstrumented libMLIR.so anyway.
+# And LLVM's allocators must not poison memory our code shares with the
+# uninstrumented libMLIR.so (test/Fuzz/UninstrumentedLLVM.h says why).
 macro(lamport_fuzz_compiler)
-  add_compile_options(-O0)
+  add_compile_options(-O0
+    "SHELL:-include ${LAMPORT_SOURCE_DIR}/test/Fuzz/UninstrumentedLLVM.h")
 endmacro()
