@@ -33,6 +33,14 @@ add_compile_options(
   -fno-sanitize-recover=all)
 add_link_options(-fsanitize=${LAMPORT_FUZZ_SANITIZERS})
 
+# Unity builds: each library's sources compile in batches, so the MLIR
+# headers are parsed once a batch instead of once a file. The fuzz build
+# takes a quarter of the time (80 s instead of 350 s on 2 cores), which
+# keeps it affordable in CI. -DCMAKE_UNITY_BUILD=OFF turns it off.
+if(NOT DEFINED CMAKE_UNITY_BUILD)
+  set(CMAKE_UNITY_BUILD ON)
+endif()
+
 # For the compiler half, declared after the runtime: -O0. Its code is MLIR
 # templates that take 2.5 times as long to compile at -O1 with the
 # sanitizers, while a compiler fuzz target spends most of its time in the
