@@ -37,6 +37,7 @@
 #include "lamport/Dialect/Lamport/Transforms/Passes.h"
 #include "lamport/Target/Bundle.h"
 #include "lamport/Target/Compile.h"
+#include "lamport/Target/SourceLimits.h"
 
 #include "mlir/AsmParser/AsmParser.h"
 #include "mlir/AsmParser/AsmParserState.h"
@@ -134,10 +135,20 @@ static Request readRequest(StringRef source) {
 }
 
 /// Parses and verifies `sourceMgr`'s buffer as lamport-compile does; null
-/// on an error (reported to the context's handler).
+/// on an error (reported to the context's handler). Like every entry point
+/// that parses text, it first refuses nesting deeper than the recursive
+/// parser survives (lamport/Target/SourceLimits.h).
 static OwningOpRef<ModuleOp> parse(MLIRContext &context,
                                    llvm::SourceMgr &sourceMgr,
                                    AsmParserState &asmState) {
+  const llvm::MemoryBuffer *buffer =
+      sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID());
+  if (std::optional<std::string> error =
+          checkNesting(buffer->getBuffer(), buffer->getBufferIdentifier())) {
+    if (verbose)
+      llvm::errs() << *error << "\n";
+    return nullptr;
+  }
   ParserConfig config(&context);
   Block parsed;
   if (failed(parseAsmSourceFile(sourceMgr, &parsed, config, &asmState)))
@@ -152,6 +163,9 @@ static OwningOpRef<ModuleOp> parse(MLIRContext &context,
 
 /// Runs `pipeline` on `module` as mlirLamportModuleRunPassPipeline does.
 static void runPipeline(ModuleOp module, StringRef pipeline) {
+  // The pipeline parser recurses once per nested pipeline.
+  if (checkNesting(pipeline, "pipeline"))
+    return;
   std::string error;
   llvm::raw_string_ostream errorStream(error);
   FailureOr<OpPassManager> passes = parsePassPipeline(pipeline, errorStream);
