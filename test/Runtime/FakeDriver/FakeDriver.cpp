@@ -718,8 +718,11 @@ CUresult cuMemsetD32_v2(CUdeviceptr p, unsigned v, size_t n) {
 CUresult cuMemsetD16Async(CUdeviceptr p, unsigned short v, size_t n, CUstream) {
   return enqueue([=] { cuMemsetD16_v2(p, v, n); });
 }
+// A copy of no bytes may name null pointers, as the driver allows; memcpy
+// does not, so it is not called for one.
 CUresult cuMemcpyHtoD_v2(CUdeviceptr to, const void *from, size_t n) {
-  std::memcpy(at<void>(to), from, n);
+  if (n)
+    std::memcpy(at<void>(to), from, n);
   return sticky;
 }
 CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr to, CUdeviceptr from, size_t n,
@@ -729,7 +732,8 @@ CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr to, CUdeviceptr from, size_t n,
 CUresult cuMemcpyDtoH_v2(void *to, CUdeviceptr from, size_t n) {
   if (sticky != CUDA_SUCCESS)
     return sticky;
-  std::memcpy(to, at<void>(from), n);
+  if (n)
+    std::memcpy(to, at<void>(from), n);
   return CUDA_SUCCESS;
 }
 
