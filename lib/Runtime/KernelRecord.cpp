@@ -69,8 +69,8 @@ std::string diffParam(std::size_t index, const std::string &image,
   std::vector<std::string> want = split(expected, " ");
   std::string what = concat("parameter ", index - 2, " (", want[0], ")");
   if (have[0] != want[0])
-    return concat("parameter ", index - 2, " is a ", want[0],
-                  " in the manifest but a ", capped(have[0]), " in the kernel");
+    return concat("parameter ", index - 2, ": kind is ", want[0],
+                  " in the manifest but ", capped(have[0]), " in the kernel");
   for (std::size_t f = 1; f < std::max(have.size(), want.size()); ++f) {
     std::string h = f < have.size() ? have[f] : "";
     std::string w = f < want.size() ? want[f] : "";
