@@ -23,9 +23,12 @@
 // so upstream passes run only inside ours), as lamport-opt and the C API's
 // mlirLamportModuleRunPassPipeline do.
 //
-// Besides a crash or a sanitizer report, one answer is a finding: a manifest
-// the compiler would write that the runtime's reader (parseManifest)
-// refuses. Everything lamport-compile accepts, lamport-run must load.
+// Besides a crash or a sanitizer report, two answers are findings: a
+// manifest the compiler would write that the runtime's reader
+// (parseManifest) refuses, and a kernel whose ABI record differs from the
+// one the runtime expects of that manifest (or, when lowering, whose PTX
+// lacks its record). Everything lamport-compile accepts, lamport-run must
+// load.
 //
 //===----------------------------------------------------------------------===//
 
@@ -37,6 +40,7 @@
 #include "lamport/Dialect/Lamport/Transforms/Passes.h"
 #include "lamport/Target/Bundle.h"
 #include "lamport/Target/Compile.h"
+#include "lamport/Target/KernelRecord.h"
 #include "lamport/Target/SourceLimits.h"
 
 #include "mlir/AsmParser/AsmParser.h"
@@ -56,6 +60,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 
 using namespace mlir;
 using namespace mlir::lamport;
@@ -191,9 +196,13 @@ static void compile(ModuleOp module, const CompileOptions &options,
   if (failed(compiled))
     return;
   plan = std::move(compiled->plan);
-  for (const PlanKernel &kernel : plan.kernels)
-    if (!compiled->assembly.count(kernel.name))
+  for (const PlanKernel &kernel : plan.kernels) {
+    auto ptx = compiled->assembly.find(kernel.name);
+    if (ptx == compiled->assembly.end())
       finding("no PTX for kernel " + kernel.name + " of the launch plan");
+    if (!StringRef(ptx->second).contains(" lamport_abi_" + kernel.name + "["))
+      finding("the PTX of kernel " + kernel.name + " holds no ABI record");
+  }
 #else
   auto programNames = names.find(&program->getBody().front());
   FailureOr<LaunchPlan> read = readLaunchPlan(
@@ -211,10 +220,19 @@ static void compile(ModuleOp module, const CompileOptions &options,
   os << buildManifest(plan, target);
   os.flush();
   std::string error;
-  if (!::lamport::fuzz::runtimeAcceptsManifest(manifest, error))
+  std::map<std::string, std::string> records;
+  if (!::lamport::fuzz::runtimeAcceptsManifest(manifest, error, records))
     finding("lamport-compile would write a manifest that lamport-run "
             "refuses:\n  " +
             error + "\nmanifest: " + manifest);
+  // The record the compiler stores in each image is the one the runtime
+  // expects of the manifest: a loader accepts every bundle as written.
+  for (const PlanKernel &kernel : plan.kernels) {
+    std::string record = getKernelRecord(plan, kernel);
+    if (records[kernel.name] != record)
+      finding("kernel " + kernel.name + ": the compiler records '" + record +
+              "', the runtime expects '" + records[kernel.name] + "'");
+  }
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {

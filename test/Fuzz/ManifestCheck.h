@@ -14,14 +14,17 @@
 #ifndef LAMPORT_TEST_FUZZ_MANIFESTCHECK_H
 #define LAMPORT_TEST_FUZZ_MANIFESTCHECK_H
 
+#include <map>
 #include <string>
 
 namespace lamport {
 namespace fuzz {
 
 /// Whether the runtime's parseManifest accepts \p text; its message in
-/// \p error where it does not.
-bool runtimeAcceptsManifest(const std::string &text, std::string &error);
+/// \p error where it does not. Where it does, \p records holds the ABI
+/// record the runtime expects of each kernel, by name (KernelRecord.h).
+bool runtimeAcceptsManifest(const std::string &text, std::string &error,
+                            std::map<std::string, std::string> &records);
 
 } // namespace fuzz
 } // namespace lamport
