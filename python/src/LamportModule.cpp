@@ -295,6 +295,16 @@ struct PyAttribute : ContextOwned<MlirAttribute> {
   using ContextOwned::ContextOwned;
 };
 
+/// Fails unless `owned` (a type, attribute or location) is of `context`:
+/// MLIR does not check that an op's parts share its context.
+template <typename T>
+const T &sameContext(const nb::object &context, const T &owned,
+                     const std::string &what) {
+  if (!owned.contextObject.is(context))
+    fail(what + " of another context");
+  return owned;
+}
+
 /// `location` or, when it is None, the current one.
 PyLocation &resolveLocation(nb::object location) {
   if (location.is_none())
@@ -369,15 +379,16 @@ nb::object createOperation(const std::string &name,
   auto &block = nb::cast<PyBlock &>(point.block);
   MlirBlock blockValue = block.get();
   PyLocation &location = resolveLocation(loc);
+  const nb::object &contextObject = block.module().contextObject;
+  sameContext(contextObject, location, "'" + name + "': the location is one");
   MlirContext context = mlirLocationGetContext(location.get());
-  if (!mlirContextEqual(context, mlirOperationGetContext(mlirModuleGetOperation(
-                                     block.module().get()))))
-    fail("'" + name + "': the location is of another context");
 
   MlirOperationState state = mlirOperationStateGet(toRef(name), location.get());
   std::vector<MlirType> resultTypes;
   for (const PyType *type : results)
-    resultTypes.push_back(type->get());
+    resultTypes.push_back(
+        sameContext(contextObject, *type, "'" + name + "': a result type is")
+            .get());
   mlirOperationStateAddResults(&state, resultTypes.size(), resultTypes.data());
   std::vector<MlirValue> operandValues;
   for (const PyValue *value : operands) {
@@ -391,9 +402,11 @@ nb::object createOperation(const std::string &name,
   std::vector<MlirNamedAttribute> named;
   for (auto [key, value] : attributes) {
     std::string attrName = nb::cast<std::string>(key);
-    named.push_back(
-        mlirNamedAttributeGet(mlirIdentifierGet(context, toRef(attrName)),
-                              nb::cast<PyAttribute &>(value).get()));
+    named.push_back(mlirNamedAttributeGet(
+        mlirIdentifierGet(context, toRef(attrName)),
+        sameContext(contextObject, nb::cast<PyAttribute &>(value),
+                    "'" + name + "': attribute '" + attrName + "' is one")
+            .get()));
   }
   mlirOperationStateAddAttributes(&state, named.size(), named.data());
   std::vector<MlirRegion> ownedRegions;
@@ -775,8 +788,12 @@ void bindCore(nb::module_ &m) {
             std::vector<MlirType> argTypes;
             std::vector<MlirLocation> argLocs;
             for (size_t i = 0; i < types.size(); ++i) {
-              argTypes.push_back(types[i]->get());
-              argLocs.push_back(locations[i]->get());
+              argTypes.push_back(sameContext(self.module().contextObject,
+                                             *types[i], "an argument type is")
+                                     .get());
+              argLocs.push_back(sameContext(self.module().contextObject,
+                                            *locations[i], "a location is")
+                                    .get());
             }
             MlirBlock block = mlirBlockCreate(argTypes.size(), argTypes.data(),
                                               argLocs.data());
@@ -866,6 +883,7 @@ void bindTypesAndAttributes(nb::module_ &m) {
          nb::object loc) {
         PyLocation &location = resolveLocation(loc);
         DiagnosticCollector collector(mlirLocationGetContext(location.get()));
+        sameContext(location.contextObject, element, "the element type is");
         MlirType type = mlirMemRefTypeContiguousGetChecked(
             location.get(), element.get(), shape.size(), shape.data(),
             mlirAttributeGetNull());
@@ -881,9 +899,9 @@ void bindTypesAndAttributes(nb::module_ &m) {
         context = resolveContext(context);
         std::vector<MlirType> in, out;
         for (const PyType *type : inputs)
-          in.push_back(type->get());
+          in.push_back(sameContext(context, *type, "a type is").get());
         for (const PyType *type : results)
-          out.push_back(type->get());
+          out.push_back(sameContext(context, *type, "a type is").get());
         return PyType(context,
                       mlirFunctionTypeGet(contextOf(context), in.size(),
                                           in.data(), out.size(), out.data()));
@@ -964,7 +982,8 @@ void bindTypesAndAttributes(nb::module_ &m) {
         context = resolveContext(context);
         std::vector<MlirAttribute> values;
         for (const PyAttribute *element : elements)
-          values.push_back(element->get());
+          values.push_back(
+              sameContext(context, *element, "an attribute is").get());
         return PyAttribute(
             context,
             mlirArrayAttrGet(contextOf(context), values.size(), values.data()));
