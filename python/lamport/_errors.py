@@ -35,3 +35,8 @@ class MLIRError(Error):
         super().__init__(message)
         self.message = message
         self.error_diagnostics = list(error_diagnostics)
+
+
+# Tracebacks name them where users import them from.
+for _exported in (Error, DiagnosticInfo, MLIRError):
+    _exported.__module__ = "lamport"

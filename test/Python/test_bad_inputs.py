@@ -1,6 +1,6 @@
 """Bad input to the lamport package raises, never kills the interpreter or
 passes silently: target options the NVVM lowering would crash on, source
-nested deeper than MLIR's recursive parser survives, integers ctypes would
+nested deeper than MLIR's recursive parser survives, integers a C type would
 truncate, text that is not text. Each case runs in a child interpreter, so
 a regression shows as a failed test (with the signal) instead of ending
 the test session, and the child's stderr shows any exception a __del__
@@ -101,10 +101,10 @@ def test_deep_nesting_raises():
     assert out.count("ok:") == 5
 
 
-def test_integers_and_text_are_checked_before_ctypes():
+def test_integers_and_text_are_checked_before_the_c_api():
     out = run_child(f"""
         with lamport.Context() as context:
-            # 2**70 was truncated to 0 by ctypes, then refused as "0 ns".
+            # 2**70 was once truncated to 0 by ctypes, then refused as "0 ns".
             expect(lambda: context.compile({PROGRAM!r}, "b", timeout_ns=2**70),
                    ValueError, "timeout_ns must be in [-9223372036854775808, "
                    "9223372036854775807] (a C int64_t), got "
