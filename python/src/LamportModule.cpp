@@ -473,7 +473,8 @@ uint32_t count(const char *what, int64_t value) {
   return uint32_t(value);
 }
 
-void bindCore(nb::module_ &m) {
+/// lamport._lamport.Context: the context, `with`, text and bundle entry points.
+void bindContext(nb::module_ &m) {
   nb::class_<PyContext>(m, "Context",
                         "An MLIR context that knows the lamport dialect and "
                         "everything its programs and lowering use.")
@@ -520,7 +521,10 @@ void bindCore(nb::module_ &m) {
           },
           "text"_a, "name"_a, "directory"_a, "chip"_a, "transport"_a,
           "timeout_ns"_a.none(), "program"_a.none());
+}
 
+/// Location: unknown, file, name; `with loc:`.
+void bindLocation(nb::module_ &m) {
   nb::class_<PyLocation>(m, "Location",
                          "A source location of ops and "
                          "diagnostics.")
@@ -584,7 +588,10 @@ void bindCore(nb::module_ &m) {
       .def("__repr__", [](PyLocation &self) {
         return printed(mlirLocationPrint, self.get());
       });
+}
 
+/// Type: printing, equality, parsing.
+void bindType(nb::module_ &m) {
   nb::class_<PyType>(m, "Type", "An MLIR type.")
       .def_static(
           "parse",
@@ -612,7 +619,10 @@ void bindCore(nb::module_ &m) {
       .def("__repr__", [](PyType &self) {
         return "Type(" + printed(mlirTypePrint, self.get()) + ")";
       });
+}
 
+/// Attribute: printing, equality, parsing.
+void bindAttribute(nb::module_ &m) {
   nb::class_<PyAttribute>(m, "Attribute", "An MLIR attribute.")
       .def_static(
           "parse",
@@ -645,7 +655,10 @@ void bindCore(nb::module_ &m) {
       .def("__repr__", [](PyAttribute &self) {
         return "Attribute(" + printed(mlirAttributePrint, self.get()) + ")";
       });
+}
 
+/// Module: creation, body, pipelines, compiling.
+void bindModule(nb::module_ &m) {
   nb::class_<PyModule>(m, "Module", "A module, owned by its Context.")
       .def_static(
           "create",
@@ -693,7 +706,10 @@ void bindCore(nb::module_ &m) {
           },
           "directory"_a, "chip"_a, "transport"_a, "timeout_ns"_a.none(),
           "program"_a.none());
+}
 
+/// Block: its arguments and ops.
+void bindBlock(nb::module_ &m) {
   nb::class_<PyBlock>(m, "Block", "A block of a module's op.")
       .def_prop_ro("arguments",
                    [](PyBlock &self) {
@@ -712,7 +728,10 @@ void bindCore(nb::module_ &m) {
           ops.emplace_back(self.moduleObject, op);
         return ops;
       });
+}
 
+/// Value: its type.
+void bindValue(nb::module_ &m) {
   nb::class_<PyValue>(m, "Value",
                       "An SSA value: an op result or a block "
                       "argument.")
@@ -733,7 +752,10 @@ void bindCore(nb::module_ &m) {
            })
       .def("__str__",
            [](PyValue &self) { return printed(mlirValuePrint, self.get()); });
+}
 
+/// Operation: generic creation, operands, results, attributes, blocks.
+void bindOperation(nb::module_ &m) {
   nb::class_<PyOperation>(m, "Operation", "An op of a module.")
       .def_static("create", &createOperation, "name"_a,
                   "results"_a = std::vector<const PyType *>(),
@@ -813,7 +835,10 @@ void bindCore(nb::module_ &m) {
       .def("__str__", [](PyOperation &self) {
         return printed(mlirOperationPrint, self.get());
       });
+}
 
+/// InsertionPoint: where created ops go; `with ip:`.
+void bindInsertionPoint(nb::module_ &m) {
   nb::class_<PyInsertionPoint>(m, "InsertionPoint",
                                "Where created ops go: the end of a block, "
                                "or before an op of it.")
@@ -859,7 +884,8 @@ PyType typeIn(nb::object context, MlirType (*get)(MlirContext)) {
   return PyType(context, get(contextOf(context)));
 }
 
-void bindTypesAndAttributes(nb::module_ &m) {
+/// The builtin and lamport types the builders need.
+void bindTypeBuilders(nb::module_ &m) {
   m.def(
       "bf16_type", [](nb::object c) { return typeIn(c, mlirBF16TypeGet); },
       "context"_a = nb::none());
@@ -940,7 +966,10 @@ void bindTypesAndAttributes(nb::module_ &m) {
                           mlirLamportMailboxTypeGetCapacity(type.get()),
                           mlirLamportMailboxTypeGetWidth(type.get()));
   });
+}
 
+/// The builtin and lamport attributes the builders need.
+void bindAttributeBuilders(nb::module_ &m) {
   auto attributeIn = [](nb::object context, auto get) {
     context = resolveContext(context);
     return PyAttribute(context, get(contextOf(context)));
@@ -1084,6 +1113,15 @@ NB_MODULE(_lamport, m) {
     }
   });
 
-  bindCore(m);
-  bindTypesAndAttributes(m);
+  bindContext(m);
+  bindLocation(m);
+  bindType(m);
+  bindAttribute(m);
+  bindModule(m);
+  bindBlock(m);
+  bindValue(m);
+  bindOperation(m);
+  bindInsertionPoint(m);
+  bindTypeBuilders(m);
+  bindAttributeBuilders(m);
 }
