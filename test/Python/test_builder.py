@@ -358,6 +358,10 @@ def test_extension_is_installed_not_the_source_tree():
         pytest.skip("not run by scripts/test.sh")
     import lamport._lamport as extension
 
+    source = os.path.join(ROOT, "python") + os.sep
     for module in (lamport, extension):
-        assert not os.path.abspath(module.__file__).startswith(ROOT + os.sep)
-    assert os.path.join(ROOT, "python") not in map(os.path.abspath, sys.path)
+        path = os.path.abspath(module.__file__)
+        assert not path.startswith(source)
+        assert path.startswith(os.path.abspath(sys.prefix) + os.sep)
+        assert "site-packages" in path.split(os.sep)
+    assert source.rstrip(os.sep) not in map(os.path.abspath, sys.path)
