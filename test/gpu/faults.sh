@@ -32,7 +32,8 @@
 #           the GPU with its expected bytes (input sets differ from step to
 #           step, so a lost row leaves poison and a stale row another set's
 #           data): runs of SOAK_CHUNK steps (2,000,000), each with its own
-#           seed, until SOAK_STEPS or SOAK_BUDGET_S (540 s) of this call;
+#           seed, until SOAK_STEPS or SOAK_BUDGET_S (540 s, counted from
+#           the start of this call, build included);
 #           prints steps, failures, time and steps/s. A call that runs out
 #           of budget says so and exits 3; SOAK_FROM=K continues at run K
 #           in another call, the earlier runs' lines kept in
@@ -216,12 +217,12 @@ if [ "$phase" != faults ]; then
   touch "$soak_state"
   awk -F'\t' -v from="$soak_from" '$1 < from' "$soak_state" >"$soak_state.new"
   mv "$soak_state.new" "$soak_state"
-  begin=$SECONDS
   last=0
   k=$soak_from
   while [ "$k" -lt "$chunks" ]; do
     steps=$((soak_steps - k * soak_chunk < soak_chunk ? soak_steps - k * soak_chunk : soak_chunk))
-    left=$((soak_budget - (SECONDS - begin)))
+    # The budget counts from the start of this call, build included.
+    left=$((soak_budget - SECONDS))
     if [ "$left" -lt 1 ] ||
       { [ "$k" -gt "$soak_from" ] && [ "$left" -lt $((last + last / 10 + 5)) ]; }; then
       echo "soak: the budget of $soak_budget s leaves too little for run $k;" \
