@@ -199,6 +199,57 @@ std::string missedFault(const RunOptions &options, const Harness &harness) {
   return "";
 }
 
+/// The table of a run that passed: steps, latency, mailbox bytes, the
+/// check, the dual norms' worst error, the setup and the fault.
+void printReport(const RunOptions &options, const Bundle &bundle,
+                 const RunReport &report) {
+  std::printf("lamport-run: %s, tp %d, %s on %s, %s\n",
+              bundle.manifest.program.empty() ? options.bundle.c_str()
+                                              : bundle.manifest.program.c_str(),
+              options.tp, transportName(options.transport),
+              report.device.c_str(), report.image.c_str());
+  std::printf("  %-10s %-6s %-6s %-6s %12s %12s %12s  %s\n", "steps", "tokens",
+              "mode", "batch", "median/step", "p99/step", "mailbox/step",
+              "check");
+  std::string tokensText =
+      options.tokens ? std::to_string(options.tokens) : std::string("all");
+  std::string check = "not checked";
+  if (report.checked) {
+    check = concat("PASS (", report.stepsChecked, " steps compared, ",
+                   report.stepsHostChecked, " on the host");
+    if (report.graphEqualsEager)
+      check +=
+          *report.graphEqualsEager ? "; graph == eager" : "; graph != eager";
+    check += ")";
+  }
+  char median[32], p99[32];
+  std::snprintf(median, sizeof(median), "%.2f us", report.medianMicros);
+  std::snprintf(p99, sizeof(p99), "%.2f us", report.p99Micros);
+  std::printf("  %-10llu %-6s %-6s %-6d %12s %12s %12s  %s\n",
+              static_cast<unsigned long long>(report.steps), tokensText.c_str(),
+              report.mode.c_str(), report.batch, median, p99,
+              formatBytes(report.mailboxBytesPerStep).c_str(), check.c_str());
+  if (report.normErrorVsBoundMax) {
+    std::string worst;
+    for (const auto &[name, ratio] : report.normErrorVsBound) {
+      char text[64];
+      std::snprintf(text, sizeof(text), "%s%s %.3g", worst.empty() ? "" : ", ",
+                    name.c_str(), ratio);
+      worst += text;
+    }
+    std::printf("  dual norm: worst |error| / bound %.3g (%s); later steps "
+                "equal the first run's bytes\n",
+                *report.normErrorVsBoundMax, worst.c_str());
+  }
+  std::printf(
+      "  setup: %.2f s on the host (simulation %.2f s, inputs %.2f s)\n",
+      report.setupSeconds, report.simulationSeconds, report.inputSeconds);
+  if (options.fault)
+    std::printf("  fault %s: the group completed every step%s\n",
+                faultText(options.fault).c_str(),
+                report.checked ? " and the check passed" : "");
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -281,51 +332,7 @@ int main(int argc, char **argv) {
     exitNow(kExitFailure);
   }
 
-  std::printf("lamport-run: %s, tp %d, %s on %s, %s\n",
-              bundle.manifest.program.empty() ? options.bundle.c_str()
-                                              : bundle.manifest.program.c_str(),
-              options.tp, transportName(options.transport),
-              report.device.c_str(), report.image.c_str());
-  std::printf("  %-10s %-6s %-6s %-6s %12s %12s %12s  %s\n", "steps", "tokens",
-              "mode", "batch", "median/step", "p99/step", "mailbox/step",
-              "check");
-  std::string tokensText =
-      options.tokens ? std::to_string(options.tokens) : std::string("all");
-  std::string check = "not checked";
-  if (report.checked) {
-    check = concat("PASS (", report.stepsChecked, " steps compared, ",
-                   report.stepsHostChecked, " on the host");
-    if (report.graphEqualsEager)
-      check +=
-          *report.graphEqualsEager ? "; graph == eager" : "; graph != eager";
-    check += ")";
-  }
-  char median[32], p99[32];
-  std::snprintf(median, sizeof(median), "%.2f us", report.medianMicros);
-  std::snprintf(p99, sizeof(p99), "%.2f us", report.p99Micros);
-  std::printf("  %-10llu %-6s %-6s %-6d %12s %12s %12s  %s\n",
-              static_cast<unsigned long long>(report.steps), tokensText.c_str(),
-              report.mode.c_str(), report.batch, median, p99,
-              formatBytes(report.mailboxBytesPerStep).c_str(), check.c_str());
-  if (report.normErrorVsBoundMax) {
-    std::string worst;
-    for (const auto &[name, ratio] : report.normErrorVsBound) {
-      char text[64];
-      std::snprintf(text, sizeof(text), "%s%s %.3g", worst.empty() ? "" : ", ",
-                    name.c_str(), ratio);
-      worst += text;
-    }
-    std::printf("  dual norm: worst |error| / bound %.3g (%s); later steps "
-                "equal the first run's bytes\n",
-                *report.normErrorVsBoundMax, worst.c_str());
-  }
-  std::printf(
-      "  setup: %.2f s on the host (simulation %.2f s, inputs %.2f s)\n",
-      report.setupSeconds, report.simulationSeconds, report.inputSeconds);
-  if (options.fault)
-    std::printf("  fault %s: the group completed every step%s\n",
-                faultText(options.fault).c_str(),
-                report.checked ? " and the check passed" : "");
+  printReport(options, bundle, report);
   writeJson(options, bundle, report, "pass", "");
   exitNow(0);
 }
