@@ -36,6 +36,7 @@ Harness::Harness(const Bundle &bundle, const RunOptions &options)
   checkRequest();
   planChecks();
   chooseBatch();
+  checkFault();
   double total = sizeBuffers();
   // The host's copies first: the simulation runs before the session
   // allocates anything on a device.
@@ -79,6 +80,7 @@ Harness::Harness(const Bundle &bundle, const RunOptions &options)
                        " GiB in all for ", batch, " batch positions of ",
                        options.tp, " ranks; lower --batch)"));
   }
+  injectFault();
   prepareParams();
   for (int j = 0; j < batch; ++j) {
     startEvents.push_back(session->createEvent(true));
@@ -398,6 +400,8 @@ void Harness::enqueueStep(int j, bool checks, bool forkJoin) {
     for (int r = 0; r < options.tp; ++r) {
       if (r == options.skipPublishRank && m.kernels[k].publishes())
         continue;
+      if (faultKernel && r == options.fault.rank && m.kernels[k].publishes())
+        faultKernel->delay(r, options.fault.ns);
       session->launch(
           r, k, params[(std::size_t(j) * options.tp + r) * kernels + k].data());
     }
@@ -428,7 +432,7 @@ void Harness::runEager(uint64_t first, uint64_t count, bool checks,
     session->record(endEvents[j], concat("after step ", s));
   }
   uint64_t last = first + count - 1;
-  session->wait(endEvents[last % batch], watchdog + 0.01 * count,
+  session->wait(endEvents[last % batch], waitSeconds(count),
                 concat("steps ", first, "..", last));
   if (timing)
     for (uint64_t s = first; s <= last; ++s)

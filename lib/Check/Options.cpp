@@ -22,14 +22,35 @@ std::string usage() {
          "--tokens M|all [--steps S]\n"
          "                   [--check] [--bench] [--graph] [--json FILE] "
          "[--seed N]\n"
-         "                   [--skip-publish RANK [--timeout-check]] "
-         "[--batch B]\n"
-         "                   [--steps-per-check S] [--watchdog SECONDS] "
-         "[--device N]\n"
-         "                   [--no-pdl] [--publish-barrier] [--pipelined] "
-         "[--max-host-memory GIB]\n"
+         "                   [--skip-publish RANK | --fault FAULT] "
+         "[--timeout-check]\n"
+         "                   [--batch B] [--steps-per-check S] "
+         "[--watchdog SECONDS]\n"
+         "                   [--device N] [--no-pdl] [--publish-barrier] "
+         "[--pipelined]\n"
+         "                   [--max-host-memory GIB]\n"
          "       lamport-run BUNDLE --plan\n"
          "                   [--transport multicast --allow-multicast]";
+}
+
+std::string help() {
+  return usage() +
+         "\n"
+         "faults (one rank misbehaves; docs/reliability.md):\n"
+         "  --skip-publish R, --fault skip-publish:rank=R\n"
+         "        R never publishes: the others' polls time out on slot R\n"
+         "  --fault late-publish:rank=R:ns=N\n"
+         "        R waits N ns before each publishing launch: below the "
+         "polls'\n"
+         "        timeout the group completes, above it the polls time out\n"
+         "  --fault wrong-stage:rank=R\n"
+         "        R starts one stage ahead: the polls time out, naming the "
+         "stages\n"
+         "  --fault corrupt:rank=R:row=I:col=J   (needs --check)\n"
+         "        one BF16 of the input R publishes becomes 100.0 after the\n"
+         "        reference is taken: the check names row I and column J\n"
+         "  --timeout-check  a trap must be the one the fault causes, in "
+         "time";
 }
 
 int64_t parseIntegerOption(const std::string &option, const std::string &text,
@@ -71,9 +92,23 @@ void checkCombinations(const RunOptions &o, bool haveTp, bool haveTransport,
   if (o.skipPublishRank >= o.tp)
     throw UsageError(concat("--skip-publish ", o.skipPublishRank,
                             " is not a rank of a TP group of ", o.tp));
-  if (o.timeoutCheck && o.skipPublishRank < 0)
-    throw UsageError("--timeout-check needs --skip-publish RANK (a timeout "
-                     "only happens when a rank does not publish)");
+  if (o.fault.rank >= o.tp)
+    throw UsageError(concat("--fault ", faultText(o.fault), ": rank ",
+                            o.fault.rank, " is not a rank of a TP group of ",
+                            o.tp));
+  if (o.timeoutCheck && !o.fault.canTrap())
+    throw UsageError(
+        o.fault ? concat("--timeout-check does not apply to --fault ",
+                         faultName(o.fault.kind),
+                         " (a corrupted value is a wrong result, not a "
+                         "timeout)")
+                : std::string("--timeout-check needs --skip-publish RANK, "
+                              "--fault late-publish or --fault wrong-stage "
+                              "(a timeout only happens when a rank does not "
+                              "publish in time)"));
+  if (o.fault.kind == FaultKind::Corrupt && !o.check)
+    throw UsageError("--fault corrupt needs --check (only the check can "
+                     "find the corrupted value)");
   if (o.pipelined && !o.graph)
     throw UsageError("--pipelined needs --graph (eager steps are timed one "
                      "by one, each joined)");
@@ -128,8 +163,17 @@ RunOptions parseRunOptions(const std::vector<std::string> &args) {
         throw UsageError("--json expects a file name");
     } else if (arg == "--seed") {
       o.seed = uint64_t(parseIntegerOption(arg, value(), 0, INT64_MAX));
-    } else if (arg == "--skip-publish") {
-      o.skipPublishRank = int(parseIntegerOption(arg, value(), 0, 63));
+    } else if (arg == "--skip-publish" || arg == "--fault") {
+      Fault fault = arg == "--fault"
+                        ? parseFault(value())
+                        : Fault{FaultKind::SkipPublish,
+                                int(parseIntegerOption(arg, value(), 0, 63))};
+      if (o.fault)
+        throw UsageError(concat("one fault per run: ", arg, " after --fault ",
+                                faultText(o.fault)));
+      o.fault = fault;
+      if (fault.kind == FaultKind::SkipPublish)
+        o.skipPublishRank = fault.rank;
     } else if (arg == "--timeout-check") {
       o.timeoutCheck = true;
     } else if (arg == "--batch") {

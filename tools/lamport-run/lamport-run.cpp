@@ -82,6 +82,8 @@ void writeJson(const RunOptions &options, const Bundle &bundle,
     byKernel[kernel] = bytes;
   j["mailbox_bytes_per_step_by_kernel"] = byKernel;
   j["seed"] = options.seed;
+  if (options.fault)
+    j["fault"] = faultText(options.fault);
   j["setup_seconds"] = report.setupSeconds;
   j["setup_seconds_simulation"] = report.simulationSeconds;
   j["setup_seconds_inputs"] = report.inputSeconds;
@@ -115,9 +117,10 @@ void writeJson(const RunOptions &options, const Bundle &bundle,
               << "\n";
 }
 
-/// --timeout-check: the trap must come from the skipped rank's slot, after
-/// the poll's timeout and no more than 1% + 1 ms after it (device time), and
-/// reach the host within the timeout plus a margin.
+/// --timeout-check: every trap must be one the fault causes (the skipped
+/// or late rank's slot; for wrong-stage, each side waiting in its own
+/// stage), after the poll's timeout and no more than 1% + 1 ms after it
+/// (device time), and reach the host within the timeout plus a margin.
 int judgeTimeout(const RunOptions &options, const KernelFailure &failure,
                  double seconds) {
   if (failure.watchdog || failure.records.empty()) {
@@ -126,10 +129,9 @@ int judgeTimeout(const RunOptions &options, const KernelFailure &failure,
     return kExitFailure;
   }
   for (const TimeoutRecord &record : failure.records) {
-    if (record.slot != options.skipPublishRank) {
-      std::cerr << "lamport-run: timeout check FAILED: rank " << record.rank
-                << " waited for slot " << record.slot << ", not the skipped "
-                << "rank " << options.skipPublishRank << "\n";
+    std::string unexpected = unexpectedTrap(options.fault, record);
+    if (!unexpected.empty()) {
+      std::cerr << "lamport-run: timeout check FAILED: " << unexpected << "\n";
       return kExitFailure;
     }
     if (record.elapsedNs < record.timeoutNs) {
@@ -163,84 +165,44 @@ int judgeTimeout(const RunOptions &options, const KernelFailure &failure,
     return kExitFailure;
   }
   std::cout << "timeout check: PASS (" << failure.records.size()
-            << " rank(s) trapped on slot " << options.skipPublishRank
+            << " rank(s) trapped on " << expectedTrap(options.fault)
             << "; reported " << seconds << " s after the batch started, "
             << "timeout " << timeout << " s)\n";
   return 0;
 }
 
-} // namespace
+/// Why a run that completed contradicts its fault ("" when it does not):
+/// only a publish late by less than the polls' timeout lets a group
+/// complete.
+std::string missedFault(const RunOptions &options, const Harness &harness) {
+  const Fault &fault = options.fault;
+  uint64_t timeout = harness.declaredTimeoutNs();
+  switch (fault.kind) {
+  case FaultKind::SkipPublish:
+    return concat("rank ", fault.rank,
+                  " skipped its publish, yet no poll timed out");
+  case FaultKind::WrongStage:
+    return concat("rank ", fault.rank,
+                  " ran one stage ahead of its peers, yet no poll timed out");
+  case FaultKind::Corrupt:
+    return concat("--fault ", faultText(fault),
+                  ": the check passed, so it missed the corrupted value");
+  case FaultKind::LatePublish:
+    if (timeout && fault.ns > timeout)
+      return concat("rank ", fault.rank, " published ", fault.ns,
+                    " ns late, more than the polls' timeout of ", timeout,
+                    " ns, yet no poll timed out");
+    break;
+  case FaultKind::None:
+    break;
+  }
+  return "";
+}
 
-int main(int argc, char **argv) {
-  std::vector<std::string> args(argv + 1, argv + argc);
-  RunOptions options;
-  try {
-    options = parseRunOptions(args);
-  } catch (const UsageError &e) {
-    if (*e.what())
-      std::cerr << "lamport-run: error: " << e.what() << "\n";
-    std::cerr << usage() << "\n";
-    return *e.what() ? kExitUsage : 0;
-  }
-
-  Bundle bundle;
-  std::unique_ptr<Harness> harness;
-  if (options.plan) {
-    try {
-      Manifest manifest = loadBundle(options.bundle).manifest;
-      std::cout << describePlan(manifest) << describeChecks(manifest);
-      return 0;
-    } catch (const Error &e) {
-      std::cerr << "lamport-run: error: " << e.what() << "\n";
-      return kExitUsage;
-    }
-  }
-  try {
-    bundle = loadBundle(options.bundle);
-    harness = std::make_unique<Harness>(bundle, options);
-  } catch (const NoDeviceError &e) {
-    std::cerr << "lamport-run: error: no usable GPU: " << e.what() << "\n";
-    return kExitNoDevice;
-  } catch (const KernelFailure &e) {
-    std::cerr << "lamport-run: error: " << e.what() << "\n";
-    exitNow(kExitFailure);
-  } catch (const Error &e) {
-    std::cerr << "lamport-run: error: " << e.what() << "\n";
-    return kExitUsage;
-  } catch (const std::exception &e) {
-    std::cerr << "lamport-run: error: setting up: " << e.what() << "\n";
-    exitNow(kExitFailure);
-  }
-
-  RunReport report;
-  try {
-    report = harness->run();
-  } catch (const KernelFailure &e) {
-    double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                      harness->batchStart())
-            .count();
-    std::cerr << "lamport-run: error: " << e.what() << "\n";
-    writeJson(options, bundle, report, "trap", e.what());
-    if (options.timeoutCheck)
-      exitNow(judgeTimeout(options, e, seconds));
-    exitNow(kExitFailure);
-  } catch (const Error &e) {
-    std::cerr << "lamport-run: error: " << e.what() << "\n";
-    writeJson(options, bundle, report, "fail", e.what());
-    exitNow(kExitFailure);
-  } catch (const std::exception &e) {
-    std::cerr << "lamport-run: error: running: " << e.what() << "\n";
-    writeJson(options, bundle, report, "fail", e.what());
-    exitNow(kExitFailure);
-  }
-  if (options.skipPublishRank >= 0) {
-    std::cerr << "lamport-run: error: rank " << options.skipPublishRank
-              << " skipped its publish, yet no poll timed out\n";
-    writeJson(options, bundle, report, "fail", "no timeout");
-    exitNow(kExitFailure);
-  }
-
+/// The table of a run that passed: steps, latency, mailbox bytes, the
+/// check, the dual norms' worst error, the setup and the fault.
+void printReport(const RunOptions &options, const Bundle &bundle,
+                 const RunReport &report) {
   std::printf("lamport-run: %s, tp %d, %s on %s, %s\n",
               bundle.manifest.program.empty() ? options.bundle.c_str()
                                               : bundle.manifest.program.c_str(),
@@ -282,6 +244,95 @@ int main(int argc, char **argv) {
   std::printf(
       "  setup: %.2f s on the host (simulation %.2f s, inputs %.2f s)\n",
       report.setupSeconds, report.simulationSeconds, report.inputSeconds);
+  if (options.fault)
+    std::printf("  fault %s: the group completed every step%s\n",
+                faultText(options.fault).c_str(),
+                report.checked ? " and the check passed" : "");
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  RunOptions options;
+  try {
+    options = parseRunOptions(args);
+  } catch (const UsageError &e) {
+    if (*e.what())
+      std::cerr << "lamport-run: error: " << e.what() << "\n";
+    std::cerr << (*e.what() ? usage() : help()) << "\n";
+    return *e.what() ? kExitUsage : 0;
+  }
+
+  Bundle bundle;
+  std::unique_ptr<Harness> harness;
+  if (options.plan) {
+    try {
+      Manifest manifest = loadBundle(options.bundle).manifest;
+      std::cout << describePlan(manifest) << describeChecks(manifest);
+      return 0;
+    } catch (const Error &e) {
+      std::cerr << "lamport-run: error: " << e.what() << "\n";
+      return kExitUsage;
+    }
+  }
+  try {
+    bundle = loadBundle(options.bundle);
+    harness = std::make_unique<Harness>(bundle, options);
+  } catch (const NoDeviceError &e) {
+    std::cerr << "lamport-run: error: no usable GPU: " << e.what() << "\n";
+    return kExitNoDevice;
+  } catch (const KernelFailure &e) {
+    std::cerr << "lamport-run: error: " << e.what() << "\n";
+    exitNow(kExitFailure);
+  } catch (const Error &e) {
+    std::cerr << "lamport-run: error: " << e.what() << "\n";
+    return kExitUsage;
+  } catch (const std::exception &e) {
+    std::cerr << "lamport-run: error: setting up: " << e.what() << "\n";
+    exitNow(kExitFailure);
+  }
+
+  if (options.fault)
+    std::cerr << "lamport-run: fault " << faultText(options.fault) << ": "
+              << harness->faultDescription() << "\n";
+
+  RunReport report;
+  try {
+    report = harness->run();
+  } catch (const KernelFailure &e) {
+    double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                      harness->batchStart())
+            .count();
+    std::cerr << "lamport-run: error: " << e.what() << "\n";
+    writeJson(options, bundle, report, "trap", e.what());
+    if (options.timeoutCheck)
+      exitNow(judgeTimeout(options, e, seconds));
+    exitNow(kExitFailure);
+  } catch (const Error &e) {
+    std::cerr << "lamport-run: error: " << e.what() << "\n";
+    writeJson(options, bundle, report, "fail", e.what());
+    exitNow(kExitFailure);
+  } catch (const std::exception &e) {
+    std::cerr << "lamport-run: error: running: " << e.what() << "\n";
+    writeJson(options, bundle, report, "fail", e.what());
+    exitNow(kExitFailure);
+  }
+  if (std::string missed = missedFault(options, *harness); !missed.empty()) {
+    std::cerr << "lamport-run: error: " << missed << "\n";
+    writeJson(options, bundle, report, "fail", missed);
+    exitNow(kExitFailure);
+  }
+  if (options.timeoutCheck) {
+    std::cerr << "lamport-run: timeout check FAILED: every step completed, "
+                 "so no poll timed out (--fault "
+              << faultText(options.fault) << ")\n";
+    writeJson(options, bundle, report, "fail", "no timeout");
+    exitNow(kExitFailure);
+  }
+
+  printReport(options, bundle, report);
   writeJson(options, bundle, report, "pass", "");
   exitNow(0);
 }

@@ -21,6 +21,7 @@
 #include <cuda.h>
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace lamport {
@@ -36,21 +37,22 @@ struct CheckResult {
 };
 static_assert(sizeof(CheckResult) == 24, "the check kernel writes 24 bytes");
 
-/// The word-compare kernel loaded on every device of a session.
-class CheckKernel {
+/// A hand-written PTX kernel of the harness (the word compare, the fault
+/// delay) loaded into every device a session runs a rank on.
+class HarnessKernel {
 public:
-  /// JIT-compiles the kernel once per device \p session runs a rank on.
-  /// Throws Error naming the device.
-  explicit CheckKernel(runtime::Session &session);
-  ~CheckKernel();
-  CheckKernel(const CheckKernel &) = delete;
-  CheckKernel &operator=(const CheckKernel &) = delete;
+  /// JIT-compiles \p ptx once per device and finds \p entry in it. Throws
+  /// Error naming the device and \p what ("the check kernel").
+  HarnessKernel(runtime::Session &session, const char *ptx, const char *entry,
+                const std::string &what);
+  ~HarnessKernel();
+  HarnessKernel(const HarnessKernel &) = delete;
+  HarnessKernel &operator=(const HarnessKernel &) = delete;
 
-  /// Counts the 32-bit words of \p out that differ from \p expected into
-  /// \p result on rank \p rank's stream, recording the first with \p tag.
-  /// Throws KernelFailure when the launch fails.
-  void launch(int rank, CUdeviceptr out, CUdeviceptr expected, uint64_t words,
-              CUdeviceptr result, uint32_t tag);
+  /// The function rank \p rank launches, made current on its device where
+  /// the transport needs it.
+  CUfunction prepare(int rank) const;
+  runtime::Session &session;
 
 private:
   /// The kernel on one device.
@@ -60,9 +62,25 @@ private:
     CUfunction function = nullptr;
   };
 
-  runtime::Session &session;
   std::vector<Loaded> devices;
   std::vector<CUfunction> byRank; ///< The function each rank launches.
+};
+
+/// The word-compare kernel loaded on every device of a session.
+class CheckKernel {
+public:
+  /// JIT-compiles the kernel once per device \p session runs a rank on.
+  /// Throws Error naming the device.
+  explicit CheckKernel(runtime::Session &session);
+
+  /// Counts the 32-bit words of \p out that differ from \p expected into
+  /// \p result on rank \p rank's stream, recording the first with \p tag.
+  /// Throws KernelFailure when the launch fails.
+  void launch(int rank, CUdeviceptr out, CUdeviceptr expected, uint64_t words,
+              CUdeviceptr result, uint32_t tag);
+
+private:
+  HarnessKernel kernel;
 };
 
 } // namespace check

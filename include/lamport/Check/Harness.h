@@ -27,6 +27,7 @@
 #define LAMPORT_CHECK_HARNESS_H
 
 #include "lamport/Check/CheckKernel.h"
+#include "lamport/Check/FaultKernel.h"
 #include "lamport/Check/Options.h"
 #include "lamport/Check/Reference.h"
 #include "lamport/Check/Simulator.h"
@@ -104,6 +105,9 @@ public:
   double watchdogSeconds() const { return watchdog; }
   /// The largest timeout_ns any kernel declares, 0 when none does.
   uint64_t declaredTimeoutNs() const { return timeoutNs; }
+  /// What the injected fault (--fault) did, in one sentence; empty without
+  /// one.
+  const std::string &faultDescription() const { return faultNote; }
 
 private:
   /// An argument the step writes and the run checks.
@@ -135,6 +139,21 @@ private:
   void checkHostMemory() const;
   void simulate();
   void allocateBuffers();
+
+  // Injecting the fault (HarnessFaults.cpp).
+
+  /// The fault against the bundle: something to delay or shift (a
+  /// publishing launch), something to corrupt (an input published as it
+  /// is) and a row and column of it that this run publishes.
+  void checkFault();
+  /// Once the buffers hold their inputs: loads the delay kernel, moves the
+  /// rank's stage words ahead or alters the value to corrupt.
+  void injectFault();
+  /// The host watchdog of a wait for \p steps steps.
+  double waitSeconds(uint64_t steps) const {
+    return watchdog + (0.01 + stepDelaySeconds) * double(steps);
+  }
+
   void uploadExpected();
   void prepareParams();
   /// Without \p forkJoin the step's launches go straight onto the ranks'
@@ -156,6 +175,8 @@ private:
 
   // Running the steps and timing them (HarnessTiming.cpp).
 
+  /// What run() does, failures of the context aside.
+  RunReport runSteps();
   /// The host-checked first batch (and, with --graph, its replay);
   /// returns the steps run.
   uint64_t runHostChecked(RunReport &report, RunReport &timing);
@@ -182,6 +203,14 @@ private:
   /// The device checks' kernel (with --check); unloaded before the session
   /// ends.
   std::unique_ptr<CheckKernel> checkKernel;
+  /// The late-publish delay (with --fault late-publish); unloaded before
+  /// the session ends.
+  std::unique_ptr<FaultKernel> faultKernel;
+  /// --fault corrupt: the argument whose value is altered.
+  int corruptArgument = -1;
+  /// The seconds a late publish adds to a step.
+  double stepDelaySeconds = 0;
+  std::string faultNote;
   std::unique_ptr<ProgramPlan> plan;
   int batch = 0;
   std::vector<int32_t> tokens; ///< m_j per batch position.

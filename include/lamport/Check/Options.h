@@ -12,6 +12,7 @@
 #ifndef LAMPORT_CHECK_OPTIONS_H
 #define LAMPORT_CHECK_OPTIONS_H
 
+#include "lamport/Check/Faults.h"
 #include "lamport/Runtime/Transport.h"
 
 #include <cstdint>
@@ -34,7 +35,11 @@ struct RunOptions {
   bool graph = false;
   std::string jsonPath;
   uint64_t seed = 1;
+  /// The rank that skips its publishes (--skip-publish R, or --fault
+  /// skip-publish:rank=R), -1 for none.
   int skipPublishRank = -1;
+  /// The one injected fault, skip-publish included (Faults.h).
+  Fault fault;
   bool timeoutCheck = false;
   /// Steps per batch: distinct input sets, and steps per captured graph.
   int batch = 64;
@@ -66,8 +71,10 @@ struct RunOptions {
   bool plan = false;
 };
 
-/// The usage text.
+/// The usage text (printed after a usage error).
 std::string usage();
+/// The usage text and the faults' forms (--help).
+std::string help();
 
 /// Parses lamport-run's arguments (without the program name). Throws
 /// UsageError naming the bad option. Does not read the bundle.

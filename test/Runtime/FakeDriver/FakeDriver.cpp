@@ -50,6 +50,13 @@
 //   quiet-nan   publishers quiet signalling NaNs (0x7F81 -> 0x7FC1);
 //   hang        a poll without data spins forever instead of trapping (a
 //               kernel built without a timeout): events never complete.
+// lamport-run's late-publish delay kernel (lamport_fault_delay) takes no
+// time; one of at least the polls' timeout (1 s, as the records say) holds
+// its stream back: what is enqueued after it on that stream runs at the
+// next wait, after every other rank's polls have run (and trapped).
+// FAKE_CUDA_TRACE=1 prints every kernel as it runs, on stderr: "fake-cuda:
+// stream S: NAME", with the rank and stage words [ACTIVE, NEXT] of a
+// kernel that takes a mailbox and the ns of the delay kernel.
 // This is a test double, not a simulator: it checks the runtime's side of
 // the ABI, never a kernel's.
 //
@@ -115,6 +122,26 @@ long gemmLaunches = 0;
 bool capturing = false;
 std::vector<std::function<void()>> captured;
 
+/// The polls' timeout as the fake's records report it.
+constexpr uint64_t kTimeoutNs = 1000000000;
+
+/// A stream a delay of at least the timeout holds back, and what it held.
+CUstream heldStream = nullptr;
+std::vector<std::function<void()>> held;
+
+/// Streams are numbered in the order they are created (FAKE_CUDA_TRACE).
+int nextStream = 0;
+int streamNumber(CUstream stream) {
+  return stream ? *reinterpret_cast<int *>(stream) : -1;
+}
+
+/// Prints "fake-cuda: stream S: TEXT" with FAKE_CUDA_TRACE set.
+void trace(CUstream stream, const std::string &text) {
+  if (std::getenv("FAKE_CUDA_TRACE"))
+    std::fprintf(stderr, "fake-cuda: stream %d: %s\n", streamNumber(stream),
+                 text.c_str());
+}
+
 struct Module {
   int tp = 0, capacity = 0, width = 0;
   /// Parameter kinds and buffer roles in order; empty: mailbox, buffer,
@@ -153,21 +180,40 @@ void runWaitingConsumers() {
     consume();
 }
 
+/// Runs what a late stream held back (at a wait), unless a trap came first.
+void releaseHeld() {
+  heldStream = nullptr;
+  std::vector<std::function<void()>> ready;
+  ready.swap(held);
+  for (auto &operation : ready)
+    if (sticky == CUDA_SUCCESS)
+      operation();
+}
+
 /// Runs \p operation now, or records it while a stream is being captured.
 /// Waiting consumers run first unless \p selfPublishing (the operation is
-/// one more such kernel).
-CUresult enqueue(std::function<void()> operation, bool selfPublishing = false) {
+/// one more such kernel, or a delay that must not let them run early).
+/// While \p stream is held back, the operation waits with it.
+CUresult enqueue(std::function<void()> operation, bool selfPublishing = false,
+                 CUstream stream = nullptr) {
   if (sticky != CUDA_SUCCESS)
     return sticky;
-  auto run = [operation = std::move(operation), selfPublishing] {
+  std::function<void()> run = [operation = std::move(operation),
+                               selfPublishing] {
     if (!selfPublishing)
       runWaitingConsumers();
     operation();
   };
+  auto step = [run, stream] {
+    if (stream && stream == heldStream)
+      held.push_back(run);
+    else
+      run();
+  };
   if (capturing)
-    captured.push_back(std::move(run));
+    captured.push_back(std::move(step));
   else
-    run();
+    step();
   return CUDA_SUCCESS;
 }
 
@@ -255,7 +301,7 @@ bool pollAll(const Module &m, const Descriptor &d, int tokens,
               record[0] = 1;
               std::memcpy(record + 1, fields, sizeof(fields));
               record[7] = 0; // block
-              uint64_t timeout = 1000000000, elapsed = timeout + 1000;
+              uint64_t timeout = kTimeoutNs, elapsed = timeout + 1000;
               std::memcpy(record + 8, &elapsed, 8);
               std::memcpy(record + 10, &timeout, 8);
             }
@@ -475,20 +521,42 @@ void checkWords(const uint32_t *out, const uint32_t *expected, uint64_t words,
     }
 }
 
-CUresult launch(CUfunction f, void **params) {
+/// "rank R stages [A, N]" of the descriptor at \p bytes, as a kernel that
+/// runs now sees it.
+std::string describeMailbox(const void *bytes) {
+  Descriptor d = readDescriptor(bytes);
+  const int32_t *words = at<int32_t>(d.stage);
+  return "rank " + std::to_string(d.rank) + " stages [" +
+         std::to_string(words[0]) + ", " + std::to_string(words[1]) + "]";
+}
+
+CUresult launch(CUfunction f, void **params, CUstream stream) {
   Function function = *reinterpret_cast<Function *>(f);
   const std::string &name = function.name;
   const Module &m = function.module;
+  if (name == "lamport_fault_delay") {
+    auto ns = *static_cast<uint64_t *>(params[0]);
+    return enqueue(
+        [=] {
+          trace(stream, name + " ns " + std::to_string(ns));
+          if (ns >= kTimeoutNs)
+            heldStream = stream;
+        },
+        /*selfPublishing=*/true, stream);
+  }
   if (name == "lamport_check_words") {
     auto out = *static_cast<CUdeviceptr *>(params[0]);
     auto expected = *static_cast<CUdeviceptr *>(params[1]);
     auto words = *static_cast<uint64_t *>(params[2]);
     auto result = *static_cast<CUdeviceptr *>(params[3]);
     auto tag = *static_cast<uint32_t *>(params[4]);
-    return enqueue([=] {
-      checkWords(at<uint32_t>(out), at<uint32_t>(expected), words,
-                 at<uint32_t>(result), tag);
-    });
+    return enqueue(
+        [=] {
+          trace(stream, name);
+          checkWords(at<uint32_t>(out), at<uint32_t>(expected), words,
+                     at<uint32_t>(result), tag);
+        },
+        false, stream);
   }
   if (!m.params.empty()) {
     // Copy everything now: a launch takes its parameters by value.
@@ -506,26 +574,37 @@ CUresult launch(CUfunction f, void **params) {
     }
     bool selfPublishing = name.rfind("all_reduce_dual_norm", 0) == 0 &&
                           b.buffers.count("partial");
-    return enqueue([=] { runBound(name, m, b); }, selfPublishing);
+    return enqueue(
+        [=] {
+          trace(stream,
+                b.descriptor.empty()
+                    ? name
+                    : name + " " + describeMailbox(b.descriptor.data()));
+          runBound(name, m, b);
+        },
+        selfPublishing, stream);
   }
   // Copy the descriptor now: a launch takes its parameters by value.
   std::vector<char> descriptor(40 + 8 * m.tp);
   std::memcpy(descriptor.data(), params[0], descriptor.size());
   auto buffer = *static_cast<CUdeviceptr *>(params[1]);
   int tokens = *static_cast<int *>(params[2]);
-  return enqueue([=] {
-    Descriptor d = readDescriptor(descriptor.data());
-    if (name.rfind("publish_rows", 0) == 0) {
-      publishRows(m, d, at<uint16_t>(buffer), tokens);
-      return;
-    }
-    if (name.rfind("poll_rows", 0) == 0)
-      pollRows(m, d, at<uint16_t>(buffer), tokens);
-    else if (name.rfind("all_reduce", 0) == 0)
-      allReduce(m, d, at<uint16_t>(buffer), tokens);
-    if (consumerLaunches++ == flipAt())
-      at<uint16_t>(buffer)[tokens * m.width - 1] ^= 0x0100;
-  });
+  return enqueue(
+      [=] {
+        trace(stream, name + " " + describeMailbox(descriptor.data()));
+        Descriptor d = readDescriptor(descriptor.data());
+        if (name.rfind("publish_rows", 0) == 0) {
+          publishRows(m, d, at<uint16_t>(buffer), tokens);
+          return;
+        }
+        if (name.rfind("poll_rows", 0) == 0)
+          pollRows(m, d, at<uint16_t>(buffer), tokens);
+        else if (name.rfind("all_reduce", 0) == 0)
+          allReduce(m, d, at<uint16_t>(buffer), tokens);
+        if (consumerLaunches++ == flipAt())
+          at<uint16_t>(buffer)[tokens * m.width - 1] ^= 0x0100;
+      },
+      false, stream);
 }
 
 void *allocate(size_t bytes) {
@@ -660,6 +739,7 @@ CUresult cuDevicePrimaryCtxRelease_v2(CUdevice) { return CUDA_SUCCESS; }
 CUresult cuCtxSetCurrent(CUcontext) { return CUDA_SUCCESS; }
 CUresult cuCtxSynchronize() {
   runWaitingConsumers();
+  releaseHeld();
   return sticky;
 }
 
@@ -785,8 +865,9 @@ CUresult cuMemsetD32_v2(CUdeviceptr p, unsigned v, size_t n) {
     at<uint32_t>(p)[i] = v;
   return sticky;
 }
-CUresult cuMemsetD16Async(CUdeviceptr p, unsigned short v, size_t n, CUstream) {
-  return enqueue([=] { cuMemsetD16_v2(p, v, n); });
+CUresult cuMemsetD16Async(CUdeviceptr p, unsigned short v, size_t n,
+                          CUstream stream) {
+  return enqueue([=] { cuMemsetD16_v2(p, v, n); }, false, stream);
 }
 // A copy of no bytes may name null pointers, as the driver allows; memcpy
 // does not, so it is not called for one.
@@ -796,8 +877,9 @@ CUresult cuMemcpyHtoD_v2(CUdeviceptr to, const void *from, size_t n) {
   return sticky;
 }
 CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr to, CUdeviceptr from, size_t n,
-                              CUstream) {
-  return enqueue([=] { std::memcpy(at<void>(to), at<void>(from), n); });
+                              CUstream stream) {
+  return enqueue([=] { std::memcpy(at<void>(to), at<void>(from), n); }, false,
+                 stream);
 }
 CUresult cuMemcpyDtoH_v2(void *to, CUdeviceptr from, size_t n) {
   if (sticky != CUDA_SUCCESS)
@@ -834,12 +916,13 @@ CUresult cuMemGetAllocationGranularity(size_t *g, const CUmemAllocationProp *,
 }
 
 CUresult cuStreamCreate(CUstream *s, unsigned) {
-  *s = reinterpret_cast<CUstream>(new char);
+  *s = reinterpret_cast<CUstream>(new int(nextStream++));
   return CUDA_SUCCESS;
 }
 CUresult cuStreamDestroy_v2(CUstream) { return CUDA_SUCCESS; }
 CUresult cuStreamQuery(CUstream) {
   runWaitingConsumers();
+  releaseHeld();
   return sticky;
 }
 CUresult cuStreamWaitEvent(CUstream, CUevent, unsigned) { return sticky; }
@@ -869,6 +952,7 @@ CUresult cuEventRecord(CUevent e, CUstream) {
 }
 CUresult cuEventQuery(CUevent) {
   runWaitingConsumers();
+  releaseHeld();
   return sticky == CUDA_SUCCESS && hung ? CUDA_ERROR_NOT_READY : sticky;
 }
 CUresult cuEventElapsedTime_v2(float *ms, CUevent start, CUevent end) {
@@ -877,13 +961,13 @@ CUresult cuEventElapsedTime_v2(float *ms, CUevent start, CUevent end) {
   return sticky;
 }
 CUresult cuLaunchKernel(CUfunction f, unsigned, unsigned, unsigned, unsigned,
-                        unsigned, unsigned, unsigned, CUstream, void **params,
-                        void **) {
-  return launch(f, params);
+                        unsigned, unsigned, unsigned, CUstream stream,
+                        void **params, void **) {
+  return launch(f, params, stream);
 }
-CUresult cuLaunchKernelEx(const CUlaunchConfig *, CUfunction f, void **params,
-                          void **) {
-  return launch(f, params);
+CUresult cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f,
+                          void **params, void **) {
+  return launch(f, params, config->hStream);
 }
 CUresult cuGraphInstantiateWithFlags(CUgraphExec *exec, CUgraph graph,
                                      unsigned long long) {
