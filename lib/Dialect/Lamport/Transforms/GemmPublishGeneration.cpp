@@ -70,6 +70,12 @@ static GemmLaunchShape launchShape(TacticAttr tactic, int64_t n, int64_t k,
   shape.earlyDependents = tactic.getEarlyDependents();
   shape.lateChunks = tactic.getLateChunks();
   shape.tokenTile = tokenTile;
+  if (tactic.getPipeline() == GemmPipeline::bulk) {
+    shape.bulk = true;
+    shape.stages = tactic.getStages();
+    shape.stageBytes = tactic.getStageBytes();
+    shape.producerLanes = tactic.getProducerLanes();
+  }
   return shape;
 }
 
