@@ -169,6 +169,11 @@ createTacticKernel(GemmPublishOp op, const KernelSignature &signature,
   if (shape.passes > 1)
     kernelSignature.attributes.push_back(
         NamedAttribute(StringAttr::get(ctx, "passes"), i64Attr(shape.passes)));
+  // The bulk pipeline's K per stage sets which K each warp sums, so the
+  // order of the FP32 sums: its readers must tell it from the registers'.
+  if (shape.bulk)
+    kernelSignature.attributes.push_back(NamedAttribute(
+        StringAttr::get(ctx, "stage_k"), i64Attr(shape.stageK())));
   generated.func =
       createKernel(op, kernelSignature, options,
                    bodyBuilder(op, shape, maxTokens, transport, signature.pdl));
