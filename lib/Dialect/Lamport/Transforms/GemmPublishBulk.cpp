@@ -47,6 +47,8 @@
 
 #include "llvm/Support/FormatVariadic.h"
 
+#include <optional>
+
 using namespace mlir;
 using namespace mlir::lamport;
 
@@ -75,10 +77,10 @@ std::string GemmLaunchShape::bulkUnsupported() const {
     return llvm::formatv("each of the {0} warps must read a multiple of {1} "
                          "K of each stage of {2} K (stage K x kw / K slice)",
                          warps, kChunkK, stageK());
-  if (producerLanes < 1 || producerLanes > 32 || rows % producerLanes)
-    return llvm::formatv("producer_lanes = {0} must divide the CTA's {1} "
-                         "weight rows and be at most 32",
-                         producerLanes, rows);
+  if (producerLanes < 1 || producerLanes > 32)
+    return llvm::formatv("producer_lanes = {0}: the producer is 1 to 32 "
+                         "lanes of warp 0",
+                         producerLanes);
   int64_t bytes = ringBytes() + sharedBytes() + bulkStaticBytes(stages);
   if (bytes > kMaxSharedBytes)
     return llvm::formatv("the ring ({0} bytes) and the reduction ({1}) take "
@@ -122,7 +124,7 @@ void GemmBodyBuilder::fillStage(int64_t load) {
   int64_t slot = load % shape.stages;
   int64_t pass = load / shape.stagesPerPass();
   int64_t stage = load % shape.stagesPerPass();
-  int64_t rows = features;
+  int64_t lanes = shape.producerLanes;
   auto producer = scf::IfOp::create(b, isProducer, /*withElseRegion=*/false);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(&producer.getThenRegion().front());
@@ -131,34 +133,41 @@ void GemmBodyBuilder::fillStage(int64_t load) {
     RingWaitOp::create(b, ringBarrier(ringEmpty, slot),
                        (load / shape.stages - 1) % 2);
   Value full = ringBarrier(ringFull, slot);
-  {
-    auto lead =
-        scf::IfOp::create(b,
-                          arith::CmpIOp::create(b, arith::CmpIPredicate::eq,
-                                                producerLane, constant(0)),
-                          /*withElseRegion=*/false);
-    OpBuilder::InsertionGuard leadGuard(b);
-    b.setInsertionPointToStart(&lead.getThenRegion().front());
-    RingExpectOp::create(b, full, shape.stageBytes);
-  }
-  // Row r of the block: K [stage x stage K, + stage K) of the split's slice.
-  Value firstRow = add(passFeature(pass),
-                       shape.producerLanes == 1 ? constant(0) : producerLane);
-  Value source =
-      add(mul(firstRow, shape.k), add(mul(split, shape.k / shape.splits),
-                                      constant(stage * shape.stageK())));
+  // Row r of the block, K [stage x stage K, + stage K) of the split's slice:
+  // one copy per row, or one for the whole stage where it is contiguous.
+  Value source = add(mul(passFeature(pass), shape.k),
+                     add(mul(split, shape.k / shape.splits),
+                         constant(stage * shape.stageK())));
   Value ring = LLVM::AddressOfOp::create(b, dynamicShared);
-  Value slotBase =
-      add(shape.producerLanes == 1 ? constant(0)
-                                   : mul(producerLane, shape.stageRowBytes()),
-          slot * shape.slotBytes());
-  for (int64_t r = 0; r < rows; r += shape.producerLanes) {
-    Value from = elementAddress(weight, add(source, r * shape.k),
-                                b.getBF16Type(), globalPtr);
-    Value into = elementAddress(ring, add(slotBase, r * shape.stageRowBytes()),
-                                b.getI8Type(), sharedPtr);
-    BulkCopyOp::create(b, shape.stageK() * 2, from, into, full, weightPolicy);
+  int64_t copies = shape.copiesPerStage();
+  int64_t copyBytes = shape.stageBytes / copies;
+  // Copy j of the stage goes to lane (copiesIssued + j) % lanes; the lane of
+  // copy 0 also makes the producer's arrival.
+  int64_t firstLane = copiesIssued % lanes;
+  for (int64_t owner = 0; owner < std::min(lanes, copies); ++owner) {
+    int64_t lane = (firstLane + owner) % lanes;
+    std::optional<scf::IfOp> mine;
+    OpBuilder::InsertionGuard laneGuard(b);
+    if (lanes > 1) {
+      mine =
+          scf::IfOp::create(b,
+                            arith::CmpIOp::create(b, arith::CmpIPredicate::eq,
+                                                  producerLane, constant(lane)),
+                            /*withElseRegion=*/false);
+      b.setInsertionPointToStart(&mine->getThenRegion().front());
+    }
+    if (owner == 0)
+      RingExpectOp::create(b, full, shape.stageBytes);
+    for (int64_t r = owner; r < copies; r += lanes) {
+      Value from = elementAddress(weight, add(source, r * shape.k),
+                                  b.getBF16Type(), globalPtr);
+      Value into = elementAddress(
+          ring, constant(slot * shape.slotBytes() + r * shape.stageRowBytes()),
+          b.getI8Type(), sharedPtr);
+      BulkCopyOp::create(b, copyBytes, from, into, full, weightPolicy);
+    }
   }
+  copiesIssued += copies;
 }
 
 void GemmBodyBuilder::readStage(int64_t load, Fragments &upperRows,
@@ -203,6 +212,7 @@ void GemmBodyBuilder::buildBulk(gpu::GPUModuleOp module) {
   // kernel's tail.
   int64_t stagesPerPass = shape.stagesPerPass();
   int64_t loads = shape.passes * stagesPerPass;
+  copiesIssued = 0;
   for (int64_t load = 0; load < std::min(shape.stages, loads); ++load)
     fillStage(load);
   if (values.pdl) {
@@ -230,12 +240,14 @@ void GemmBodyBuilder::buildBulk(gpu::GPUModuleOp module) {
       int64_t load = pass * stagesPerPass + stage;
       Fragments upperRows, lowerRows;
       readStage(load, upperRows, lowerRows);
-      int64_t refill = load - lag + shape.stages;
-      if (load >= lag && refill < loads)
-        fillStage(refill);
       for (int64_t c = 0; c < chunksPerStage; ++c)
         multiplyChunk(accumulators, upperRows, lowerRows, activations, c,
                       stage * chunksPerStage + c, stepIndex);
+      // After this load's MMAs: by then the other warps have most likely
+      // released the slot, and warp 0's MMAs did not wait for them.
+      int64_t refill = load - lag + shape.stages;
+      if (load >= lag && refill < loads)
+        fillStage(refill);
     }
     finishPass(accumulators, pass, earlyStage);
   }

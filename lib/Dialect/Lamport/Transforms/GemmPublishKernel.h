@@ -80,11 +80,20 @@ struct GemmLaunchShape {
   }
   /// K of one bulk stage: its bytes over the CTA's weight rows.
   int64_t stageK() const { return stageBytes / (featuresPerCta() * 2); }
-  /// Bytes between two weight rows of a stage in shared memory: the row's K
-  /// and 64 bytes more, so rows g and g + 1 of one 16-byte shared load fall
-  /// on different banks.
-  int64_t stageRowBytes() const { return stageK() * 2 + kStageRowPadding; }
+  /// Whether a stage is one contiguous run of the weight: whole rows (one
+  /// split, a stage of all K), so one bulk copy fills it.
+  bool contiguousStage() const { return splits == 1 && stageK() == k; }
+  /// Bytes between two weight rows of a stage in shared memory: the row's K,
+  /// and where each row has its own copy 64 bytes more, so rows g and g + 1
+  /// of one 16-byte shared load fall on different banks.
+  int64_t stageRowBytes() const {
+    return stageK() * 2 + (contiguousStage() ? 0 : kStageRowPadding);
+  }
   static constexpr int64_t kStageRowPadding = 64;
+  /// Bulk copies that fill one stage: one, or one per weight row.
+  int64_t copiesPerStage() const {
+    return contiguousStage() ? 1 : featuresPerCta();
+  }
   /// Bytes of one stage's slot in the ring, and of the whole ring (ahead of
   /// the reduction's buffers in dynamic shared memory); 0 without bulk.
   int64_t slotBytes() const { return featuresPerCta() * stageRowBytes(); }
@@ -309,6 +318,9 @@ private:
   /// it is a producer lane, and the producer's lane index.
   LLVM::GlobalOp dynamicShared, ringFull, ringEmpty;
   Value stageLaneByte, isProducer, producerLane;
+  /// Copies issued so far: copy j goes to producer lane j % producer_lanes,
+  /// so the lanes issue the first stages' copies side by side.
+  int64_t copiesIssued = 0;
   /// Raw global pointers of the weight, x and y.
   Value weight, x, y;
   /// L2 policy of the weight loads: evict first. The weights are read once
