@@ -73,10 +73,24 @@ func.func @warp_share(%x: memref<16x4096xbf16>, %w: memref<2048x4096xbf16>,
 
 func.func @producer_lanes(%x: memref<16x4096xbf16>, %w: memref<2048x4096xbf16>,
                           %y: memref<16x2048xbf16>) {
-  // expected-error @+1 {{has no kernel: producer_lanes = 33: the producer is 1 to 32 lanes of warp 0}}
+  // expected-error @+1 {{has no kernel: producer_lanes = 33: the producer is 1 to 32 lanes of warp 0 that share a stage's 16 copies evenly}}
   lamport.gemm_publish %x, %w into %y
       tactic(#lamport.tactic<splits = 1, kw = 256, accs = 1, pipeline = bulk,
           producer_lanes = 33, token_tiles = [16, 16, 16, 16, 16, 16, 16, 16,
+                         16, 16, 16, 16, 16, 16, 16, 16]>)
+      : memref<16x4096xbf16>, memref<2048x4096xbf16>, memref<16x2048xbf16>
+  return
+}
+
+// -----
+
+// 12 lanes cannot share a stage's 16 row copies evenly.
+func.func @uneven_lanes(%x: memref<16x4096xbf16>, %w: memref<2048x4096xbf16>,
+                        %y: memref<16x2048xbf16>) {
+  // expected-error @+1 {{has no kernel: producer_lanes = 12: the producer is 1 to 32 lanes of warp 0 that share a stage's 16 copies evenly}}
+  lamport.gemm_publish %x, %w into %y
+      tactic(#lamport.tactic<splits = 1, kw = 256, accs = 1, pipeline = bulk,
+          producer_lanes = 12, token_tiles = [16, 16, 16, 16, 16, 16, 16, 16,
                          16, 16, 16, 16, 16, 16, 16, 16]>)
       : memref<16x4096xbf16>, memref<2048x4096xbf16>, memref<16x2048xbf16>
   return

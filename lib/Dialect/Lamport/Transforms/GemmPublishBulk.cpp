@@ -47,8 +47,6 @@
 
 #include "llvm/Support/FormatVariadic.h"
 
-#include <optional>
-
 using namespace mlir;
 using namespace mlir::lamport;
 
@@ -77,10 +75,13 @@ std::string GemmLaunchShape::bulkUnsupported() const {
     return llvm::formatv("each of the {0} warps must read a multiple of {1} "
                          "K of each stage of {2} K (stage K x kw / K slice)",
                          warps, kChunkK, stageK());
-  if (producerLanes < 1 || producerLanes > 32)
+  int64_t copies = copiesPerStage();
+  if (producerLanes < 1 || producerLanes > 32 ||
+      copies % std::min(producerLanes, copies))
     return llvm::formatv("producer_lanes = {0}: the producer is 1 to 32 "
-                         "lanes of warp 0",
-                         producerLanes);
+                         "lanes of warp 0 that share a stage's {1} copies "
+                         "evenly",
+                         producerLanes, copies);
   int64_t bytes = ringBytes() + sharedBytes() + bulkStaticBytes(stages);
   if (bytes > kMaxSharedBytes)
     return llvm::formatv("the ring ({0} bytes) and the reduction ({1}) take "
@@ -124,8 +125,13 @@ void GemmBodyBuilder::fillStage(int64_t load) {
   int64_t slot = load % shape.stages;
   int64_t pass = load / shape.stagesPerPass();
   int64_t stage = load % shape.stagesPerPass();
-  int64_t lanes = shape.producerLanes;
-  auto producer = scf::IfOp::create(b, isProducer, /*withElseRegion=*/false);
+  int64_t copies = shape.copiesPerStage();
+  int64_t lanes = std::min(shape.producerLanes, copies);
+  Value issues = isProducer;
+  if (lanes < shape.producerLanes)
+    issues = arith::AndIOp::create(b, issues,
+                                   lessThan(producerLane, constant(lanes)));
+  auto producer = scf::IfOp::create(b, issues, /*withElseRegion=*/false);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(&producer.getThenRegion().front());
   // The slot's previous load must be released by every thread first.
@@ -133,41 +139,37 @@ void GemmBodyBuilder::fillStage(int64_t load) {
     RingWaitOp::create(b, ringBarrier(ringEmpty, slot),
                        (load / shape.stages - 1) % 2);
   Value full = ringBarrier(ringFull, slot);
-  // Row r of the block, K [stage x stage K, + stage K) of the split's slice:
-  // one copy per row, or one for the whole stage where it is contiguous.
-  Value source = add(mul(passFeature(pass), shape.k),
-                     add(mul(split, shape.k / shape.splits),
-                         constant(stage * shape.stageK())));
-  Value ring = LLVM::AddressOfOp::create(b, dynamicShared);
-  int64_t copies = shape.copiesPerStage();
-  int64_t copyBytes = shape.stageBytes / copies;
-  // Copy j of the stage goes to lane (copiesIssued + j) % lanes; the lane of
-  // copy 0 also makes the producer's arrival.
-  int64_t firstLane = copiesIssued % lanes;
-  for (int64_t owner = 0; owner < std::min(lanes, copies); ++owner) {
-    int64_t lane = (firstLane + owner) % lanes;
-    std::optional<scf::IfOp> mine;
-    OpBuilder::InsertionGuard laneGuard(b);
-    if (lanes > 1) {
-      mine =
-          scf::IfOp::create(b,
-                            arith::CmpIOp::create(b, arith::CmpIPredicate::eq,
-                                                  producerLane, constant(lane)),
-                            /*withElseRegion=*/false);
-      b.setInsertionPointToStart(&mine->getThenRegion().front());
-    }
-    if (owner == 0)
-      RingExpectOp::create(b, full, shape.stageBytes);
-    for (int64_t r = owner; r < copies; r += lanes) {
-      Value from = elementAddress(weight, add(source, r * shape.k),
-                                  b.getBF16Type(), globalPtr);
-      Value into = elementAddress(
-          ring, constant(slot * shape.slotBytes() + r * shape.stageRowBytes()),
-          b.getI8Type(), sharedPtr);
-      BulkCopyOp::create(b, copyBytes, from, into, full, weightPolicy);
-    }
+  {
+    auto lead =
+        scf::IfOp::create(b,
+                          arith::CmpIOp::create(b, arith::CmpIPredicate::eq,
+                                                producerLane, constant(0)),
+                          /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard leadGuard(b);
+    b.setInsertionPointToStart(&lead.getThenRegion().front());
+    RingExpectOp::create(b, full, shape.stageBytes);
   }
-  copiesIssued += copies;
+  // One copy per row, or one for the whole stage where it is contiguous:
+  // row r of the block, K [stage x stage K, + stage K) of the split's slice.
+  // Lane l issues copies l, l + lanes, ...: one warp instruction issues a
+  // copy from every producer lane at once.
+  Value firstRow =
+      add(passFeature(pass), lanes == 1 ? constant(0) : producerLane);
+  Value source =
+      add(mul(firstRow, shape.k), add(mul(split, shape.k / shape.splits),
+                                      constant(stage * shape.stageK())));
+  Value ring = LLVM::AddressOfOp::create(b, dynamicShared);
+  Value slotBase =
+      add(lanes == 1 ? constant(0) : mul(producerLane, shape.stageRowBytes()),
+          slot * shape.slotBytes());
+  int64_t copyBytes = shape.stageBytes / copies;
+  for (int64_t r = 0; r < copies; r += lanes) {
+    Value from = elementAddress(weight, add(source, r * shape.k),
+                                b.getBF16Type(), globalPtr);
+    Value into = elementAddress(ring, add(slotBase, r * shape.stageRowBytes()),
+                                b.getI8Type(), sharedPtr);
+    BulkCopyOp::create(b, copyBytes, from, into, full, weightPolicy);
+  }
 }
 
 void GemmBodyBuilder::readStage(int64_t load, Fragments &upperRows,
@@ -212,7 +214,6 @@ void GemmBodyBuilder::buildBulk(gpu::GPUModuleOp module) {
   // kernel's tail.
   int64_t stagesPerPass = shape.stagesPerPass();
   int64_t loads = shape.passes * stagesPerPass;
-  copiesIssued = 0;
   for (int64_t load = 0; load < std::min(shape.stages, loads); ++load)
     fillStage(load);
   if (values.pdl) {

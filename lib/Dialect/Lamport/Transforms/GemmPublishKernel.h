@@ -318,9 +318,6 @@ private:
   /// it is a producer lane, and the producer's lane index.
   LLVM::GlobalOp dynamicShared, ringFull, ringEmpty;
   Value stageLaneByte, isProducer, producerLane;
-  /// Copies issued so far: copy j goes to producer lane j % producer_lanes,
-  /// so the lanes issue the first stages' copies side by side.
-  int64_t copiesIssued = 0;
   /// Raw global pointers of the weight, x and y.
   Value weight, x, y;
   /// L2 policy of the weight loads: evict first. The weights are read once
