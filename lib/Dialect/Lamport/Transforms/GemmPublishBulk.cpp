@@ -11,24 +11,27 @@
 // The CTA's weight share (16 x tiles rows of its K slice, for each pass) is
 // cut into stage loads of `stage K` = stage_bytes / (rows x 2) consecutive
 // K of every row; the CTA's loads, pass by pass and K range by K range,
-// cycle through a ring of `stages` slots. A slot holds one load: row r at
-// r x (stage K x 2 + 64) bytes (the 64 bytes keep rows g and g + 1 of one
-// 16-byte shared load on different banks). Each slot has two mbarriers:
-// "full" (one arrival, the producer's, which also expects the slot's bytes;
-// the copies complete them) and "empty" (one arrival per thread of the CTA,
-// each after its reads of the slot).
+// cycle through a ring of `stages` slots. Where a stage is whole rows at one
+// split it is one contiguous run of the weight and one copy fills it;
+// otherwise each row has its own copy, at a pitch of its bytes + 64 in the
+// slot (rows g and g + 1 of one 16-byte shared load then fall on different
+// banks). Each slot has two mbarriers: "full" (one arrival, the producer's,
+// which also expects the slot's bytes; the copies complete them) and
+// "empty" (one arrival per thread of the CTA, each after its reads).
 //
-// The producer is `producer_lanes` lanes of warp 0: before the PDL wait it
-// fills the first `stages` loads (the weights do not depend on the
-// previous kernel), and after consuming load t it refills the slot of load
-// t - 1 with load t - 1 + stages once every thread released it (one load
-// behind, so it rarely waits). Every warp consumes every load: warp w reads
-// K [w x kcw, (w + 1) x kcw) of it, kcw = stage K x kw / K slice, with
-// 16-byte shared loads in the register pipeline's lane layout (lane (g, t)
-// reads K [8t, 8t + 8) of rows g and g + 8 of each 32-wide chunk), which is
-// what mma.sync's A operand needs under the K permutation of
-// GemmPublishKernel.cpp: no ldmatrix. x is loaded into registers after the
-// wait, once for every pass, at the K each warp reads from the stages.
+// The producer is `producer_lanes` lanes of warp 0, lane l copying rows l,
+// l + lanes, ... (one warp instruction issues a copy from every lane):
+// before the PDL wait it fills the first `stages` loads (the weights do not
+// depend on the previous kernel), and after the MMAs of load t it refills
+// the slot of load t - 1 with load t - 1 + stages once every thread
+// released it (one load behind, so it rarely waits). Every warp consumes
+// every load: warp w reads K [w x kcw, (w + 1) x kcw) of it, kcw = stage K
+// x kw / K slice, with 16-byte shared loads in the register pipeline's lane
+// layout (lane (g, t) reads K [8t, 8t + 8) of rows g and g + 8 of each
+// 32-wide chunk), which is what mma.sync's A operand needs under the K
+// permutation of GemmPublishKernel.cpp: no ldmatrix. x is loaded into
+// registers after the wait, once for every pass, at the K each warp reads
+// from the stages. docs/design/gemm.md has a CTA's timeline.
 //
 // Reduction, fixed order and epilogue are the register pipeline's
 // (GemmPublishReduction.cpp); each warp sums its K over the loads in order,
