@@ -131,6 +131,9 @@ struct GemmBundle {
   /// Blocks of 16 x tiles features each CTA takes in turn (the kernel's
   /// `passes` attribute; 1 where it has none).
   int64_t passes = 1;
+  /// K per stage of the bulk pipeline (the kernel's `stage_k` attribute; 0
+  /// for the register pipeline): it sets which K each warp sums.
+  int64_t stageK = 0;
   /// Accumulators per warp: named "_a<N>" after the launch shape, since
   /// the launch cannot tell; 2, the scripts' default, where the name says
   /// nothing. They set the order of the FP32 sums, so only variants of the
@@ -147,7 +150,8 @@ struct GemmBundle {
     std::string text = "s" + std::to_string(splits) + " kw" +
                        std::to_string(kw) + " tiles" + std::to_string(tiles) +
                        (passes > 1 ? " p" + std::to_string(passes) : "") +
-                       (accs != 2 ? " a" + std::to_string(accs) : "") + " t" +
+                       (accs != 2 ? " a" + std::to_string(accs) : "") +
+                       (stageK ? " bulk" + std::to_string(stageK) : "") + " t" +
                        std::to_string(tokenTile);
     return label.empty() ? text : text + " " + label;
   }
@@ -234,6 +238,8 @@ GemmBundle openGemmBundle(const std::string &directory) {
   gemm.splits = spec.grid[1];
   if (std::optional<std::string> passes = spec.attribute("passes"))
     gemm.passes = std::stoll(*passes);
+  if (std::optional<std::string> stageK = spec.attribute("stage_k"))
+    gemm.stageK = std::stoll(*stageK);
   if (warps < 1 || gemm.passes < 1 || gemm.k % (gemm.splits * warps) ||
       gemm.n % (kFeaturesPerTile * spec.grid[0] * gemm.passes))
     fail(directory + ": the launch shape is not the GEMM kernel's");
@@ -469,17 +475,16 @@ float Bench::timeCublasLt(int64_t n, int64_t m, int64_t k,
       sizeof(workspaceBytes)));
   cublasLtMatmulHeuristicResult_t heuristic;
   int found = 0;
-  CHECK(cublasLtMatmulAlgoGetHeuristic(lt, operation, a, b, c, c, preference,
-                                       1, &heuristic, &found));
+  CHECK(cublasLtMatmulAlgoGetHeuristic(lt, operation, a, b, c, c, preference, 1,
+                                       &heuristic, &found));
   if (found < 1)
     fail("cublasLt has no algorithm for this GEMM");
   const float one = 1.f, zero = 0.f;
-  const float time =
-      timeGraph(int(weights.size()), [&](int copy) {
-        CHECK(cublasLtMatmul(lt, operation, &one, weights[copy], a, x, b,
-                             &zero, ys[copy], c, ys[copy], c, &heuristic.algo,
-                             ltWorkspace, kWorkspaceBytes, stream));
-      });
+  const float time = timeGraph(int(weights.size()), [&](int copy) {
+    CHECK(cublasLtMatmul(lt, operation, &one, weights[copy], a, x, b, &zero,
+                         ys[copy], c, ys[copy], c, &heuristic.algo, ltWorkspace,
+                         kWorkspaceBytes, stream));
+  });
   CHECK(cublasLtMatmulPreferenceDestroy(preference));
   CHECK(cublasLtMatrixLayoutDestroy(a));
   CHECK(cublasLtMatrixLayoutDestroy(b));
@@ -688,13 +693,13 @@ Bench::runPoint(const std::vector<const GemmBundle *> &variants) {
   // Tiles, passes, the publish epilogue, the register hint and the launch
   // order must not change a bit: once every variant has run, whatever the
   // order of the bundles, compare each with the reference of its splits,
-  // kw, token tile and accs: the plain variant (isReference) where the
-  // point has one, else the first that ran without a mailbox.
+  // kw, token tile, accs and bulk stage K: the plain variant (isReference)
+  // where the point has one, else the first that ran without a mailbox.
   auto key = [](const GemmBundle &gemm) {
-    return std::array<int64_t, 4>{gemm.splits, gemm.kw, gemm.tokenTile,
-                                  gemm.accs};
+    return std::array<int64_t, 5>{gemm.splits, gemm.kw, gemm.tokenTile,
+                                  gemm.accs, gemm.stageK};
   };
-  std::map<std::array<int64_t, 4>, size_t> referenceOf;
+  std::map<std::array<int64_t, 5>, size_t> referenceOf;
   for (size_t v = 0; v < variants.size(); ++v) {
     const GemmBundle &gemm = *variants[v];
     if (bits[v].empty() || gemm.mailbox)

@@ -5,7 +5,8 @@
 //===----------------------------------------------------------------------===//
 //
 // The kernel-level ops that are not about a mailbox. mbarrier set-up and
-// waits become upstream nvvm.mbarrier.* ops; the asynchronous cluster store,
+// waits, and the stage ring's bulk copies, become upstream nvvm.mbarrier.*
+// and nvvm.cp.async.bulk ops; the asynchronous cluster store,
 // the PDL wait's guard store and the L2-policy load have no NVVM op and
 // become the PTX of PTX.cpp.
 //
@@ -146,12 +147,101 @@ struct LoadFragmentLowering : public ConvertOpToLLVMPattern<LoadFragmentOp> {
   }
 };
 
+/// lamport.ring.init: `mbarrier.init`, then `fence.mbarrier_init` so the
+/// bulk-copy engine's transactions see the initialized barrier.
+struct RingInitLowering : public ConvertOpToLLVMPattern<RingInitOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(RingInitOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    NVVM::MBarrierInitOp::create(
+        rewriter, loc, adaptor.getBarrier(),
+        createIntConstant(rewriter, loc, 32, op.getArrivals()),
+        /*predicate=*/Value());
+    rewriter.replaceOpWithNewOp<NVVM::FenceMbarrierInitOp>(op);
+    return success();
+  }
+};
+
+/// lamport.ring.expect: `mbarrier.arrive.expect_tx` of the stage's bytes.
+struct RingExpectLowering : public ConvertOpToLLVMPattern<RingExpectOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(RingExpectOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    NVVM::MBarrierArriveExpectTxOp::create(
+        rewriter, loc, /*res=*/Type(), adaptor.getBarrier(),
+        createIntConstant(rewriter, loc, 32, op.getBytes()),
+        NVVM::MemScopeKind::CTA, /*relaxed=*/false, /*predicate=*/Value());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// lamport.bulk.copy: `cp.async.bulk.shared::cluster.global` with the L2
+/// policy as its cache hint (the CTA's own shared memory is a
+/// shared::cluster address).
+struct BulkCopyLowering : public ConvertOpToLLVMPattern<BulkCopyOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(BulkCopyOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto clusterPtr = LLVM::LLVMPointerType::get(rewriter.getContext(), 7);
+    Value destination = LLVM::AddrSpaceCastOp::create(rewriter, loc, clusterPtr,
+                                                      adaptor.getDestination());
+    NVVM::CpAsyncBulkGlobalToSharedClusterOp::create(
+        rewriter, loc, destination, adaptor.getSource(), adaptor.getBarrier(),
+        createIntConstant(rewriter, loc, 32, op.getBytes()),
+        /*multicastMask=*/Value(), adaptor.getPolicy());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// lamport.ring.wait: `mbarrier.try_wait.parity` until the phase completes
+/// (the upstream op loops).
+struct RingWaitLowering : public ConvertOpToLLVMPattern<RingWaitOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(RingWaitOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    rewriter.replaceOpWithNewOp<NVVM::MBarrierTryWaitParityOp>(
+        op, adaptor.getBarrier(),
+        createIntConstant(rewriter, loc, 32, op.getParity()),
+        createIntConstant(rewriter, loc, 32, kMbarrierSuspendHintNs));
+    return success();
+  }
+};
+
+/// lamport.ring.release: `mbarrier.arrive` (release, CTA scope).
+struct RingReleaseLowering : public ConvertOpToLLVMPattern<RingReleaseOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(RingReleaseOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    NVVM::MBarrierArriveOp::create(rewriter, op.getLoc(), /*res=*/Type(),
+                                   adaptor.getBarrier(), /*count=*/Value());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::lamport::populateKernelToNVVMPatterns(LLVMTypeConverter &converter,
                                                  RewritePatternSet &patterns) {
-  patterns
-      .add<ClusterExpectBytesLowering, ClusterSendLowering, ClusterWaitLowering,
-           PdlWaitLowering, EvictFirstPolicyLowering, LoadFragmentLowering>(
-          converter);
+  patterns.add<ClusterExpectBytesLowering, ClusterSendLowering,
+               ClusterWaitLowering, PdlWaitLowering, EvictFirstPolicyLowering,
+               LoadFragmentLowering, RingInitLowering, RingExpectLowering,
+               BulkCopyLowering, RingWaitLowering, RingReleaseLowering>(
+      converter);
 }

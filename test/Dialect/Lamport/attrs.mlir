@@ -118,3 +118,26 @@ func.func @tactic_late_chunks() attributes {
         token_tiles = [16]>} {
   return
 }
+
+// `pipeline` may be left out: it is then `registers` and, like an explicit
+// `registers`, not printed; `bulk` prints after late_chunks, and the ring's
+// knobs (stages 4, stage_bytes 16384, producer_lanes 1 when left out) print
+// after it where they differ from those.
+// CHECK-LABEL: func.func @tactic_pipeline
+// CHECK-SAME: bulk = #lamport.tactic<splits = 2, kw = 128, accs = 1, tiles = 2, pipeline = bulk, token_tiles = [16]>
+// CHECK-SAME: explicit_registers = #lamport.tactic<splits = 1, kw = 64, accs = 2, token_tiles = [8]>
+// CHECK-SAME: knobs = #lamport.tactic<splits = 1, kw = 256, accs = 1, pipeline = bulk, stages = 8, stage_bytes = 32768, producer_lanes = 16, token_tiles = [8]>
+// CHECK-SAME: knobs_at_defaults = #lamport.tactic<splits = 1, kw = 256, accs = 1, pipeline = bulk, token_tiles = [8]>
+func.func @tactic_pipeline() attributes {
+    explicit_registers = #lamport.tactic<splits = 1, kw = 64, accs = 2,
+        pipeline = registers, token_tiles = [8]>,
+    bulk = #lamport.tactic<splits = 2, kw = 128, accs = 1, tiles = 2,
+        pipeline = bulk, token_tiles = [16]>,
+    knobs = #lamport.tactic<splits = 1, kw = 256, accs = 1, pipeline = bulk,
+        stages = 8, stage_bytes = 32768, producer_lanes = 16,
+        token_tiles = [8]>,
+    knobs_at_defaults = #lamport.tactic<splits = 1, kw = 256, accs = 1,
+        pipeline = bulk, stages = 4, stage_bytes = 16384, producer_lanes = 1,
+        token_tiles = [8]>} {
+  return
+}

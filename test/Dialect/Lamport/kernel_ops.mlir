@@ -38,3 +38,30 @@ gpu.module @kernels {
     gpu.return
   }
 }
+
+// -----
+
+// The ring of shared-memory stages the bulk-copy engine fills.
+// CHECK-LABEL: gpu.func @stage_ring
+// CHECK: lamport.ring.init %{{.*}}, 1 : !llvm.ptr<3>
+// CHECK: lamport.ring.init %{{.*}}, 256 : !llvm.ptr<3>
+// CHECK: lamport.ring.wait %{{.*}}, 1 : !llvm.ptr<3>
+// CHECK: lamport.ring.expect %{{.*}}, 2048 : !llvm.ptr<3>
+// CHECK: lamport.bulk.copy 1024 from %{{.*}} into %{{.*}} completing %{{.*}}, %{{.*}} : !llvm.ptr<1>
+// CHECK: lamport.ring.wait %{{.*}}, 0 : !llvm.ptr<3>
+// CHECK: lamport.ring.release %{{.*}} : !llvm.ptr<3>
+gpu.module @kernels {
+  gpu.func @stage_ring(%full: !llvm.ptr<3>, %empty: !llvm.ptr<3>,
+                       %stage: !llvm.ptr<3>, %weight: !llvm.ptr<1>) kernel {
+    lamport.ring.init %full, 1 : !llvm.ptr<3>
+    lamport.ring.init %empty, 256 : !llvm.ptr<3>
+    %policy = lamport.l2.evict_first_policy
+    lamport.ring.wait %empty, 1 : !llvm.ptr<3>
+    lamport.ring.expect %full, 2048 : !llvm.ptr<3>
+    lamport.bulk.copy 1024 from %weight into %stage completing %full, %policy
+        : !llvm.ptr<1>
+    lamport.ring.wait %full, 0 : !llvm.ptr<3>
+    lamport.ring.release %empty : !llvm.ptr<3>
+    gpu.return
+  }
+}

@@ -82,3 +82,73 @@ func.func @load_from_shared(%address: !llvm.ptr<3>, %policy: i64) {
       : !llvm.ptr<3> -> vector<4xi32>
   return
 }
+
+// -----
+
+func.func @no_arrivals(%barrier: !llvm.ptr<3>) {
+  // expected-error @below {{'lamport.ring.init' op expects 0 arrivals: an mbarrier takes 1 to 1048575}}
+  lamport.ring.init %barrier, 0 : !llvm.ptr<3>
+  return
+}
+
+// -----
+
+func.func @too_many_arrivals(%barrier: !llvm.ptr<3>) {
+  // expected-error @below {{'lamport.ring.init' op expects 1048576 arrivals: an mbarrier takes 1 to 1048575}}
+  lamport.ring.init %barrier, 1048576 : !llvm.ptr<3>
+  return
+}
+
+// -----
+
+func.func @partial_granule(%barrier: !llvm.ptr<3>) {
+  // expected-error @below {{'lamport.ring.expect' op expects 1000 bytes: a bulk copy moves a positive multiple of 16 bytes, and an mbarrier counts at most 1048575}}
+  lamport.ring.expect %barrier, 1000 : !llvm.ptr<3>
+  return
+}
+
+// -----
+
+func.func @stage_too_large(%barrier: !llvm.ptr<3>) {
+  // expected-error @below {{'lamport.ring.expect' op expects 1048576 bytes: a bulk copy moves a positive multiple of 16 bytes}}
+  lamport.ring.expect %barrier, 1048576 : !llvm.ptr<3>
+  return
+}
+
+// -----
+
+func.func @empty_copy(%barrier: !llvm.ptr<3>, %stage: !llvm.ptr<3>,
+                      %weight: !llvm.ptr<1>, %policy: i64) {
+  // expected-error @below {{'lamport.bulk.copy' op expects 0 bytes: a bulk copy moves a positive multiple of 16 bytes}}
+  lamport.bulk.copy 0 from %weight into %stage completing %barrier, %policy
+      : !llvm.ptr<1>
+  return
+}
+
+// -----
+
+func.func @copy_off_granule(%barrier: !llvm.ptr<3>, %stage: !llvm.ptr<3>,
+                            %weight: !llvm.ptr<1>, %policy: i64) {
+  // expected-error @below {{'lamport.bulk.copy' op expects 24 bytes: a bulk copy moves a positive multiple of 16 bytes}}
+  lamport.bulk.copy 24 from %weight into %stage completing %barrier, %policy
+      : !llvm.ptr<1>
+  return
+}
+
+// -----
+
+func.func @copy_from_shared(%barrier: !llvm.ptr<3>, %stage: !llvm.ptr<3>,
+                            %policy: i64) {
+  // expected-error @below {{operand #0 must be LLVM pointer in address space 1}}
+  "lamport.bulk.copy"(%stage, %stage, %barrier, %policy) {bytes = 16 : i64}
+      : (!llvm.ptr<3>, !llvm.ptr<3>, !llvm.ptr<3>, i64) -> ()
+  return
+}
+
+// -----
+
+func.func @parity_two(%barrier: !llvm.ptr<3>) {
+  // expected-error @below {{'lamport.ring.wait' op expects parity 0 or 1, got 2}}
+  lamport.ring.wait %barrier, 2 : !llvm.ptr<3>
+  return
+}

@@ -48,3 +48,41 @@ LogicalResult PdlWaitOp::verify() {
                          << neededBytes;
   return success();
 }
+
+/// Largest arrival count an mbarrier takes (PTX ISA: [1, 2^20 - 1]).
+static constexpr int64_t kMaxArrivals = (int64_t(1) << 20) - 1;
+
+LogicalResult RingInitOp::verify() {
+  int64_t arrivals = getArrivals();
+  if (arrivals < 1 || arrivals > kMaxArrivals)
+    return emitOpError() << "expects " << arrivals
+                         << " arrivals: an mbarrier takes 1 to "
+                         << kMaxArrivals;
+  return success();
+}
+
+/// Bytes of a stage or a bulk copy: a positive multiple of 16 (the bulk
+/// copy's granule) of at most an mbarrier's transaction count.
+static LogicalResult verifyBulkBytes(Operation *op, int64_t bytes) {
+  if (bytes < 16 || bytes > kMaxTransactionBytes || bytes % 16)
+    return op->emitOpError()
+           << "expects " << bytes
+           << " bytes: a bulk copy moves a positive multiple of 16 bytes, "
+              "and an mbarrier counts at most "
+           << kMaxTransactionBytes;
+  return success();
+}
+
+LogicalResult RingExpectOp::verify() {
+  return verifyBulkBytes(*this, getBytes());
+}
+
+LogicalResult BulkCopyOp::verify() {
+  return verifyBulkBytes(*this, getBytes());
+}
+
+LogicalResult RingWaitOp::verify() {
+  if (getParity() != 0 && getParity() != 1)
+    return emitOpError() << "expects parity 0 or 1, got " << getParity();
+  return success();
+}

@@ -70,6 +70,12 @@ static GemmLaunchShape launchShape(TacticAttr tactic, int64_t n, int64_t k,
   shape.earlyDependents = tactic.getEarlyDependents();
   shape.lateChunks = tactic.getLateChunks();
   shape.tokenTile = tokenTile;
+  if (tactic.getPipeline() == GemmPipeline::bulk) {
+    shape.bulk = true;
+    shape.stages = tactic.getStages();
+    shape.stageBytes = tactic.getStageBytes();
+    shape.producerLanes = tactic.getProducerLanes();
+  }
   return shape;
 }
 
@@ -163,6 +169,11 @@ createTacticKernel(GemmPublishOp op, const KernelSignature &signature,
   if (shape.passes > 1)
     kernelSignature.attributes.push_back(
         NamedAttribute(StringAttr::get(ctx, "passes"), i64Attr(shape.passes)));
+  // The bulk pipeline's K per stage sets which K each warp sums, so the
+  // order of the FP32 sums: its readers must tell it from the registers'.
+  if (shape.bulk)
+    kernelSignature.attributes.push_back(NamedAttribute(
+        StringAttr::get(ctx, "stage_k"), i64Attr(shape.stageK())));
   generated.func =
       createKernel(op, kernelSignature, options,
                    bodyBuilder(op, shape, maxTokens, transport, signature.pdl));

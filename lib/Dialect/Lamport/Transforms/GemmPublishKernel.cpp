@@ -72,6 +72,11 @@ using namespace mlir;
 using namespace mlir::lamport;
 
 std::string GemmLaunchShape::unsupported() const {
+  if (bulk) {
+    std::string reason = bulkUnsupported();
+    if (!reason.empty())
+      return reason;
+  }
   if (kw % kChunkK)
     return llvm::formatv("kw = {0}: the generated kernel loads K in chunks of "
                          "{1} (16 bytes per lane), so kw must be a multiple "
@@ -104,6 +109,8 @@ Value GemmBodyBuilder::loadFragment(Value base, Value index, bool invariant) {
 }
 
 void GemmBodyBuilder::build(gpu::GPUModuleOp module) {
+  if (shape.bulk)
+    return buildBulk(module);
   createReductionBuffers(module);
   computeLaneCoordinates();
   weightPolicy = EvictFirstPolicyOp::create(b);
@@ -151,18 +158,7 @@ void GemmBodyBuilder::build(gpu::GPUModuleOp module) {
   // epilogue through shared memory: a stage every thread held from here on
   // let the publish addresses be computed early and kept live through the
   // MMAs (70 registers instead of 58, half the CTAs per SM at 512 threads).
-  Value earlyStage;
-  if (values.mailbox) {
-    stageSlot = sharedArray(module, "publish_stage", 1);
-    auto read = scf::IfOp::create(b, i32, isThreadZero(),
-                                  /*withElseRegion=*/true);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(&read.getThenRegion().front());
-    scf::YieldOp::create(b, stageToPublish());
-    b.setInsertionPointToStart(&read.getElseRegion().front());
-    scf::YieldOp::create(b, constant(0));
-    earlyStage = read.getResult(0);
-  }
+  Value earlyStage = readStageEarly(module);
   // x once, for every pass.
   Fragments activations = loadActivations();
   // The late chunks: issued behind x, whose loads would otherwise queue
@@ -176,32 +172,49 @@ void GemmBodyBuilder::build(gpu::GPUModuleOp module) {
     if (pass + 1 < shape.passes)
       loadWeights(passFeature(pass + 1), upperRows[(pass + 1) % 2],
                   lowerRows[(pass + 1) % 2], 0, chunks);
-    Accumulators accumulators = multiply(upper, lower, activations);
-    bool lastPass = pass + 1 == shape.passes;
-    if (lastPass && values.pdl && !shape.earlyDependents)
-      NVVM::GriddepcontrolOp::create(
-          b, NVVM::GridDepActionKind::launch_dependents);
-    if (pass == 0 && values.mailbox) {
-      // Ordered before the epilogue's reads by the barriers of the
-      // reduction.
-      auto write =
-          scf::IfOp::create(b, isThreadZero(), /*withElseRegion=*/false);
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(&write.getThenRegion().front());
-      Value asFloat = arith::BitcastOp::create(b, b.getF32Type(), earlyStage);
-      LLVM::StoreOp::create(b, asFloat, sharedElement(stageSlot, constant(0)));
-    }
-    // One set of reduction buffers serves every pass: a pass's partials are
-    // written after the barrier that ends the previous pass's sums, and its
-    // sums after the barrier every epilogue thread reaches once done with
-    // the previous pass's.
-    storeWarpPartials(accumulators);
-    NVVM::Barrier0Op::create(b);
-    if (shape.splits > 1)
-      NVVM::ClusterWaitOp::create(b, UnitAttr());
-    sumWarpsIntoSplitSlot();
-    emitEpilogue(synchronizeSplits(), passFeature(pass), lastPass);
+    finishPass(multiply(upper, lower, activations), pass, earlyStage);
   }
+}
+
+Value GemmBodyBuilder::readStageEarly(gpu::GPUModuleOp module) {
+  if (!values.mailbox)
+    return Value();
+  stageSlot = sharedArray(module, "publish_stage", 1);
+  auto read = scf::IfOp::create(b, i32, isThreadZero(),
+                                /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&read.getThenRegion().front());
+  scf::YieldOp::create(b, stageToPublish());
+  b.setInsertionPointToStart(&read.getElseRegion().front());
+  scf::YieldOp::create(b, constant(0));
+  return read.getResult(0);
+}
+
+void GemmBodyBuilder::finishPass(const Accumulators &accumulators, int64_t pass,
+                                 Value earlyStage) {
+  bool lastPass = pass + 1 == shape.passes;
+  if (lastPass && values.pdl && !shape.earlyDependents)
+    NVVM::GriddepcontrolOp::create(b,
+                                   NVVM::GridDepActionKind::launch_dependents);
+  if (pass == 0 && values.mailbox) {
+    // Ordered before the epilogue's reads by the barriers of the
+    // reduction.
+    auto write = scf::IfOp::create(b, isThreadZero(), /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&write.getThenRegion().front());
+    Value asFloat = arith::BitcastOp::create(b, b.getF32Type(), earlyStage);
+    LLVM::StoreOp::create(b, asFloat, sharedElement(stageSlot, constant(0)));
+  }
+  // One set of reduction buffers serves every pass: a pass's partials are
+  // written after the barrier that ends the previous pass's sums, and its
+  // sums after the barrier every epilogue thread reaches once done with
+  // the previous pass's.
+  storeWarpPartials(accumulators);
+  NVVM::Barrier0Op::create(b);
+  if (shape.splits > 1)
+    NVVM::ClusterWaitOp::create(b, UnitAttr());
+  sumWarpsIntoSplitSlot();
+  emitEpilogue(synchronizeSplits(), passFeature(pass), lastPass);
 }
 
 void GemmBodyBuilder::computeLaneCoordinates() {
@@ -242,7 +255,8 @@ void GemmBodyBuilder::loadWeights(Value blockFeature, Fragments &upperRows,
   }
 }
 
-GemmBodyBuilder::Fragments GemmBodyBuilder::loadActivations() {
+GemmBodyBuilder::Fragments
+GemmBodyBuilder::loadActivations(function_ref<int64_t(int64_t)> chunkK) {
   // Token rows past M read token 0 (always valid memory) and are zeroed, so
   // every lane issues the same loads.
   Value zeroWords = arith::ConstantOp::create(
@@ -254,7 +268,8 @@ GemmBodyBuilder::Fragments GemmBodyBuilder::loadActivations() {
     Value safeToken = arith::SelectOp::create(b, inRange, token, constant(0));
     Value base = add(mul(safeToken, shape.k), laneK);
     for (int64_t c = 0; c < chunks; ++c) {
-      Value loaded = loadFragment(x, add(base, c * kChunkK), false);
+      int64_t offset = chunkK ? chunkK(c) : c * kChunkK;
+      Value loaded = loadFragment(x, add(base, offset), false);
       activations[block].push_back(
           arith::SelectOp::create(b, inRange, loaded, zeroWords));
     }
@@ -262,10 +277,30 @@ GemmBodyBuilder::Fragments GemmBodyBuilder::loadActivations() {
   return activations;
 }
 
+GemmBodyBuilder::Accumulators GemmBodyBuilder::zeroAccumulators() {
+  Value zero = arith::ConstantOp::create(b, b.getF32FloatAttr(0.0f));
+  return Accumulators(
+      shape.accs, SmallVector<SmallVector<SmallVector<Value>>>(
+                      tiles, SmallVector<SmallVector<Value>>(
+                                 tokenBlocks, SmallVector<Value>(4, zero))));
+}
+
 GemmBodyBuilder::Accumulators
 GemmBodyBuilder::multiply(const Fragments &upperRows,
                           const Fragments &lowerRows,
                           const Fragments &activations) {
+  Accumulators accumulators = zeroAccumulators();
+  int64_t stepIndex = 0;
+  for (int64_t c = 0; c < chunks; ++c)
+    multiplyChunk(accumulators, upperRows, lowerRows, activations, c, c,
+                  stepIndex);
+  return accumulators;
+}
+
+void GemmBodyBuilder::multiplyChunk(
+    Accumulators &accumulators, const Fragments &upperRows,
+    const Fragments &lowerRows, const Fragments &activations,
+    int64_t weightChunk, int64_t activationChunk, int64_t &stepIndex) {
   // Step j of a chunk takes words 2j and 2j+1 of every fragment; consecutive
   // steps rotate over `accs` accumulators so the MMAs of one warp do not wait
   // on each other. Within a step the tiles' MMAs sit side by side on the
@@ -273,45 +308,35 @@ GemmBodyBuilder::multiply(const Fragments &upperRows,
   // in the order it would alone.
   auto accumulatorType = LLVM::LLVMStructType::getLiteral(
       b.getContext(), SmallVector<Type>(4, b.getF32Type()));
-  Value zero = arith::ConstantOp::create(b, b.getF32FloatAttr(0.0f));
-  Accumulators accumulators(
-      shape.accs, SmallVector<SmallVector<SmallVector<Value>>>(
-                      tiles, SmallVector<SmallVector<Value>>(
-                                 tokenBlocks, SmallVector<Value>(4, zero))));
-  int64_t stepIndex = 0;
-  for (int64_t c = 0; c < chunks; ++c) {
-    SmallVector<SmallVector<Value>> upper(tiles), lower(tiles);
-    for (int64_t r = 0; r < tiles; ++r) {
-      for (int64_t i = 0; i < 4; ++i) {
-        upper[r].push_back(word(upperRows[r][c], i));
-        lower[r].push_back(word(lowerRows[r][c], i));
-      }
+  SmallVector<SmallVector<Value>> upper(tiles), lower(tiles);
+  for (int64_t r = 0; r < tiles; ++r) {
+    for (int64_t i = 0; i < 4; ++i) {
+      upper[r].push_back(word(upperRows[r][weightChunk], i));
+      lower[r].push_back(word(lowerRows[r][weightChunk], i));
     }
-    for (int64_t step = 0; step < 2; ++step, ++stepIndex) {
-      for (int64_t block = 0; block < tokenBlocks; ++block) {
-        SmallVector<Value> bOperand = {
-            word(activations[block][c], 2 * step),
-            word(activations[block][c], 2 * step + 1)};
-        for (int64_t r = 0; r < tiles; ++r) {
-          SmallVector<Value> a = {upper[r][2 * step], lower[r][2 * step],
-                                  upper[r][2 * step + 1],
-                                  lower[r][2 * step + 1]};
-          SmallVector<Value> &acc =
-              accumulators[stepIndex % shape.accs][r][block];
-          Value result = NVVM::MmaOp::create(
-              b, accumulatorType, a, bOperand, acc,
-              ArrayRef<int64_t>{16, 8, 16}, std::nullopt, std::nullopt,
-              std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::bf16,
-                                            NVVM::MMATypes::bf16},
-              std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
-                                             NVVM::MMALayout::col});
-          for (int64_t i = 0; i < 4; ++i)
-            acc[i] = LLVM::ExtractValueOp::create(b, result, i);
-        }
+  }
+  for (int64_t step = 0; step < 2; ++step, ++stepIndex) {
+    for (int64_t block = 0; block < tokenBlocks; ++block) {
+      SmallVector<Value> bOperand = {
+          word(activations[block][activationChunk], 2 * step),
+          word(activations[block][activationChunk], 2 * step + 1)};
+      for (int64_t r = 0; r < tiles; ++r) {
+        SmallVector<Value> a = {upper[r][2 * step], lower[r][2 * step],
+                                upper[r][2 * step + 1], lower[r][2 * step + 1]};
+        SmallVector<Value> &acc =
+            accumulators[stepIndex % shape.accs][r][block];
+        Value result = NVVM::MmaOp::create(
+            b, accumulatorType, a, bOperand, acc, ArrayRef<int64_t>{16, 8, 16},
+            std::nullopt, std::nullopt,
+            std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::bf16,
+                                          NVVM::MMATypes::bf16},
+            std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                           NVVM::MMALayout::col});
+        for (int64_t i = 0; i < 4; ++i)
+          acc[i] = LLVM::ExtractValueOp::create(b, result, i);
       }
     }
   }
-  return accumulators;
 }
 
 void mlir::lamport::buildGemmPublishBody(ImplicitLocOpBuilder &b,

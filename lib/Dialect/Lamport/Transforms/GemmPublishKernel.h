@@ -47,6 +47,11 @@ struct GemmLaunchShape {
   /// A warp's last chunks of 32 K whose weights load after the PDL wait,
   /// behind x (with several passes, the first pass's).
   int64_t lateChunks = 0;
+  /// The bulk pipeline (GemmPublishBulk.cpp): the weights stream through a
+  /// ring of `stages` shared-memory stages of `stageBytes` bytes, filled by
+  /// the bulk-copy engine from `producerLanes` lanes of warp 0.
+  bool bulk = false;
+  int64_t stages = 0, stageBytes = 0, producerLanes = 1;
 
   int64_t threads() const { return warps * 32; }
   int64_t featuresPerCta() const {
@@ -69,11 +74,37 @@ struct GemmLaunchShape {
   /// Bytes of dynamic shared memory the launch takes: the reduction's, where
   /// they do not fit the static budget; else 0.
   int64_t dynamicSharedBytes() const {
+    if (bulk)
+      return ringBytes() + sharedBytes();
     return sharedBytes() > kMaxStaticReductionBytes ? sharedBytes() : 0;
   }
+  /// K of one bulk stage: its bytes over the CTA's weight rows.
+  int64_t stageK() const { return stageBytes / (featuresPerCta() * 2); }
+  /// Whether a stage is one contiguous run of the weight: whole rows (one
+  /// split, a stage of all K), so one bulk copy fills it.
+  bool contiguousStage() const { return splits == 1 && stageK() == k; }
+  /// Bytes between two weight rows of a stage in shared memory: the row's K,
+  /// and where each row has its own copy 64 bytes more, so rows g and g + 1
+  /// of one 16-byte shared load fall on different banks.
+  int64_t stageRowBytes() const {
+    return stageK() * 2 + (contiguousStage() ? 0 : kStageRowPadding);
+  }
+  static constexpr int64_t kStageRowPadding = 64;
+  /// Bulk copies that fill one stage: one, or one per weight row.
+  int64_t copiesPerStage() const {
+    return contiguousStage() ? 1 : featuresPerCta();
+  }
+  /// Bytes of one stage's slot in the ring, and of the whole ring (ahead of
+  /// the reduction's buffers in dynamic shared memory); 0 without bulk.
+  int64_t slotBytes() const { return featuresPerCta() * stageRowBytes(); }
+  int64_t ringBytes() const { return bulk ? stages * slotBytes() : 0; }
+  /// Stages of one pass: the CTA's K slice over a stage's K.
+  int64_t stagesPerPass() const { return k / splits / stageK(); }
   /// Why the generated kernel cannot take this shape (beyond what the op's
   /// verifier already checks), or an empty string.
   std::string unsupported() const;
+  /// The same for the bulk pipeline's knobs (GemmPublishBulk.cpp).
+  std::string bulkUnsupported() const;
 };
 
 /// The kernel's parameters as values inside its gpu.func.
@@ -129,6 +160,8 @@ public:
         ctaElements(shape.tokenTile * features) {}
 
   void build(gpu::GPUModuleOp module);
+  /// The bulk pipeline's kernel (GemmPublishBulk.cpp).
+  void buildBulk(gpu::GPUModuleOp module);
 
 private:
   /// Per token block (activations) or per feature tile (weight rows), per
@@ -150,9 +183,35 @@ private:
   Value passFeature(int64_t pass) {
     return pass ? add(firstFeature, pass * features) : firstFeature;
   }
-  Fragments loadActivations();
+  /// x, token block by token block, chunk by chunk; chunk c at K
+  /// laneK + chunkK(c) (the register pipeline's c * 32 when null).
+  Fragments loadActivations(function_ref<int64_t(int64_t)> chunkK = nullptr);
   Accumulators multiply(const Fragments &upperRows, const Fragments &lowerRows,
                         const Fragments &activations);
+  /// Zeroed accumulators of every tile and token block.
+  Accumulators zeroAccumulators();
+  /// The MMAs of one 32-wide K chunk: weight chunk `weightChunk` of the rows,
+  /// activation chunk `activationChunk` of x; `stepIndex` picks the
+  /// accumulators and advances by the chunk's two steps.
+  void multiplyChunk(Accumulators &accumulators, const Fragments &upperRows,
+                     const Fragments &lowerRows, const Fragments &activations,
+                     int64_t weightChunk, int64_t activationChunk,
+                     int64_t &stepIndex);
+  /// Thread 0 reads the stage to publish after the PDL wait (with a mailbox).
+  Value readStageEarly(gpu::GPUModuleOp module);
+  /// One pass's tail: launch_dependents (after the last pass's MMAs, when
+  /// not early), the stage word, the split-K reduction and the epilogue.
+  void finishPass(const Accumulators &accumulators, int64_t pass,
+                  Value earlyStage);
+  /// The bulk pipeline: the ring's barriers, one stage fill (load `load` of
+  /// the CTA's sequence into its slot, by the producer lanes), and one
+  /// stage's weight fragments read from shared memory.
+  void createRing(gpu::GPUModuleOp module);
+  void fillStage(int64_t load);
+  void readStage(int64_t load, Fragments &upperRows, Fragments &lowerRows);
+  Value ringBarrier(LLVM::GlobalOp array, int64_t slot) {
+    return sharedElement(array, constant(slot), b.getI64Type());
+  }
   void storeWarpPartials(const Accumulators &accumulators);
   /// With several splits: rank 0's split barrier, an mbarrier expecting the
   /// other ranks' sums, initialized and released to the cluster before the
@@ -254,6 +313,11 @@ private:
   /// Lane coordinates (group = lane / 4, quad = lane % 4) and the first
   /// feature and K this lane touches.
   Value thread, split, warp, group, quad, firstFeature, laneK;
+  /// The bulk pipeline: the dynamic shared array (ring first), the stages'
+  /// full and empty barriers, this lane's byte offset in a stage, whether
+  /// it is a producer lane, and the producer's lane index.
+  LLVM::GlobalOp dynamicShared, ringFull, ringEmpty;
+  Value stageLaneByte, isProducer, producerLane;
   /// Raw global pointers of the weight, x and y.
   Value weight, x, y;
   /// L2 policy of the weight loads: evict first. The weights are read once

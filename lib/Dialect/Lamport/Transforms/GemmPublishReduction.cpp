@@ -37,10 +37,14 @@ void GemmBodyBuilder::createReductionBuffers(gpu::GPUModuleOp module) {
     splitSums = {sharedArray(module, "split_sums", shape.splits * ctaElements)};
     return;
   }
+  // With the bulk pipeline the ring comes first (its slots 16-byte aligned
+  // at the array's start), the reduction after it.
   LLVM::GlobalOp reduction = createDynamicSharedArray(
-      b, b.getLoc(), module, "reduction", b.getF32Type());
-  partials = {reduction, 0};
-  splitSums = {reduction, shape.warps * ctaElements};
+      b, b.getLoc(), module, shape.bulk ? "ring" : "reduction", b.getF32Type());
+  dynamicShared = reduction;
+  int64_t first = shape.ringBytes() / 4;
+  partials = {reduction, first};
+  splitSums = {reduction, first + shape.warps * ctaElements};
 }
 
 void GemmBodyBuilder::initSplitBarrier(gpu::GPUModuleOp module) {

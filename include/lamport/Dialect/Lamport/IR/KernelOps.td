@@ -5,8 +5,9 @@
 // The kernel-level ops that are not about a mailbox: what the kernel
 // generators compose besides the protocol's publish, poll and stage ops.
 // Cluster exchanges (the fixed-order sum of partials across the CTAs of a
-// cluster), the PDL wait kept behind the loads issued before it, and
-// streaming loads under an L2 policy. Each is lowered by a pattern in
+// cluster), the PDL wait kept behind the loads issued before it,
+// streaming loads under an L2 policy, and the ring of shared-memory stages
+// the bulk-copy engine fills. Each is lowered by a pattern in
 // convert-lamport-to-nvvm, the only place that writes PTX text.
 //
 //===----------------------------------------------------------------------===//
@@ -174,6 +175,105 @@ def Lamport_LoadFragmentOp : Lamport_KernelOp<"l2.load_fragment"> {
     $address `,` $policy attr-dict `:` qualified(type($address)) `->`
     type($words)
   }];
+}
+
+//===----------------------------------------------------------------------===//
+// Bulk copies into a ring of shared-memory stages
+//===----------------------------------------------------------------------===//
+
+def Lamport_RingInitOp : Lamport_KernelOp<"ring.init"> {
+  let summary = "set up one mbarrier of a shared-memory stage ring";
+  let description = [{
+    Initializes the shared-memory mbarrier at `barrier` for `arrivals`
+    arrivals per phase (a stage's "full" barrier takes the one arrival of
+    `lamport.ring.expect`; its "empty" barrier one `lamport.ring.release` of
+    each consumer thread) and makes the init visible to the bulk-copy engine
+    (`fence.mbarrier_init`). One thread issues it; a CTA barrier must follow
+    before any other thread uses the barrier.
+
+    ```mlir
+    lamport.ring.init %full, 1 : !llvm.ptr<3>
+    ```
+  }];
+  let arguments = (ins Lamport_SharedPointer:$barrier, I64Attr:$arrivals);
+  let assemblyFormat = "$barrier `,` $arrivals attr-dict `:` qualified(type($barrier))";
+  let hasVerifier = 1;
+}
+
+def Lamport_RingExpectOp : Lamport_KernelOp<"ring.expect"> {
+  let summary = "arrive on a stage's barrier, expecting its bulk copies' bytes";
+  let description = [{
+    The producer's arrival on a stage's "full" barrier: one arrival that
+    also expects `bytes` bytes of transactions, which the stage's
+    `lamport.bulk.copy`s complete. The phase completes once both happened,
+    whichever comes first.
+
+    ```mlir
+    lamport.ring.expect %full, 16384 : !llvm.ptr<3>
+    ```
+  }];
+  let arguments = (ins Lamport_SharedPointer:$barrier, I64Attr:$bytes);
+  let assemblyFormat = "$barrier `,` $bytes attr-dict `:` qualified(type($barrier))";
+  let hasVerifier = 1;
+}
+
+def Lamport_BulkCopyOp : Lamport_KernelOp<"bulk.copy"> {
+  let summary = "copy global memory into shared memory by the bulk-copy engine";
+  let description = [{
+    Copies `bytes` bytes from `source` (global, 16-byte aligned) to
+    `destination` (this CTA's shared memory, 16-byte aligned) with
+    `cp.async.bulk`, under the L2 `policy` of
+    `lamport.l2.evict_first_policy`. No register holds the bytes on the
+    way: the copy engine completes `bytes` transactions of the mbarrier at
+    `barrier` once they landed, and a `lamport.ring.wait` on that barrier
+    makes them visible.
+
+    ```mlir
+    lamport.bulk.copy 1024 from %source into %stage completing %full,
+        %policy : !llvm.ptr<1>
+    ```
+  }];
+  let arguments = (ins I64Attr:$bytes, Lamport_GlobalPointer:$source,
+                       Lamport_SharedPointer:$destination,
+                       Lamport_SharedPointer:$barrier, I64:$policy);
+  let assemblyFormat = [{
+    $bytes `from` $source `into` $destination `completing` $barrier `,`
+    $policy attr-dict `:` qualified(type($source))
+  }];
+  let hasVerifier = 1;
+}
+
+def Lamport_RingWaitOp : Lamport_KernelOp<"ring.wait"> {
+  let summary = "wait for one phase of a stage's barrier";
+  let description = [{
+    Waits until the phase of parity `parity` (0 or 1) of the shared-memory
+    mbarrier at `barrier` has completed: for a "full" barrier, the stage's
+    bytes have landed and are visible to this thread; for an "empty" one,
+    every consumer has released the stage. A ring of S stages uses the n-th
+    fill of a stage as phase n, so its parity is n % 2.
+
+    ```mlir
+    lamport.ring.wait %full, 1 : !llvm.ptr<3>
+    ```
+  }];
+  let arguments = (ins Lamport_SharedPointer:$barrier, I64Attr:$parity);
+  let assemblyFormat = "$barrier `,` $parity attr-dict `:` qualified(type($barrier))";
+  let hasVerifier = 1;
+}
+
+def Lamport_RingReleaseOp : Lamport_KernelOp<"ring.release"> {
+  let summary = "a consumer's arrival on a stage's empty barrier";
+  let description = [{
+    Arrives on the shared-memory mbarrier at `barrier` with release
+    semantics: this thread's reads of the stage are done, and once every
+    consumer released it the producer may refill it.
+
+    ```mlir
+    lamport.ring.release %empty : !llvm.ptr<3>
+    ```
+  }];
+  let arguments = (ins Lamport_SharedPointer:$barrier);
+  let assemblyFormat = "$barrier attr-dict `:` qualified(type($barrier))";
 }
 
 #endif // LAMPORT_DIALECT_LAMPORT_IR_KERNELOPS_TD

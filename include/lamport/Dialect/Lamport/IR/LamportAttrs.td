@@ -64,6 +64,17 @@ def Lamport_SumOrderAttr : EnumAttr<Lamport_Dialect, Lamport_SumOrder,
 // GEMM tactic
 //===----------------------------------------------------------------------===//
 
+def Lamport_GemmPipelineRegisters : I32EnumAttrCase<"registers", 0>;
+def Lamport_GemmPipelineBulk : I32EnumAttrCase<"bulk", 1>;
+
+def Lamport_GemmPipeline : I32EnumAttr<"GemmPipeline",
+    "how a gemm_publish kernel streams its weights", [
+      Lamport_GemmPipelineRegisters, Lamport_GemmPipelineBulk
+    ]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::mlir::lamport";
+}
+
 /// A count parameter that may be left out: it then takes `value` and is not
 /// printed (existing IR keeps its meaning and its spelling).
 class Lamport_DefaultedCountParameter<string desc, string value>
@@ -96,6 +107,17 @@ def Lamport_TacticAttr : AttrDef<Lamport_Dialect, "Tactic"> {
     tokens. Warps per CTA follow: K / (splits * kw); CTAs along grid x:
     N / (16 * tiles * passes).
 
+    `pipeline` picks how the weights travel: `registers` (the default, not
+    printed) loads them straight into registers with 16-byte loads; `bulk`
+    streams them through a ring of `stages` shared-memory stages (4 when
+    left out) of `stage_bytes` bytes each (16384 when left out: the CTA's
+    16 x tiles weight rows times a K range of the slice), filled by the
+    bulk-copy engine (`cp.async.bulk`, completion counted by an mbarrier's
+    transactions) from `producer_lanes` lanes of warp 0 (1 when left out),
+    and read by every warp with 16-byte shared loads. `stages`,
+    `stage_bytes` and `producer_lanes` are printed only where they differ
+    from their defaults.
+
     ```mlir
     #lamport.tactic<splits = 4, kw = 64, accs = 2,
                     token_tiles = [8, 8, 8, 8, 8, 8, 8, 8,
@@ -110,6 +132,9 @@ def Lamport_TacticAttr : AttrDef<Lamport_Dialect, "Tactic"> {
                     token_tiles = [16]>
     #lamport.tactic<splits = 2, kw = 128, accs = 1, tiles = 2,
                     late_chunks = 2, token_tiles = [16]>
+    #lamport.tactic<splits = 2, kw = 128, accs = 1, tiles = 2,
+                    pipeline = bulk, stages = 4, stage_bytes = 32768,
+                    token_tiles = [16]>
     ```
   }];
   let parameters = (ins
@@ -132,6 +157,18 @@ def Lamport_TacticAttr : AttrDef<Lamport_Dialect, "Tactic"> {
                                       "weights load after the PDL wait, "
                                       "behind x; 0 for none", "0">
           :$late_chunks,
+      DefaultValuedParameter<"::mlir::lamport::GemmPipeline",
+                             "::mlir::lamport::GemmPipeline::registers",
+                             "registers, or bulk: a shared-memory ring "
+                             "filled by the bulk-copy engine">:$pipeline,
+      Lamport_DefaultedCountParameter<"stages of the bulk pipeline's ring",
+                                      "4">:$stages,
+      Lamport_DefaultedCountParameter<"bytes of one stage of the bulk "
+                                      "pipeline's ring", "16384">
+          :$stage_bytes,
+      Lamport_DefaultedCountParameter<"lanes of warp 0 that issue the bulk "
+                                      "pipeline's copies", "1">
+          :$producer_lanes,
       ArrayRefParameter<"int64_t", "token_tiles[m - 1]: the token tile, 8 or "
                                    "16, the kernel uses for m tokens">
           :$token_tiles);
@@ -142,6 +179,10 @@ def Lamport_TacticAttr : AttrDef<Lamport_Dialect, "Tactic"> {
         (`min_ctas_per_sm` `=` $min_ctas_per_sm^ `,`)?
         (`early_dependents` `=` $early_dependents^ `,`)?
         (`late_chunks` `=` $late_chunks^ `,`)?
+        (`pipeline` `=` $pipeline^ `,`)?
+        (`stages` `=` $stages^ `,`)?
+        (`stage_bytes` `=` $stage_bytes^ `,`)?
+        (`producer_lanes` `=` $producer_lanes^ `,`)?
         `token_tiles` `=` `[` $token_tiles `]` `>`
   }];
 }

@@ -1,0 +1,145 @@
+#!/usr/bin/env python3
+#===- bench/prepare_gemm_bulk.py - Bundles of the bulk pipeline's sweep ---===#
+#
+# Run where MLIR is. Compiles the seeds' six GEMM shapes (docs/performance.md's
+# table) at M = 1, 2, 4, 8, 16 with `pipeline = bulk` tactics into
+# bundles/gemm_bulk/<shape>_m<M>_s<S>_kw<W>_tiles<R>[_p<P>][_a<A>]_bulk<stages>
+# x<stage KiB>[_lanes<L>][_publish][_occ1]_early, beside bench/prepare_gemm.sh's
+# bundles/gemm: one run of lamport-gemm-bench over both directories checks
+# every variant (FP64 reference, poisoned y, bitwise repeat, publishing
+# twins' mailbox copies) and times it against today's tactics and cuBLAS on
+# the same inputs (bench/run_gemm_bulk.sh). The candidates per shape are
+# below: each keeps every warp reading 32 or 64 K of each stage and the ring
+# and reduction within a CTA's shared memory (the generator refuses
+# others, and this script skips them with the reason).
+#
+#   python3 bench/prepare_gemm_bulk.py [LAMPORT_COMPILE]
+#
+#===----------------------------------------------------------------------===#
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+COMPILE = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
+    ROOT, "build/bin/lamport-compile")
+OUT = os.path.join(ROOT, "bundles/gemm_bulk")
+
+# shape: (N, K, tp, [(splits, kw, tiles, passes, stages, stage KiB, lanes)])
+SHAPES = {
+    "unpooler_tp4": (2048, 4096, 4, [
+        (1, 256, 1, 1, 1, 128, 1), (1, 512, 1, 1, 1, 128, 1),
+        (1, 256, 1, 1, 8, 16, 32), (2, 128, 1, 1, 1, 64, 16),
+        (2, 128, 2, 1, 4, 32, 32), (4, 128, 4, 1, 4, 32, 32)]),
+    "unpooler_tp8": (1024, 4096, 8, [
+        (2, 128, 1, 1, 4, 16, 32), (2, 128, 1, 1, 1, 64, 16),
+        (2, 256, 1, 1, 2, 32, 32), (4, 128, 2, 1, 2, 32, 32),
+        (4, 64, 1, 1, 2, 16, 32)]),
+    "unpooler_tp16": (512, 4096, 16, [
+        (4, 64, 1, 1, 2, 16, 32), (4, 128, 1, 1, 1, 32, 16),
+        (8, 64, 1, 1, 1, 16, 16), (4, 128, 1, 1, 4, 8, 32)]),
+    "oproj_tp4": (8192, 2048, 4, [
+        (1, 256, 1, 4, 2, 64, 1), (1, 256, 1, 4, 3, 64, 1),
+        (1, 128, 1, 4, 2, 64, 1), (1, 128, 2, 2, 4, 32, 32)]),
+    "oproj_tp8": (8192, 1024, 8, [
+        (1, 128, 1, 4, 4, 32, 1), (1, 128, 1, 4, 2, 32, 1),
+        (1, 128, 2, 2, 2, 64, 1), (1, 64, 1, 4, 4, 32, 1),
+        (1, 128, 1, 2, 2, 32, 1), (1, 128, 2, 2, 4, 32, 32)]),
+    "oproj_tp16": (8192, 512, 16, [
+        (1, 64, 2, 1, 2, 16, 32), (1, 64, 2, 1, 1, 32, 1),
+        (1, 64, 1, 2, 2, 16, 1), (1, 64, 2, 2, 2, 32, 1),
+        (1, 64, 1, 4, 4, 16, 1), (1, 128, 2, 2, 2, 32, 1),
+        (1, 64, 1, 1, 1, 16, 1)]),
+}
+# Publishing twins (the zero-copy epilogue) of each shape's first candidate.
+PUBLISH_MS = (1, 16)
+
+
+def tactic(m, splits, kw, tiles, passes, stages, kib, lanes, accs, occ):
+    tiles_list = ", ".join(str(8 if t <= 8 else 16) for t in range(1, m + 1))
+    knobs = f"splits = {splits}, kw = {kw}, accs = {accs}, "
+    if tiles > 1:
+        knobs += f"tiles = {tiles}, "
+    if passes > 1:
+        knobs += f"passes = {passes}, "
+    if occ:
+        knobs += f"min_ctas_per_sm = {occ}, "
+    knobs += ("early_dependents = true, pipeline = bulk, "
+              f"stages = {stages}, stage_bytes = {kib * 1024}, ")
+    if lanes > 1:
+        knobs += f"producer_lanes = {lanes}, "
+    return f"#lamport.tactic<{knobs}token_tiles = [{tiles_list}]>"
+
+
+def program(shape, n, k, m, tp, tactic_text, publish):
+    mailbox_arg = mailbox_use = ""
+    if publish:
+        kind = f"!lamport.mailbox<tp = {tp}, capacity = 16, width = {n}>"
+        mailbox_arg = f", %mb: {kind}"
+        mailbox_use = f"mailbox %mb : {kind}"
+    return f"""func.func @{shape}(%x: memref<{m}x{k}xbf16>, %w: memref<{n}x{k}xbf16>,
+                  %y: memref<{m}x{n}xbf16>{mailbox_arg}) {{
+  lamport.gemm_publish %x, %w into %y {mailbox_use}
+      tactic({tactic_text})
+      {{pdl}}
+      : memref<{m}x{k}xbf16>, memref<{n}x{k}xbf16>, memref<{m}x{n}xbf16>
+  return
+}}
+"""
+
+
+def jobs():
+    for shape, (n, k, tp, candidates) in SHAPES.items():
+        for m in (1, 2, 4, 8, 16):
+            accs = 1 if m > 8 else 2
+            for i, (s, kw, r, p, st, kib, lanes) in enumerate(candidates):
+                # One CTA per SM where the grid is one wave: the register
+                # budget hint, as the register pipeline's serving tactics.
+                ctas = n // (16 * r * p) * s
+                occ = 1 if ctas <= 132 else 0
+                name = f"{shape}_m{m}_s{s}_kw{kw}_tiles{r}"
+                name += f"_p{p}" if p > 1 else ""
+                name += f"_a{accs}" if accs != 2 else ""
+                bulk = f"_bulk{st}x{kib}" + (f"_lanes{lanes}" if lanes > 1 else "")
+                text = tactic(m, s, kw, r, p, st, kib, lanes, accs, occ)
+                suffix = ("_occ1" if occ else "") + "_early"
+                yield name + bulk + suffix, program(shape, n, k, m, tp, text, False)
+                if i == 0 and m in PUBLISH_MS:
+                    yield (name + bulk + "_publish" + suffix,
+                           program(shape, n, k, m, tp, text, True))
+
+
+def compile_one(item, scratch):
+    name, text = item
+    source = os.path.join(scratch, name + ".mlir")
+    with open(source, "w") as f:
+        f.write(text)
+    args = [COMPILE, source, "-o", os.path.join(OUT, name)]
+    if "_publish" in name:
+        args.append("--protocol-check=false")
+    run = subprocess.run(args, capture_output=True, text=True)
+    if run.returncode:
+        if "has no kernel" in run.stderr:
+            return f"skip {name}: {run.stderr.strip().splitlines()[0]}"
+        return f"FAIL {name}: {run.stderr.strip()}"
+    return None
+
+
+def main():
+    shutil.rmtree(OUT, ignore_errors=True)
+    os.makedirs(OUT)
+    with tempfile.TemporaryDirectory() as scratch:
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            results = list(pool.map(lambda j: compile_one(j, scratch), jobs()))
+    notes = [r for r in results if r]
+    for note in notes:
+        print(note)
+    print(f"{len(os.listdir(OUT))} bundles in {OUT}, {len(notes)} not built")
+    return 1 if any(n.startswith("FAIL") for n in notes) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

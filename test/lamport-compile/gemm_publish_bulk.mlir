@@ -1,0 +1,92 @@
+// REQUIRES: ptxas
+// `pipeline = bulk`: the weights reach shared memory by the bulk-copy
+// engine. Unpooler at tp = 4, M = 16, two splits, two tiles: each stage is
+// 32 rows x 512 K (32 KiB), one copy per row, issued by all 32 producer
+// lanes in one instruction, so the CTA's four stages (its whole share of
+// 128 KiB) are four copy instructions, each after the producer's arrival
+// expecting the stage's bytes, all before griddepcontrol.wait; x loads
+// after it (2 token blocks x 4 chunks of 16 bytes); each stage's wait
+// comes before its 8 MMAs (2 token blocks x 2 tiles x 2 steps). The ring
+// (4 x 32 x (1024 + 64) bytes) and the reduction ((16 + 2) x 16 x 32 x 4)
+// are the launch's dynamic shared memory. Each assembles with ptxas, on
+// both chips.
+//
+// RUN: rm -rf %t && mkdir -p %t
+// RUN: lamport-compile %s --program rows -o %t/rows_sm90 --protocol-check=false
+// RUN: FileCheck %s --check-prefix=ROWS < %t/rows_sm90/gemm_publish_0.ptx
+// RUN: FileCheck %s --check-prefix=MANIFEST < %t/rows_sm90/manifest.json
+// RUN: test -s %t/rows_sm90/gemm_publish_0.cubin
+// RUN: lamport-compile %s --program rows -o %t/rows_sm100a --chip sm_100a --protocol-check=false
+// RUN: FileCheck %s --check-prefix=ROWS < %t/rows_sm100a/gemm_publish_0.ptx
+// RUN: test -s %t/rows_sm100a/gemm_publish_0.cubin
+//
+// ROWS:            .extern .shared .align 16 .b8 ring[];
+// ROWS:            .visible .entry gemm_publish_0(
+// ROWS-COUNT-8:    mbarrier.init.shared.b64 [ring_
+// ROWS:            bar.sync 0;
+// ROWS-NOT:        ld.global
+// ROWS-COUNT-4:    cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.L2::cache_hint
+// ROWS-NOT:        cp.async.bulk
+// ROWS:            griddepcontrol.wait;
+// ROWS:            ld.volatile.global.b32
+// ROWS-COUNT-8:    ld.global.v{{4.b32|2.b64}}
+// ROWS-NOT:        ld.global
+// ROWS:            mbarrier.try_wait.parity.shared.b64
+// ROWS-COUNT-4:    ld.shared.v4.b32
+// ROWS-COUNT-8:    mma.sync.aligned.m16n8k16
+// ROWS:            mbarrier.try_wait.parity.shared.b64
+// ROWS-NOT:        cp.async.bulk
+// ROWS:            st.async.shared::cluster
+// ROWS:            ret;
+//
+// MANIFEST:        "shared_bytes": 176128,
+// MANIFEST:        "stage_k": 512
+//
+// O_proj at tp = 16, M = 8, one split, four passes: a stage is the block's
+// 16 whole rows (16 KiB, contiguous: one copy) and the ring has two, so
+// two loads go before the wait and each later one after the MMAs of the
+// load before it, once every thread released its slot.
+// RUN: lamport-compile %s --program refills -o %t/refills_sm90 --protocol-check=false
+// RUN: FileCheck %s --check-prefix=REFILLS < %t/refills_sm90/gemm_publish_1.ptx
+// RUN: test -s %t/refills_sm90/gemm_publish_1.cubin
+// RUN: lamport-compile %s --program refills -o %t/refills_sm100a --chip sm_100a --protocol-check=false
+// RUN: test -s %t/refills_sm100a/gemm_publish_1.cubin
+//
+// REFILLS:         .visible .entry gemm_publish_1(
+// REFILLS-COUNT-2: cp.async.bulk.shared::cluster.global
+// REFILLS-NOT:     cp.async.bulk
+// REFILLS:         griddepcontrol.wait;
+// REFILLS:         mbarrier.arrive.shared.b64
+// REFILLS:         mbarrier.arrive.shared.b64
+// REFILLS-NOT:     mbarrier.arrive.shared.b64
+// REFILLS:         mbarrier.try_wait.parity.shared.b64
+// REFILLS:         mbarrier.arrive.expect_tx.shared.b64
+// REFILLS:         cp.async.bulk.shared::cluster.global
+// REFILLS:         mbarrier.arrive.expect_tx.shared.b64
+// REFILLS:         cp.async.bulk.shared::cluster.global
+// REFILLS-NOT:     cp.async.bulk
+// REFILLS:         ret;
+
+func.func @rows(%x: memref<16x4096xbf16>, %w: memref<2048x4096xbf16>,
+                %y: memref<16x2048xbf16>,
+                %mb: !lamport.mailbox<tp = 4, capacity = 16, width = 2048>) {
+  lamport.gemm_publish %x, %w into %y
+      mailbox %mb : !lamport.mailbox<tp = 4, capacity = 16, width = 2048>
+      tactic(#lamport.tactic<splits = 2, kw = 128, accs = 1, tiles = 2,
+          min_ctas_per_sm = 1, early_dependents = true, pipeline = bulk,
+          stage_bytes = 32768, producer_lanes = 32,
+          token_tiles = [8, 8, 8, 8, 8, 8, 8, 8,
+                         16, 16, 16, 16, 16, 16, 16, 16]>) {pdl}
+      : memref<16x4096xbf16>, memref<2048x4096xbf16>, memref<16x2048xbf16>
+  return
+}
+
+func.func @refills(%x: memref<8x512xbf16>, %w: memref<8192x512xbf16>,
+                   %y: memref<8x8192xbf16>) {
+  lamport.gemm_publish %x, %w into %y
+      tactic(#lamport.tactic<splits = 1, kw = 64, accs = 2, passes = 4,
+          early_dependents = true, pipeline = bulk, stages = 2,
+          token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>) {pdl}
+      : memref<8x512xbf16>, memref<8192x512xbf16>, memref<8x8192xbf16>
+  return
+}
