@@ -74,12 +74,20 @@ typedef struct {
   uint32_t minCtasPerSm;
   bool earlyDependents;
   uint32_t lateChunks;
+  /// Whether the weights stream through the bulk-copy ring (`pipeline =
+  /// bulk`) instead of registers, and the ring's shape.
+  bool bulkPipeline;
+  uint32_t stages;
+  uint32_t stageBytes;
+  uint32_t producerLanes;
   /// tokenTiles[m - 1]: the token tile (8 or 16) used for m tokens.
   intptr_t numTokenTiles;
   const int64_t *tokenTiles;
 } MlirLamportTactic;
 
-/// The attribute's defaults: tiles = passes = 1, the rest 0 or empty.
+/// The attribute's defaults: tiles = passes = 1, the register pipeline
+/// (with the bulk ring's defaults: 4 stages of 16384 bytes, 1 producer
+/// lane), the rest 0 or empty.
 MLIR_CAPI_EXPORTED MlirLamportTactic mlirLamportTacticGetDefault(void);
 
 /// `#lamport.tactic<...>` of `tactic`.

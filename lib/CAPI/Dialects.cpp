@@ -75,6 +75,9 @@ MlirLamportTactic mlirLamportTacticGetDefault(void) {
   MlirLamportTactic tactic = {};
   tactic.tiles = 1;
   tactic.passes = 1;
+  tactic.stages = 4;
+  tactic.stageBytes = 16384;
+  tactic.producerLanes = 1;
   return tactic;
 }
 
@@ -84,6 +87,8 @@ MlirAttribute mlirLamportTacticAttrGet(MlirContext context,
       unwrap(context), tactic.splits, tactic.kw, tactic.accs, tactic.tiles,
       tactic.passes, tactic.minCtasPerSm, tactic.earlyDependents,
       tactic.lateChunks,
+      tactic.bulkPipeline ? GemmPipeline::bulk : GemmPipeline::registers,
+      tactic.stages, tactic.stageBytes, tactic.producerLanes,
       ArrayRef<int64_t>(tactic.tokenTiles, tactic.numTokenTiles)));
 }
 

@@ -1031,8 +1031,9 @@ void bindAttributeBuilders(nb::module_ &m) {
       "tactic_attr",
       [](int64_t splits, int64_t kw, int64_t accs, int64_t tiles,
          int64_t passes, int64_t minCtasPerSm, bool earlyDependents,
-         int64_t lateChunks, const std::vector<int64_t> &tokenTiles,
-         nb::object context) {
+         int64_t lateChunks, const std::string &pipeline, int64_t stages,
+         int64_t stageBytes, int64_t producerLanes,
+         const std::vector<int64_t> &tokenTiles, nb::object context) {
         context = resolveContext(context);
         MlirLamportTactic tactic = mlirLamportTacticGetDefault();
         tactic.splits = count("splits", splits);
@@ -1043,13 +1044,22 @@ void bindAttributeBuilders(nb::module_ &m) {
         tactic.minCtasPerSm = count("min_ctas_per_sm", minCtasPerSm);
         tactic.earlyDependents = earlyDependents;
         tactic.lateChunks = count("late_chunks", lateChunks);
+        if (pipeline != "registers" && pipeline != "bulk")
+          throw nb::value_error(
+              ("pipeline must be 'registers' or 'bulk', got '" + pipeline + "'")
+                  .c_str());
+        tactic.bulkPipeline = pipeline == "bulk";
+        tactic.stages = count("stages", stages);
+        tactic.stageBytes = count("stage_bytes", stageBytes);
+        tactic.producerLanes = count("producer_lanes", producerLanes);
         tactic.numTokenTiles = tokenTiles.size();
         tactic.tokenTiles = tokenTiles.data();
         return PyAttribute(
             context, mlirLamportTacticAttrGet(contextOf(context), tactic));
       },
       "splits"_a, "kw"_a, "accs"_a, "tiles"_a, "passes"_a, "min_ctas_per_sm"_a,
-      "early_dependents"_a, "late_chunks"_a, "token_tiles"_a,
+      "early_dependents"_a, "late_chunks"_a, "pipeline"_a, "stages"_a,
+      "stage_bytes"_a, "producer_lanes"_a, "token_tiles"_a,
       "context"_a = nb::none());
   m.def(
       "transport_attr",

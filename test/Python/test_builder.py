@@ -279,6 +279,17 @@ def test_types_and_attributes(context):
             "token_tiles = [8, 8, 8, 8, 8, 8, 8, 8, 16, 16, 16, 16, 16, 16, "
             "16, 16]>")
         assert tactic == Attribute.parse(str(tactic))
+        bulk = lp.TacticAttr.get(splits=1, kw=64, accs=1, tiles=2,
+                                 pipeline="bulk", stages=2,
+                                 stage_bytes=32768, token_tiles=[8] * 8)
+        assert str(bulk) == (
+            "#lamport.tactic<splits = 1, kw = 64, accs = 1, tiles = 2, "
+            "pipeline = bulk, stages = 2, stage_bytes = 32768, "
+            "token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>")
+        assert bulk == Attribute.parse(str(bulk))
+        with pytest.raises(ValueError, match="pipeline must be 'registers' or 'bulk'"):
+            lp.TacticAttr.get(splits=1, kw=64, accs=1, pipeline="tma",
+                              token_tiles=[8])
         assert str(lp.SumOrderAttr.get("pairwise")) == "#lamport.sum_order<pairwise>"
 
 

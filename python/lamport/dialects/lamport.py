@@ -47,10 +47,13 @@ class TacticAttr:
     @staticmethod
     def get(*, splits, kw, accs, token_tiles, tiles=1, passes=1,
             min_ctas_per_sm=0, early_dependents=False, late_chunks=0,
-            context=None):
+            pipeline="registers", stages=4, stage_bytes=16384,
+            producer_lanes=1, context=None):
         return _lamport.tactic_attr(splits, kw, accs, tiles, passes,
                                     min_ctas_per_sm, bool(early_dependents),
-                                    late_chunks, list(token_tiles), context)
+                                    late_chunks, pipeline, stages,
+                                    stage_bytes, producer_lanes,
+                                    list(token_tiles), context)
 
 
 class TransportAttr:
