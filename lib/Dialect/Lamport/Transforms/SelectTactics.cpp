@@ -15,6 +15,7 @@
 
 #include "lamport/Dialect/Lamport/Transforms/Passes.h"
 
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/Support/FormatVariadic.h"
 
 namespace mlir::lamport {
@@ -69,6 +70,9 @@ struct LamportSelectTacticsPass
 
 private:
   LogicalResult selectFor(GemmPublishOp op);
+  /// Remarks that `op`'s written tactics are kept, with the model's
+  /// estimate for the one serving its largest M.
+  void explainWritten(GemmPublishOp op);
   /// Every launchable tactic of every family, best first at `m`.
   SmallVector<std::pair<double, TacticAttr>>
   rank(const GemmProblem &problem, ArrayRef<TacticAttr> tactics, int64_t m);
@@ -93,8 +97,8 @@ LamportSelectTacticsPass::rank(const GemmProblem &problem,
   return ranked;
 }
 
-LogicalResult LamportSelectTacticsPass::selectFor(GemmPublishOp op) {
-  MLIRContext *ctx = op.getContext();
+/// The problem `op` poses, publishes over `transport` where it sets none.
+static GemmProblem getProblem(GemmPublishOp op, Transport transport) {
   MemRefType weightType = op.getWeight().getType();
   GemmProblem problem;
   problem.n = weightType.getDimSize(0);
@@ -103,6 +107,12 @@ LogicalResult LamportSelectTacticsPass::selectFor(GemmPublishOp op) {
   if (op.getMailbox())
     problem.tp = op.getMailbox().getType().getTp();
   problem.transport = op.getTransport() ? *op.getTransport() : transport;
+  return problem;
+}
+
+LogicalResult LamportSelectTacticsPass::selectFor(GemmPublishOp op) {
+  MLIRContext *ctx = op.getContext();
+  GemmProblem problem = getProblem(op, transport);
 
   SmallVector<TacticAttr> tactics;
   for (const TacticFamily &family : getTacticFamilies())
@@ -159,11 +169,18 @@ LogicalResult LamportSelectTacticsPass::selectFor(GemmPublishOp op) {
   op.setTacticsAttr(ArrayAttr::get(ctx, list));
 
   if (candidates) {
+    // The best tactic of each launch shape (splits, kw, tiles, passes), in
+    // the order of the estimate: a sweep of N distinct launches rather than
+    // N variants of the model's favourite.
     SmallVector<Attribute> best;
+    llvm::DenseSet<std::tuple<unsigned, unsigned, unsigned, unsigned>> seen;
     for (auto &[us, tactic] : rank(problem, tactics, needed)) {
       if (best.size() == candidates)
         break;
-      best.push_back(withTokenTiles(tactic, needed));
+      if (seen.insert({tactic.getSplits(), tactic.getKw(), tactic.getTiles(),
+                       tactic.getPasses()})
+              .second)
+        best.push_back(withTokenTiles(tactic, needed));
     }
     op->setAttr("lamport.candidates", ArrayAttr::get(ctx, best));
   }
@@ -192,6 +209,17 @@ LogicalResult LamportSelectTacticsPass::selectFor(GemmPublishOp op) {
   return success();
 }
 
+void LamportSelectTacticsPass::explainWritten(GemmPublishOp op) {
+  int64_t m = op.getNeededTokens();
+  TacticAttr tactic = op.getTacticFor(m);
+  GemmProblem problem = getProblem(op, transport);
+  double us = getTacticFamily(tactic).estimateUs(chipModel, problem, tactic, m);
+  op.emitRemark() << llvm::formatv(
+      "tactics written on the op: kept (the cost model's estimate for {0} at "
+      "M = {1}: {2:F2} us)",
+      describe(tactic), m, us);
+}
+
 void LamportSelectTacticsPass::runOnOperation() {
   ModuleOp module = getOperation();
   SmallVector<GemmPublishOp> ops;
@@ -218,7 +246,7 @@ void LamportSelectTacticsPass::runOnOperation() {
   for (GemmPublishOp op : ops) {
     if (!op.getTacticList().empty()) {
       if (explain)
-        op.emitRemark() << "tactics written on the op: kept";
+        explainWritten(op);
       continue;
     }
     failed |= mlir::failed(selectFor(op));

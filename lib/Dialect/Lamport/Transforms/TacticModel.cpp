@@ -56,9 +56,12 @@ TacticAttr mlir::lamport::withTokenTiles(TacticAttr tactic, int64_t last) {
 static constexpr int64_t kMaxRegisters = 255;
 /// Registers and threads of one SM.
 static constexpr int64_t kSmRegisters = 65536, kSmThreads = 2048;
-/// kw past this is in the sweep only where no smaller one launches: a warp's
-/// weight fragments then outgrow the registers.
-static constexpr int64_t kMaxSweptKw = 256;
+/// The sweep's splits and kw: what the seed shapes' sweeps found worth
+/// measuring (docs/design/gemm.md: kw 256 and 4 splits at K = 4096 lose).
+/// Other (splits, kw) that launch a shape are its candidates only where
+/// none of these does.
+static constexpr int64_t kSweptSplits[] = {1, 2, 4};
+static constexpr int64_t kSweptKw[] = {64, 128};
 
 /// Why the register-direct kernel cannot take `tactic` for [n, k].
 static std::string registerUnsupported(int64_t n, int64_t k,
@@ -70,17 +73,20 @@ static std::string registerUnsupported(int64_t n, int64_t k,
   return reason;
 }
 
-/// Every (splits, kw) whose warps per CTA are 1..32: kw from K / (splits x
-/// warps), a multiple of 32, up to kMaxSweptKw unless `anyKw`.
+/// The (splits, kw) pairs whose warps per CTA are 1..32: the swept ones,
+/// or with `any` every splits (1, 2, 4, 8) and kw from K / (splits x
+/// warps) that is a multiple of 32.
 static SmallVector<std::pair<int64_t, int64_t>> splitKwPairs(int64_t k,
-                                                             bool anyKw) {
+                                                             bool any) {
   SmallVector<std::pair<int64_t, int64_t>> pairs;
   for (int64_t splits : {1, 2, 4, 8})
     for (int64_t warps = 32; warps >= 1; --warps) {
       if (k % (splits * warps))
         continue;
       int64_t kw = k / (splits * warps);
-      if (kw % kChunkK || (!anyKw && kw > kMaxSweptKw))
+      if (kw % kChunkK ||
+          (!any && (!llvm::is_contained(kSweptSplits, splits) ||
+                    !llvm::is_contained(kSweptKw, kw))))
         continue;
       pairs.push_back({splits, kw});
     }
@@ -89,8 +95,8 @@ static SmallVector<std::pair<int64_t, int64_t>> splitKwPairs(int64_t k,
 
 static void enumerateRegister(MLIRContext *ctx, const GemmProblem &problem,
                               SmallVectorImpl<TacticAttr> &tactics) {
-  auto sweep = [&](bool anyKw) {
-    for (auto [splits, kw] : splitKwPairs(problem.k, anyKw))
+  auto sweep = [&](bool any) {
+    for (auto [splits, kw] : splitKwPairs(problem.k, any))
       for (int64_t passes : {1, 2, 4}) {
         if (passes > 1 && splits > 1)
           continue;
@@ -110,9 +116,9 @@ static void enumerateRegister(MLIRContext *ctx, const GemmProblem &problem,
       }
   };
   size_t before = tactics.size();
-  sweep(/*anyKw=*/false);
+  sweep(/*any=*/false);
   if (tactics.size() == before)
-    sweep(/*anyKw=*/true);
+    sweep(/*any=*/true);
 }
 
 static bool ownsRegister(TacticAttr) { return true; }
@@ -144,8 +150,10 @@ static double estimateRegister(const ChipModel &chip,
   int64_t hint = tactic.getMinCtasPerSm();
   int64_t budget = std::min<int64_t>(
       kMaxRegisters, kSmRegisters / (threads * std::max<int64_t>(hint, 1)));
-  // Registers past the budget spill: each 8 costs about a tenth.
-  double spill = registers > budget ? 1 + 0.1 * (registers - budget) / 8.0 : 1;
+  // Registers past the budget: ptxas delays loads or spills, each 8 costing
+  // a few percent.
+  double spill =
+      registers > budget ? 1 + 0.04 * (registers - budget) / 8.0 : 1;
 
   int64_t perSm = std::min<int64_t>(
       {kSmThreads / threads,
@@ -186,7 +194,10 @@ static double estimateRegister(const ChipModel &chip,
   double reduce = 0.02 + 2e-6 * shape.warps * shape.tokenTile *
                              shape.featuresPerCta() * shape.passes;
   if (shape.splits > 1)
-    reduce += chip.clusterUs + 0.01 * shape.splits;
+    reduce += chip.clusterUs + 0.05 * (shape.splits - 1);
+  // Each further pass reduces and stores its block before the CTA moves on
+  // (8 passes, and passes at o_proj tp16, lose: docs/design/gemm.md).
+  reduce += 0.1 * (shape.passes - 1);
 
   // The epilogue: y, and with a publish tp copies of it.
   double yBytes = 2.0 * m * problem.n;

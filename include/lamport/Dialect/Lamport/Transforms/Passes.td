@@ -94,9 +94,9 @@ def LamportSelectTactics : Pass<"lamport-select-tactics", "ModuleOp"> {
     runner-up).
 
     `candidates=N` is for lamport-tune: each op also gets
-    `lamport.candidates`, the model's N best tactics for x's static M in
-    the order of its estimate (the sweep space is the model's, so it is
-    defined once).
+    `lamport.candidates`, for its largest M, the model's best tactic of
+    each of the N best launch shapes (splits, kw, tiles, passes), in the
+    order of its estimate: the sweep space is the model's, defined once.
   }];
   let options = [
     Option<"chip", "chip", "std::string", "\"sm_90\"",
