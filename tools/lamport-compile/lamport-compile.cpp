@@ -14,9 +14,9 @@
 // without them (lamport-select-tactics, docs/tactics.md), turns the
 // program's lamport ops into kernels (lamport-generate-kernels), reads the
 // launch plan off the program, drops the host code, lowers the kernels to
-// PTX (lamport-lower-to-nvvm) and writes BUNDLE: <kernel>.ptx, <kernel>.cubin (ptxas) and manifest.json
-// (docs/bundle.md). Every failure is an error naming the file, op or tool,
-// and exit code 1.
+// PTX (lamport-lower-to-nvvm) and writes BUNDLE: <kernel>.ptx, <kernel>.cubin
+// (ptxas) and manifest.json (docs/bundle.md). Every failure is an error naming
+// the file, op or tool, and exit code 1.
 //
 //===----------------------------------------------------------------------===//
 

@@ -62,9 +62,9 @@ struct CompiledProgram {
 
 /// Selects the program of `module` (options.program, or the only one) and
 /// runs lamport-check-protocol (unless options.checkProtocol is off),
-/// lamport-select-tactics and lamport-generate-kernels on `module`. Fails with a diagnostic where there
-/// is no such program, the module breaks the protocol or a kernel cannot be
-/// generated.
+/// lamport-select-tactics and lamport-generate-kernels on `module`. Fails with
+/// a diagnostic where there is no such program, the module breaks the protocol
+/// or a kernel cannot be generated.
 FailureOr<func::FuncOp> generateProgramKernels(ModuleOp module,
                                                const CompileOptions &options);
 

@@ -43,8 +43,8 @@ struct Run {
 /// A tactic's short name in remarks: "s1 kw128 tiles2 p2 a1 occ1 early
 /// late1".
 std::string describe(TacticAttr tactic) {
-  std::string text = llvm::formatv("s{0} kw{1}", tactic.getSplits(),
-                                   tactic.getKw());
+  std::string text =
+      llvm::formatv("s{0} kw{1}", tactic.getSplits(), tactic.getKw());
   if (tactic.getTiles() > 1)
     text += " tiles" + std::to_string(tactic.getTiles());
   if (tactic.getPasses() > 1)
@@ -89,9 +89,9 @@ LamportSelectTacticsPass::rank(const GemmProblem &problem,
                                ArrayRef<TacticAttr> tactics, int64_t m) {
   SmallVector<std::pair<double, TacticAttr>> ranked;
   for (TacticAttr tactic : tactics)
-    ranked.push_back({getTacticFamily(tactic).estimateUs(chipModel, problem,
-                                                          tactic, m),
-                      tactic});
+    ranked.push_back(
+        {getTacticFamily(tactic).estimateUs(chipModel, problem, tactic, m),
+         tactic});
   std::stable_sort(ranked.begin(), ranked.end(),
                    [](auto &a, auto &b) { return a.first < b.first; });
   return ranked;
@@ -139,8 +139,8 @@ LogicalResult LamportSelectTacticsPass::selectFor(GemmPublishOp op) {
                                   << "no tactic launches N = " << problem.n
                                   << ", K = " << problem.k << ":";
         for (const TacticFamily &family : getTacticFamilies())
-          diag << " " << family.name << " kernel: "
-               << family.whyNot(ctx, problem) << ";";
+          diag << " " << family.name
+               << " kernel: " << family.whyNot(ctx, problem) << ";";
         return diag;
       }
       auto ranked = rank(problem, tactics, m);
@@ -186,17 +186,17 @@ LogicalResult LamportSelectTacticsPass::selectFor(GemmPublishOp op) {
   }
 
   if (explain) {
-    InFlightDiagnostic remark = op.emitRemark() << "tactics for N = "
-                                                << problem.n << ", K = "
-                                                << problem.k << ":";
+    InFlightDiagnostic remark = op.emitRemark()
+                                << "tactics for N = " << problem.n
+                                << ", K = " << problem.k << ":";
     for (const Run &run : runs) {
       remark << " M " << run.firstM << ".." << run.lastM << " "
              << describe(run.choice.tactic);
       if (run.choice.entry)
         remark << " from the table " << table->path << " (entry "
-               << run.choice.entry->index << ", M "
-               << run.choice.entry->firstM << ".." << run.choice.entry->lastM
-               << ", " << run.choice.entry->source << ");";
+               << run.choice.entry->index << ", M " << run.choice.entry->firstM
+               << ".." << run.choice.entry->lastM << ", "
+               << run.choice.entry->source << ");";
       else
         remark << llvm::formatv(" from the cost model ({0}; estimate {1:F2} "
                                 "us at M = {2}, the runner-up {3:F2} us);",
@@ -233,8 +233,7 @@ void LamportSelectTacticsPass::runOnOperation() {
   else if (path.empty() && (path = findTacticTable(chip)).empty())
     noTableReason = "no table for " + chip;
   if (!noTable && !path.empty()) {
-    llvm::Expected<TacticTable> read =
-        readTacticTable(&getContext(), path);
+    llvm::Expected<TacticTable> read = readTacticTable(&getContext(), path);
     if (!read) {
       module.emitError() << llvm::toString(read.takeError());
       return signalPassFailure();

@@ -41,11 +41,10 @@ TacticAttr mlir::lamport::withTokenTiles(TacticAttr tactic, int64_t last) {
   SmallVector<int64_t> tiles;
   for (int64_t m = 1; m <= last; ++m)
     tiles.push_back(naturalTokenTile(m));
-  return TacticAttr::get(tactic.getContext(), tactic.getSplits(),
-                         tactic.getKw(), tactic.getAccs(), tactic.getTiles(),
-                         tactic.getPasses(), tactic.getMinCtasPerSm(),
-                         tactic.getEarlyDependents(), tactic.getLateChunks(),
-                         tiles);
+  return TacticAttr::get(
+      tactic.getContext(), tactic.getSplits(), tactic.getKw(), tactic.getAccs(),
+      tactic.getTiles(), tactic.getPasses(), tactic.getMinCtasPerSm(),
+      tactic.getEarlyDependents(), tactic.getLateChunks(), tiles);
 }
 
 //===----------------------------------------------------------------------===//
@@ -84,9 +83,8 @@ static SmallVector<std::pair<int64_t, int64_t>> splitKwPairs(int64_t k,
       if (k % (splits * warps))
         continue;
       int64_t kw = k / (splits * warps);
-      if (kw % kChunkK ||
-          (!any && (!llvm::is_contained(kSweptSplits, splits) ||
-                    !llvm::is_contained(kSweptKw, kw))))
+      if (kw % kChunkK || (!any && (!llvm::is_contained(kSweptSplits, splits) ||
+                                    !llvm::is_contained(kSweptKw, kw))))
         continue;
       pairs.push_back({splits, kw});
     }
@@ -109,8 +107,7 @@ static void enumerateRegister(MLIRContext *ctx, const GemmProblem &problem,
                     continue;
                   auto tactic = TacticAttr::get(ctx, splits, kw, accs, tiles,
                                                 passes, hint, early, late, {});
-                  if (registerUnsupported(problem.n, problem.k, tactic)
-                          .empty())
+                  if (registerUnsupported(problem.n, problem.k, tactic).empty())
                     tactics.push_back(tactic);
                 }
       }
@@ -143,7 +140,8 @@ static double estimateRegister(const ChipModel &chip,
 
   // Registers: the weight fragments in flight (twice with several passes),
   // the accumulators, one x fragment per token block, and the rest.
-  int64_t weightRegisters = chunks * shape.tiles * 8 * (shape.passes > 1 ? 2 : 1);
+  int64_t weightRegisters =
+      chunks * shape.tiles * 8 * (shape.passes > 1 ? 2 : 1);
   int64_t registers = 16 + weightRegisters +
                       shape.accs * shape.tiles * tokenBlocks * 4 +
                       tokenBlocks * 4;
@@ -152,13 +150,12 @@ static double estimateRegister(const ChipModel &chip,
       kMaxRegisters, kSmRegisters / (threads * std::max<int64_t>(hint, 1)));
   // Registers past the budget: ptxas delays loads or spills, each 8 costing
   // a few percent.
-  double spill =
-      registers > budget ? 1 + 0.04 * (registers - budget) / 8.0 : 1;
+  double spill = registers > budget ? 1 + 0.04 * (registers - budget) / 8.0 : 1;
 
-  int64_t perSm = std::min<int64_t>(
-      {kSmThreads / threads,
-       kSmRegisters / (threads * std::min(registers, budget)),
-       kMaxSharedBytes / (shape.sharedBytes() + 1024), 32});
+  int64_t perSm =
+      std::min<int64_t>({kSmThreads / threads,
+                         kSmRegisters / (threads * std::min(registers, budget)),
+                         kMaxSharedBytes / (shape.sharedBytes() + 1024), 32});
   perSm = std::max<int64_t>(perSm, 1);
   int64_t resident = std::min(ctas, chip.sms * perSm);
   int64_t waves = (ctas + resident - 1) / resident;
@@ -167,13 +164,12 @@ static double estimateRegister(const ChipModel &chip,
   // The weight stream: what the resident CTAs keep in flight over the
   // latency, what the SMs in use can pull, what the memory gives.
   double weightBytes = 2.0 * problem.n * problem.k;
-  double ctaBytes = 2.0 * (problem.k / shape.splits) *
-                    shape.featuresPerCta() * (shape.passes > 1 ? 2 : 1);
+  double ctaBytes = 2.0 * (problem.k / shape.splits) * shape.featuresPerCta() *
+                    (shape.passes > 1 ? 2 : 1);
   double bandwidth =
       std::min({chip.dramBytesPerUs, resident * ctaBytes / chip.latencyUs,
                 activeSms * chip.smBytesPerUs});
-  double stream = weightBytes / bandwidth * 1.06 +
-                  (waves - 1) * chip.latencyUs;
+  double stream = weightBytes / bandwidth * 1.06 + (waves - 1) * chip.latencyUs;
   // Without the register budget hint ptxas keeps registers low and issues
   // some weight loads late.
   if (!hint)
@@ -206,8 +202,8 @@ static double estimateRegister(const ChipModel &chip,
     epilogue += problem.tp * yBytes / chip.publishBytesPerUs;
 
   double fixed = chip.launchUs - (tactic.getEarlyDependents() ? 0.15 : 0);
-  return fixed + (stream + activations - lateGain + lateCost + mma + reduce) *
-                     spill +
+  return fixed +
+         (stream + activations - lateGain + lateCost + mma + reduce) * spill +
          epilogue;
 }
 

@@ -95,8 +95,8 @@ readEntry(MLIRContext *ctx, const llvm::json::Value &value) {
   bool early = knobs->getBoolean("early_dependents").value_or(false);
   entry.tactic = TacticAttr::get(ctx, splits, kw, accs, tiles, passes, hint,
                                  early, late, {});
-  std::string reason = GemmPublishOp::launchUnsupported(entry.n, entry.k,
-                                                        entry.tactic);
+  std::string reason =
+      GemmPublishOp::launchUnsupported(entry.n, entry.k, entry.tactic);
   if (!reason.empty())
     return fail("tactic cannot launch N = " + Twine(entry.n) +
                 ", K = " + Twine(entry.k) + ": " + reason);
@@ -113,8 +113,8 @@ llvm::Expected<TacticTable> mlir::lamport::readTacticTable(MLIRContext *ctx,
   llvm::Expected<llvm::json::Value> json =
       llvm::json::parse((*file)->getBuffer());
   if (!json)
-    return llvm::createStringError("tactic table '" + path + "': " +
-                                   llvm::toString(json.takeError()));
+    return llvm::createStringError("tactic table '" + path +
+                                   "': " + llvm::toString(json.takeError()));
   TacticTable table;
   table.path = path.str();
   const llvm::json::Object *root = json->getAsObject();
@@ -146,8 +146,8 @@ std::string mlir::lamport::findTacticTable(StringRef chip) {
   static int anchor;
   std::string executable = llvm::sys::fs::getMainExecutable(nullptr, &anchor);
   if (!executable.empty()) {
-    SmallString<256> path(llvm::sys::path::parent_path(
-        llvm::sys::path::parent_path(executable)));
+    SmallString<256> path(
+        llvm::sys::path::parent_path(llvm::sys::path::parent_path(executable)));
     llvm::sys::path::append(path, "share", "lamport", "tactics", name);
     places.push_back(path.str().str());
   }
