@@ -151,6 +151,9 @@ std::string mlir::lamport::findTacticTable(StringRef chip) {
     llvm::sys::path::append(path, "share", "lamport", "tactics", name);
     places.push_back(path.str().str());
   }
+#ifdef LAMPORT_TACTICS_INSTALL_DIR
+  places.push_back(std::string(LAMPORT_TACTICS_INSTALL_DIR) + "/" + name);
+#endif
 #ifdef LAMPORT_TACTICS_SOURCE_DIR
   places.push_back(std::string(LAMPORT_TACTICS_SOURCE_DIR) + "/" + name);
 #endif
