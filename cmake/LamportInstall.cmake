@@ -71,6 +71,15 @@ if(LAMPORT_ENABLE_COMPILER)
   install(TARGETS lamport-opt lamport-compile
     RUNTIME DESTINATION bin
     COMPONENT lamport-tools)
+  # The tactic tables lamport-select-tactics reads: share/lamport/tactics
+  # beside bin/ (docs/tactics.md), and lamport-tune beside the tools.
+  install(DIRECTORY ${LAMPORT_SOURCE_DIR}/data/tactics
+    DESTINATION share/lamport
+    COMPONENT lamport-tools
+    FILES_MATCHING PATTERN "*.json")
+  install(PROGRAMS ${LAMPORT_SOURCE_DIR}/tools/lamport-tune/lamport-tune
+    DESTINATION bin
+    COMPONENT lamport-tools)
   install(TARGETS LamportPlugin
     LIBRARY DESTINATION ${LAMPORT_INSTALL_LIBDIR}
     COMPONENT lamport-plugin)

@@ -20,17 +20,11 @@
 // At tp = 16 a capacity-16 mailbox of width 8192 is 3 x 16 x 16 x 8192
 // BF16 = 12 MiB per rank's copy.
 //
-// Tactics, one per range of M (the op's tactic list: each kernel is chosen
-// by M at launch), the fastest publishing kernels of the GEMM sweeps for
-// this shape (docs/design/gemm.md, "Tactics, and the kernel chosen by M")
-// (M = 3..4 chosen once the publish's peer addresses were read before the
-// wait) in its
-// words (sN splits, kwN K per warp, pN passes, aN accumulators, occ1
-// min_ctas_per_sm = 1, early early_dependents):
-//   M = 1..2: s1 kw64 a4 occ1 early;
-//   M = 3..4: s1 kw128 tiles2 a4 early;
-//   M = 5..8: s1 kw128 tiles2 early;
-//   M = 9..16: s1 kw128 tiles2 a1 early.
+// The GEMM carries no tactic(...): lamport-select-tactics gives it, per
+// range of M, the sm_90 tactic table's tactics for this shape
+// (data/tactics/sm_90.json), the fastest publishing kernels of the
+// GEMM sweeps (docs/tactics.md); each kernel is chosen by M at launch.
+// `lamport-compile --lamport-explain-tactics` names them.
 
 !boundary = !lamport.mailbox<tp = 16, capacity = 16, width = 8192>
 
@@ -49,19 +43,6 @@ func.func @attention_boundary(
     %out: memref<?x8192xbf16>) {
   lamport.gemm_publish %attn, %o_proj into %partial
       mailbox %mailbox : !boundary
-      tactic(#lamport.tactic<splits = 1, kw = 64, accs = 4,
-                 min_ctas_per_sm = 1, early_dependents = true,
-                 token_tiles = [8, 8]>,
-             #lamport.tactic<splits = 1, kw = 128, accs = 4,
-                 tiles = 2, early_dependents = true,
-                 token_tiles = [8, 8, 8, 8]>,
-             #lamport.tactic<splits = 1, kw = 128, accs = 2,
-                 tiles = 2, early_dependents = true,
-                 token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>,
-             #lamport.tactic<splits = 1, kw = 128, accs = 1,
-                 tiles = 2, early_dependents = true,
-                 token_tiles = [8, 8, 8, 8, 8, 8, 8, 8,
-                                16, 16, 16, 16, 16, 16, 16, 16]>)
       {pdl}
       : memref<?x512xbf16>, memref<8192x512xbf16>, memref<?x8192xbf16>
   lamport.all_reduce_dual_norm %mailbox, %stream gates(%alpha, %beta)

@@ -16,14 +16,11 @@
 // no barrier. Both launches use PDL, so the consumer's prologue overlaps the
 // GEMM's tail.
 //
-// Tactics, one per range of M (the op's tactic list: each kernel is chosen
-// by M at launch), the fastest kernels of the GEMM sweeps for this
-// shape (docs/design/gemm.md, "Tactics, and the kernel chosen by M")
-// in its
-// words (sN splits, kwN K per warp, pN passes, aN accumulators, occ1
-// min_ctas_per_sm = 1, early early_dependents):
-//   M = 1..8: s1 kw128 p2 occ1 early;
-//   M = 9..16: s1 kw128 p2 a1 occ1 early late1 (late_chunks = 1).
+// The GEMM carries no tactic(...): lamport-select-tactics gives it, per
+// range of M, the sm_90 tactic table's tactics for this shape
+// (data/tactics/sm_90.json), the fastest publishing kernels of the
+// GEMM sweeps (docs/tactics.md); each kernel is chosen by M at launch.
+// `lamport-compile --lamport-explain-tactics` names them.
 
 !boundary = !lamport.mailbox<tp = 8, capacity = 16, width = 8192>
 
@@ -42,13 +39,6 @@ func.func @attention_boundary(
     %out: memref<?x8192xbf16>) {
   lamport.gemm_publish %attn, %o_proj into %partial
       mailbox %mailbox : !boundary
-      tactic(#lamport.tactic<splits = 1, kw = 128, accs = 2,
-                 passes = 2, min_ctas_per_sm = 1, early_dependents = true,
-                 token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>,
-             #lamport.tactic<splits = 1, kw = 128, accs = 1,
-                 passes = 2, min_ctas_per_sm = 1, early_dependents = true,
-                 late_chunks = 1, token_tiles = [8, 8, 8, 8, 8, 8, 8, 8,
-                                16, 16, 16, 16, 16, 16, 16, 16]>)
       {pdl}
       : memref<?x1024xbf16>, memref<8192x1024xbf16>, memref<?x8192xbf16>
   lamport.all_reduce_dual_norm %mailbox, %stream gates(%alpha, %beta)

@@ -19,13 +19,12 @@
 // Every launch uses PDL. The partial makes a round trip through memory and
 // the reduced rows another one, which the fused boundary avoids.
 //
-// Tactic: K = 4096 in one split (no cluster), 128 K per warp, so 32 warps per
-// CTA and N / 16 = 512 CTAs; token_tiles asks for tile 8 up to M = 8 and 16
-// above; with M dynamic the program launches one kernel per tile, chosen by M
-// (gemm_publish_0 with tile 8 for M <= 8, gemm_publish_1 with 16 above;
-// docs/design/gemm.md). Not measured at this shape: the tactic the GEMM sweeps
-// (docs/design/gemm.md) chose for the other K = 4096 shape (the unpooler at
-// tp = 4).
+// The GEMM carries no tactic(...): lamport-select-tactics gives it the
+// sm_90 tactic table's for this shape (data/tactics/sm_90.json), not
+// measured here: the tactic the GEMM sweeps chose for the other
+// K = 4096 shape, the unpooler at tp = 4 (docs/tactics.md). With M
+// dynamic the program launches one kernel per token tile, chosen by M
+// (the 8-token tile up to M = 8, the 16-token one above).
 
 !boundary = !lamport.mailbox<tp = 2, capacity = 16, width = 8192>
 
@@ -46,9 +45,6 @@ func.func @attention_boundary_unfused(
     // The next layer's input, normalized.
     %out: memref<?x8192xbf16>) {
   lamport.gemm_publish %attn, %o_proj into %partial
-      tactic(#lamport.tactic<splits = 1, kw = 128, accs = 2,
-          token_tiles = [8, 8, 8, 8, 8, 8, 8, 8,
-                         16, 16, 16, 16, 16, 16, 16, 16]>)
       {pdl}
       : memref<?x4096xbf16>, memref<8192x4096xbf16>, memref<?x8192xbf16>
   lamport.publish_rows %partial into %mailbox {pdl}

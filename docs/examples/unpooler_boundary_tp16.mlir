@@ -10,14 +10,11 @@
 // of a row comes from rank f / 64, local fragment f % 64
 // (lamport.mailbox.poll_owned once lowered).
 //
-// Tactics, one per range of M (the op's tactic list: each kernel is chosen
-// by M at launch), the fastest publishing kernels of the GEMM sweeps for
-// this shape (docs/design/gemm.md, "Tactics, and the kernel chosen by M")
-// in its
-// words (sN splits, kwN K per warp, pN passes, aN accumulators, occ1
-// min_ctas_per_sm = 1, early early_dependents):
-//   M = 1..8: s2 kw64 a4 occ1 early;
-//   M = 9..16: s4 kw128 a4 occ1 early.
+// The GEMM carries no tactic(...): lamport-select-tactics gives it, per
+// range of M, the sm_90 tactic table's tactics for this shape
+// (data/tactics/sm_90.json), the fastest publishing kernels of the
+// GEMM sweeps (docs/tactics.md); each kernel is chosen by M at launch.
+// `lamport-compile --lamport-explain-tactics` names them.
 
 !columns = !lamport.mailbox<tp = 16, capacity = 16, width = 512>
 
@@ -31,13 +28,6 @@ func.func @unpooler_boundary(
     %out: memref<?x8192xbf16>) {
   lamport.gemm_publish %x, %w_block into %y
       mailbox %mailbox : !columns
-      tactic(#lamport.tactic<splits = 2, kw = 64, accs = 4,
-                 min_ctas_per_sm = 1, early_dependents = true,
-                 token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>,
-             #lamport.tactic<splits = 4, kw = 128, accs = 4,
-                 min_ctas_per_sm = 1, early_dependents = true,
-                 token_tiles = [8, 8, 8, 8, 8, 8, 8, 8,
-                                16, 16, 16, 16, 16, 16, 16, 16]>)
       {pdl}
       : memref<?x4096xbf16>, memref<512x4096xbf16>, memref<?x512xbf16>
   lamport.all_gather %mailbox into %out {pdl}

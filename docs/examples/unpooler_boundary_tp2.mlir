@@ -10,12 +10,12 @@
 // of a row comes from rank f / 512, local fragment f % 512
 // (lamport.mailbox.poll_owned once lowered).
 //
-// Tactic: K = 4096 in one split (no cluster), 128 K per warp, so 32 warps per
-// CTA and N / 16 = 256 CTAs; token_tiles asks for tile 8 up to M = 8 and 16
-// above; with M dynamic the program launches one kernel per tile, chosen by M
-// (gemm_publish_0 with tile 8 for M <= 8, gemm_publish_1 with 16 above;
-// docs/design/gemm.md). Not measured at this shape: the tactic the GEMM sweeps
-// (docs/design/gemm.md) chose for the unpooler at tp = 4, whose K is the same.
+// The GEMM carries no tactic(...): lamport-select-tactics gives it the
+// sm_90 tactic table's for this shape (data/tactics/sm_90.json), not
+// measured here: the tactic the GEMM sweeps chose for the other
+// K = 4096 shape, the unpooler at tp = 4 (docs/tactics.md). With M
+// dynamic the program launches one kernel per token tile, chosen by M
+// (the 8-token tile up to M = 8, the 16-token one above).
 
 !columns = !lamport.mailbox<tp = 2, capacity = 16, width = 4096>
 
@@ -29,9 +29,6 @@ func.func @unpooler_boundary(
     %out: memref<?x8192xbf16>) {
   lamport.gemm_publish %x, %w_block into %y
       mailbox %mailbox : !columns
-      tactic(#lamport.tactic<splits = 1, kw = 128, accs = 2,
-          token_tiles = [8, 8, 8, 8, 8, 8, 8, 8,
-                         16, 16, 16, 16, 16, 16, 16, 16]>)
       {pdl}
       : memref<?x4096xbf16>, memref<4096x4096xbf16>, memref<?x4096xbf16>
   lamport.all_gather %mailbox into %out {pdl}

@@ -9,15 +9,11 @@
 // 16-byte fragment read from the one rank that owns it
 // (lamport.mailbox.poll_owned once lowered).
 //
-// Tactics, one per range of M (the op's tactic list: each kernel is chosen
-// by M at launch), the fastest publishing kernels of the GEMM sweeps for
-// this shape (docs/design/gemm.md, "Tactics, and the kernel chosen by M")
-// in its
-// words (sN splits, kwN K per warp, pN passes, aN accumulators, occ1
-// min_ctas_per_sm = 1, early early_dependents):
-//   M = 1..4: s1 kw128 occ1 early;
-//   M = 5..8: s2 kw64 tiles2 occ1 early;
-//   M = 9..16: s4 kw128 tiles2 a1 occ1 early.
+// The GEMM carries no tactic(...): lamport-select-tactics gives it, per
+// range of M, the sm_90 tactic table's tactics for this shape
+// (data/tactics/sm_90.json), the fastest publishing kernels of the
+// GEMM sweeps (docs/tactics.md); each kernel is chosen by M at launch.
+// `lamport-compile --lamport-explain-tactics` names them.
 
 !columns = !lamport.mailbox<tp = 8, capacity = 16, width = 1024>
 
@@ -31,16 +27,6 @@ func.func @unpooler_boundary(
     %out: memref<?x8192xbf16>) {
   lamport.gemm_publish %x, %w_block into %y
       mailbox %mailbox : !columns
-      tactic(#lamport.tactic<splits = 1, kw = 128, accs = 2,
-                 min_ctas_per_sm = 1, early_dependents = true,
-                 token_tiles = [8, 8, 8, 8]>,
-             #lamport.tactic<splits = 2, kw = 64, accs = 2,
-                 tiles = 2, min_ctas_per_sm = 1, early_dependents = true,
-                 token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>,
-             #lamport.tactic<splits = 4, kw = 128, accs = 1,
-                 tiles = 2, min_ctas_per_sm = 1, early_dependents = true,
-                 token_tiles = [8, 8, 8, 8, 8, 8, 8, 8,
-                                16, 16, 16, 16, 16, 16, 16, 16]>)
       {pdl}
       : memref<?x4096xbf16>, memref<1024x4096xbf16>, memref<?x1024xbf16>
   lamport.all_gather %mailbox into %out {pdl}

@@ -81,6 +81,12 @@ mlir::lamport::generateProgramKernels(ModuleOp module,
   PassManager pm(module.getContext());
   if (options.checkProtocol)
     pm.addPass(createLamportCheckProtocol());
+  LamportSelectTacticsOptions selectOptions;
+  selectOptions.chip = options.chip;
+  selectOptions.tacticTable = options.tacticTable;
+  selectOptions.transport = options.transport;
+  selectOptions.explain = options.explainTactics;
+  pm.addPass(createLamportSelectTactics(selectOptions));
   LamportGenerateKernelsOptions generateOptions;
   generateOptions.transport = options.transport;
   pm.addPass(createLamportGenerateKernels(generateOptions));

@@ -13,3 +13,15 @@ func.func @kw_16(%x: memref<?x512xbf16>, %w: memref<8192x512xbf16>,
   return
 }
 
+
+// -----
+
+// Without tactics the op is a complete program but has no kernel until
+// lamport-select-tactics gives it some.
+func.func @no_tactics(%x: memref<?x512xbf16>, %w: memref<8192x512xbf16>,
+                      %y: memref<?x8192xbf16>) {
+  // expected-error @+1 {{'lamport.gemm_publish' op has no tactics: lamport-select-tactics chooses them (every lamport-compile run and lowering pipeline runs it before lamport-generate-kernels), or write tactic(...) on the op}}
+  lamport.gemm_publish %x, %w into %y
+      : memref<?x512xbf16>, memref<8192x512xbf16>, memref<?x8192xbf16>
+  return
+}

@@ -7,14 +7,16 @@
 //   lamport-compile FILE.mlir -o BUNDLE [--chip sm_90|sm_100a]
 //       [--transport unicast|multicast] [--timeout-ns N]
 //       [--program NAME] [--emit=mlir|ptx|bundle] [--protocol-check=false]
+//       [--tactic-table PATH] [--lamport-explain-tactics]
 //
 // Parses and verifies FILE, checks the mailbox protocol
-// (lamport-check-protocol), turns the program's lamport ops into kernels
-// (lamport-generate-kernels), reads the launch plan off the program, drops
-// the host code, lowers the kernels to PTX (lamport-lower-to-nvvm) and
-// writes BUNDLE: <kernel>.ptx, <kernel>.cubin (ptxas) and manifest.json
-// (docs/bundle.md). Every failure is an error naming the file, op or tool,
-// and exit code 1.
+// (lamport-check-protocol), chooses the tactics of every gemm_publish
+// without them (lamport-select-tactics, docs/tactics.md), turns the
+// program's lamport ops into kernels (lamport-generate-kernels), reads the
+// launch plan off the program, drops the host code, lowers the kernels to
+// PTX (lamport-lower-to-nvvm) and writes BUNDLE: <kernel>.ptx, <kernel>.cubin
+// (ptxas) and manifest.json (docs/bundle.md). Every failure is an error naming
+// the file, op or tool, and exit code 1.
 //
 //===----------------------------------------------------------------------===//
 
@@ -78,6 +80,15 @@ static llvm::cl::opt<bool> protocolCheck(
     llvm::cl::desc("Check the mailbox protocol (lamport-check-protocol) "
                    "before generating kernels; =false skips it"),
     llvm::cl::init(true));
+static llvm::cl::opt<std::string> tacticTable(
+    "tactic-table",
+    llvm::cl::desc("Tactic table for gemm_publish ops without tactics "
+                   "(default: the chip's, share/lamport/tactics)"),
+    llvm::cl::value_desc("PATH"));
+static llvm::cl::opt<bool> explainTactics(
+    "lamport-explain-tactics",
+    llvm::cl::desc("Remark, for each gemm_publish, where its tactics came "
+                   "from and why"));
 static llvm::cl::opt<Emit>
     emit("emit", llvm::cl::desc("What to write"), llvm::cl::init(Emit::Bundle),
          llvm::cl::values(
@@ -165,6 +176,8 @@ int main(int argc, char **argv) {
   options.timeoutNs = timeoutNs;
   options.program = programName;
   options.checkProtocol = protocolCheck;
+  options.tacticTable = tacticTable;
+  options.explainTactics = explainTactics;
   FailureOr<func::FuncOp> program = generateProgramKernels(*module, options);
   if (failed(program))
     return 1;

@@ -49,6 +49,15 @@ struct LamportToNVVMPipelineOptions
       *this, "timeout-ns",
       llvm::cl::desc("Timeout in ns of polls that set none"),
       llvm::cl::init(LamportDialect::kDefaultTimeoutNs)};
+  PassOptions::Option<std::string> tacticTable{
+      *this, "tactic-table",
+      llvm::cl::desc("Tactic table of lamport-select-tactics (default: the "
+                     "chip's installed one)"),
+      llvm::cl::init("")};
+  PassOptions::Option<bool> explainTactics{
+      *this, "explain-tactics",
+      llvm::cl::desc("Remark where each gemm_publish's tactics came from"),
+      llvm::cl::init(false)};
 };
 
 /// Lowers every gpu.module of the module `pm` runs on: the lamport
@@ -67,7 +76,8 @@ void buildLamportToNVVMPipeline(OpPassManager &pm,
 std::optional<std::string>
 checkNVVMTargetOptions(StringRef chip, StringRef features, unsigned optLevel);
 
-/// A whole program down to upstream dialects: lamport-generate-kernels
+/// A whole program down to upstream dialects: lamport-select-tactics (the
+/// options' chip, tactic table and transport), lamport-generate-kernels
 /// (with the options' transport), the pipeline above, then
 /// lamport-lower-host, so no lamport type or op is left and upstream's
 /// gpu-to-llvm and convert-to-llvm finish the host side.

@@ -39,6 +39,12 @@ struct CompileOptions {
   std::string program;
   /// Whether lamport-check-protocol runs before the kernels are generated.
   bool checkProtocol = true;
+  /// The tactic table lamport-select-tactics reads; empty for the chip's
+  /// installed one (docs/tactics.md).
+  std::string tacticTable;
+  /// Whether lamport-select-tactics remarks where each op's tactics came
+  /// from.
+  bool explainTactics = false;
 };
 
 /// The source names of block arguments ("%rows" -> "rows"), by block.
@@ -55,10 +61,10 @@ struct CompiledProgram {
 };
 
 /// Selects the program of `module` (options.program, or the only one) and
-/// runs lamport-check-protocol (unless options.checkProtocol is off) and
-/// lamport-generate-kernels on `module`. Fails with a diagnostic where there
-/// is no such program, the module breaks the protocol or a kernel cannot be
-/// generated.
+/// runs lamport-check-protocol (unless options.checkProtocol is off),
+/// lamport-select-tactics and lamport-generate-kernels on `module`. Fails with
+/// a diagnostic where there is no such program, the module breaks the protocol
+/// or a kernel cannot be generated.
 FailureOr<func::FuncOp> generateProgramKernels(ModuleOp module,
                                                const CompileOptions &options);
 

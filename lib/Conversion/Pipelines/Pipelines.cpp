@@ -219,6 +219,12 @@ void mlir::lamport::buildLamportToNVVMPipeline(
 
 void mlir::lamport::buildLamportLowerProgramPipeline(
     OpPassManager &pm, const LamportToNVVMPipelineOptions &options) {
+  LamportSelectTacticsOptions select;
+  select.chip = options.chip;
+  select.tacticTable = options.tacticTable;
+  select.transport = options.transport;
+  select.explain = options.explainTactics;
+  pm.addPass(createLamportSelectTactics(select));
   LamportGenerateKernelsOptions generate;
   generate.transport = options.transport;
   pm.addPass(createLamportGenerateKernels(generate));

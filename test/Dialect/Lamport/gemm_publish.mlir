@@ -169,3 +169,20 @@ func.func @static_m_several_tactics(%x: memref<1x1024xbf16>,
       : memref<1x1024xbf16>, memref<8192x1024xbf16>, memref<1x8192xbf16>
   return
 }
+
+// -----
+
+// tactic(...) may be left out: the op is a complete program, and
+// lamport-select-tactics gives it tactics before kernel generation. It
+// prints without the group.
+// CHECK-LABEL: func.func @no_tactics
+// CHECK: lamport.gemm_publish %{{.*}}, %{{.*}} into %{{.*}} mailbox %{{.*}} : !mailbox_tp8_c16_w8192 {pdl} : memref<?x1024xbf16>, memref<8192x1024xbf16>, memref<?x8192xbf16>
+func.func @no_tactics(%x: memref<?x1024xbf16>, %w: memref<8192x1024xbf16>,
+                      %y: memref<?x8192xbf16>,
+                      %mb: !lamport.mailbox<tp = 8, capacity = 16, width = 8192>) {
+  lamport.gemm_publish %x, %w into %y
+      mailbox %mb : !lamport.mailbox<tp = 8, capacity = 16, width = 8192>
+      {pdl}
+      : memref<?x1024xbf16>, memref<8192x1024xbf16>, memref<?x8192xbf16>
+  return
+}

@@ -82,10 +82,19 @@ int64_t GemmPublishOp::getMaxTokens() {
 }
 
 TacticAttr GemmPublishOp::getTacticFor(int64_t m) {
-  for (TacticAttr tactic : getTactics().getAsRange<TacticAttr>())
+  SmallVector<TacticAttr> tactics = getTacticList();
+  if (tactics.empty())
+    return nullptr;
+  for (TacticAttr tactic : tactics)
     if (int64_t(tactic.getTokenTiles().size()) >= m)
       return tactic;
-  return cast<TacticAttr>(getTactics()[getTactics().size() - 1]);
+  return tactics.back();
+}
+
+int64_t GemmPublishOp::getNeededTokens() {
+  std::optional<int64_t> xm = staticDim(getX().getType(), 0),
+                         ym = staticDim(getY().getType(), 0);
+  return xm ? *xm : ym ? *ym : getMaxTokens();
 }
 
 /// Token tiles the kernel is generated for.
@@ -138,11 +147,15 @@ LogicalResult GemmPublishOp::verify() {
   if (failed(verifyTokens(*this, xType, "x", getMaxTokens())) ||
       failed(verifyTokens(*this, yType, "y", getMaxTokens())))
     return failure();
+  // Without tactics the op is complete as a program; lamport-select-tactics
+  // gives it some before kernel generation.
+  if (tactics.empty())
+    return success();
   // Each tactic serves the M past the previous one's, up to the op's bound;
   // the token tiles must cover every M a launch can carry: x's (or y's)
   // static M alone where it has one, else 1..the bound.
   int64_t maxTokens = getMaxTokens();
-  int64_t neededTokens = xm ? *xm : ym ? *ym : maxTokens;
+  int64_t neededTokens = getNeededTokens();
   // Each tactic serves the M past the previous one's token_tiles, up to its
   // own: a list no longer than the previous one would serve none.
   int64_t served = 0;

@@ -228,6 +228,11 @@ static void createLaunches(GemmPublishOp op, ArrayRef<TileRun> runs,
 
 LogicalResult mlir::lamport::generateGemmPublishKernel(
     GemmPublishOp op, const KernelGenerationOptions &options) {
+  if (op.getTacticList().empty())
+    return op.emitOpError()
+           << "has no tactics: lamport-select-tactics chooses them (every "
+              "lamport-compile run and lowering pipeline runs it before "
+              "lamport-generate-kernels), or write tactic(...) on the op";
   // The most tokens a launch can carry: x's static M where it has one, else
   // the op's bound (16, or the mailbox capacity).
   MemRefType xType = op.getX().getType();

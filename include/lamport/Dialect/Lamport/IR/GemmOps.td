@@ -32,7 +32,7 @@ def Lamport_GemmPublishOp : Lamport_ProgramOp<"gemm_publish",
     `ticket` (an int32 [1] word, stage << 16) the stage is the ticket's and no
     stage word is written.
 
-    The `tactic` fixes the launch: grid (N / (16 * tiles), splits), a
+    The `tactic` fixes the launch (docs/tactics.md): grid (N / (16 * tiles), splits), a
     cluster of `splits` CTAs sharing K, K / (splits * kw) warps per CTA,
     `accs` accumulators per warp, `tiles` tiles of 16 features per CTA
     sharing the activations, and the token tile for each M. Partials are
@@ -44,6 +44,11 @@ def Lamport_GemmPublishOp : Lamport_ProgramOp<"gemm_publish",
     `token_tiles` grow strictly longer and the last covers every M the op
     takes. The best launch for 16 tokens is rarely the best for one
     (docs/design/gemm.md); with M dynamic, M picks the kernel at launch.
+
+    `tactic(...)` may be left out: lamport-select-tactics (in lamport-compile
+    and the lowering pipelines, before kernel generation) fills it in from
+    the chip's tactic table or the cost model, and a tactic written here
+    always wins. Kernel generation refuses an op without tactics.
 
     ```mlir
     lamport.gemm_publish %x, %w into %y
@@ -65,14 +70,14 @@ def Lamport_GemmPublishOp : Lamport_ProgramOp<"gemm_publish",
                        Lamport_BF16Matrix:$y,
                        Optional<Lamport_MailboxType>:$mailbox,
                        Optional<Lamport_TicketType>:$ticket,
-                       Lamport_TacticListAttr:$tactics,
+                       OptionalAttr<Lamport_TacticListAttr>:$tactics,
                        OptionalAttr<Lamport_TransportAttr>:$transport,
                        UnitAttr:$pdl);
   let assemblyFormat = [{
     $x `,` $weight `into` $y
     (`mailbox` $mailbox^ `:` qualified(type($mailbox)))?
     (`ticket` $ticket^ `:` type($ticket))?
-    `tactic` `(` custom<TacticList>($tactics) `)`
+    (`tactic` `(` custom<TacticList>($tactics)^ `)`)?
     attr-dict `:` type($x) `,` type($weight) `,` type($y)
   }];
   let hasVerifier = 1;
@@ -89,13 +94,20 @@ def Lamport_GemmPublishOp : Lamport_ProgramOp<"gemm_publish",
     /// rules of the kernel's launch shape, shared with tactic selection.
     static std::string launchUnsupported(int64_t n, int64_t k,
                                          TacticAttr tactic);
-    /// The tactics, in the order they split M between them.
+    /// The tactics, in the order they split M between them; empty where the
+    /// op has none yet (lamport-select-tactics gives it some).
     SmallVector<TacticAttr> getTacticList() {
-      return llvm::to_vector(getTactics().getAsRange<TacticAttr>());
+      if (!getTactics())
+        return {};
+      return llvm::to_vector(getTactics()->getAsRange<TacticAttr>());
     }
     /// The tactic that serves `m` tokens: the first whose token_tiles
     /// reaches m (the verifier makes sure one does, up to getMaxTokens()).
+    /// Null where the op has no tactics.
     TacticAttr getTacticFor(int64_t m);
+    /// The most tokens one launch of the op can carry, which its tactics
+    /// must cover: x's (or y's) static M, else getMaxTokens().
+    int64_t getNeededTokens();
   }];
 }
 

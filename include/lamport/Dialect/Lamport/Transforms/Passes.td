@@ -69,6 +69,58 @@ def LamportGenerateKernels : Pass<"lamport-generate-kernels", "ModuleOp"> {
   ];
 }
 
+def LamportSelectTactics : Pass<"lamport-select-tactics", "ModuleOp"> {
+  let summary = "Choose the tactics of every lamport.gemm_publish without them";
+  let description = [{
+    For each `lamport.gemm_publish` without `tactic(...)`, chooses, for each
+    M the op can take (x's static M, else 1..its bound), the tactic that
+    serves it, and writes them as the op's tactic list (consecutive M with
+    the same tactic share one; docs/tactics.md):
+
+    1. the chip's **tactic table** (`data/tactics/<chip>.json`, installed
+       to `share/lamport/tactics`; `tactic-table=PATH` reads another),
+       whose entries are keyed by N, K, a range of M, publishing or not,
+       transport and chip, and say where they were measured;
+    2. for M no entry covers, the **cost model** of the generator's
+       kernels: bytes in flight per CTA and per SM, warps, registers, CTAs
+       per SM and waves over the chip's SMs, the split-K cluster's
+       exchange and the fixed costs of docs/performance.md, over every
+       tactic of every kernel family that can launch the shape.
+
+    Tactics written on the op always win: such an op is left as it is. A
+    shape no tactic of any family can launch is one error that says why
+    each family cannot. With `explain`, each op gets a remark saying where
+    its tactics came from (table entry, or the model's estimate and the
+    runner-up).
+
+    `candidates=N` is for lamport-tune: each op also gets
+    `lamport.candidates`, for its largest M, the model's best tactic of
+    each of the N best launch shapes (splits, kw, tiles, passes), in the
+    order of its estimate: the sweep space is the model's, defined once.
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", "\"sm_90\"",
+           "Chip whose tactic table and SM count apply">,
+    Option<"tacticTable", "tactic-table", "std::string", "",
+           "Tactic table to read instead of the chip's installed one "
+           "(an empty file name reads none: the cost model alone)">,
+    Option<"noTable", "no-table", "bool", "false",
+           "Read no tactic table: the cost model chooses every tactic">,
+    Option<"transport", "transport", "::mlir::lamport::Transport",
+           "::mlir::lamport::Transport::unicast",
+           "Transport of publishes whose op sets none",
+           [{::llvm::cl::values(
+               clEnumValN(::mlir::lamport::Transport::unicast, "unicast",
+                          "one store per peer"),
+               clEnumValN(::mlir::lamport::Transport::multicast, "multicast",
+                          "one multimem.st to the multicast address"))}]>,
+    Option<"explain", "explain", "bool", "false",
+           "Remark, for each op, where its tactics came from and why">,
+    Option<"candidates", "candidates", "unsigned", "0",
+           "Also attach the model's N best tactics (lamport-tune)">,
+  ];
+}
+
 def LamportCheckProtocol : Pass<"lamport-check-protocol", "ModuleOp"> {
   let summary = "Reject programs and kernels that break the mailbox protocol";
   let description = [{

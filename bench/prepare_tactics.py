@@ -1,0 +1,111 @@
+#!/usr/bin/env python3
+"""Compiles the bundles of the tactic-selection checks (docs/tactics.md,
+"Checks"); run where MLIR is, then bench/run_tactics.sh on the GPU machine.
+
+  prepare_tactics.py [--candidates N] [BUILD_BIN]   (default build/bin)
+
+bundles/tactics/seed: the 6 seed shapes x M 1, 2, 4, 8, 16, each twice in
+one point: the program without tactics, which lamport-select-tactics gives
+the sm_90 table's (_table), and the program with the tactic list
+bench/prepare_gemm.sh carried before the table (_hand): the same speed is
+the check. bundles/tactics/tune: lamport-tune's candidates (the model's N
+best launch shapes, its pick among them) for the real-model shapes below x
+M 1, 4, 8, 16.
+"""
+import importlib.machinery
+import importlib.util
+import os
+import subprocess
+import sys
+
+ROOT = os.path.normpath(os.path.join(os.path.dirname(__file__), ".."))
+loader = importlib.machinery.SourceFileLoader(
+    "lamport_tune", os.path.join(ROOT, "tools", "lamport-tune", "lamport-tune"))
+spec = importlib.util.spec_from_loader("lamport_tune", loader)
+tune = importlib.util.module_from_spec(spec)
+loader.exec_module(tune)
+
+# The seed shapes and the tactics bench/prepare_gemm.sh carried before the
+# table: LAST:SPLITS:KW:TILES:ACCS:MIN_CTAS:EARLY:PASSES[:LATE], each serving
+# the M past the previous one's LAST up to its own.
+HAND = """
+unpooler_tp4 2048 4096   4:1:128:1:2:1:1:1:1  8:2:128:4:1:1:1:1  16:2:128:2:1:1:1:1:1
+unpooler_tp8 1024 4096   4:1:128:1:2:1:1:1  8:2:64:2:2:1:1:1   16:4:128:2:1:1:1:1
+unpooler_tp16 512 4096   8:2:64:1:4:1:1:1   16:4:128:1:4:1:1:1
+oproj_tp4 8192 2048      8:1:128:1:2:1:1:4  16:1:128:1:1:1:1:4
+oproj_tp8 8192 1024      8:1:128:1:2:1:1:2  16:1:128:1:1:1:1:2:1
+oproj_tp16 8192 512      2:1:64:1:4:1:1:1   4:1:128:2:4:0:1:1  8:1:128:2:2:0:1:1  16:1:128:2:1:0:1:1
+"""
+
+# Real models' shapes not in the table: K and N from the published hidden
+# and intermediate sizes over tp (sources in docs/tactics.md).
+REAL = [
+    "llama3_8b_oproj_tp2:4096:2048",      # hidden 4096 / 2
+    "llama3_8b_down_tp4:4096:3584",       # intermediate 14336 / 4
+    "llama3_70b_down_tp8:8192:3584",      # intermediate 28672 / 8
+    "llama3_70b_down_tp16:8192:1792",     # intermediate 28672 / 16
+    "llama3_405b_oproj_tp8:16384:2048",   # hidden 16384 / 8
+    "qwen25_72b_up_tp8:3696:8192",        # intermediate 29568 / 8 (N)
+    "mixtral_8x7b_down_tp8:4096:1792",    # expert intermediate 14336 / 8
+    "deepseek_v3_oproj_tp8:7168:2048",    # 128 heads x 128 / 8
+    "deepseek_v3_down_tp16:7168:1152",    # dense intermediate 18432 / 16
+]
+
+
+def hand_tactics(specs):
+    """(knobs, last M) of each tactic of a HAND line."""
+    out = []
+    for spec in specs:
+        f = [int(x) for x in spec.split(":")]
+        last, s, w, t, a, occ, early, p = f[:8]
+        out.append(({"splits": s, "kw": w, "accs": a, "tiles": t,
+                     "passes": p, "min_ctas_per_sm": occ,
+                     "early_dependents": bool(early),
+                     "late_chunks": f[8] if len(f) > 8 else 0}, last))
+    return out
+
+
+def compile_program(compile_tool, work, name, text, out):
+    source = os.path.join(work, name + ".mlir")
+    with open(source, "w") as f:
+        f.write(text)
+    subprocess.run([compile_tool, source, "-o", os.path.join(out, name)],
+                   check=True)
+
+
+def main(argv):
+    candidates = "6"
+    if argv[:1] == ["--candidates"]:
+        candidates, argv = argv[1], argv[2:]
+    bin_dir = argv[0] if argv else os.path.join(ROOT, "build", "bin")
+    opt = os.path.join(bin_dir, "lamport-opt")
+    compile_tool = os.path.join(bin_dir, "lamport-compile")
+    seed = os.path.join(ROOT, "bundles", "tactics", "seed")
+    work = os.path.join(ROOT, "bundles", "tactics", "programs")
+    subprocess.run(["rm", "-rf", os.path.join(ROOT, "bundles", "tactics")])
+    os.makedirs(seed)
+    os.makedirs(work)
+    for line in HAND.strip().splitlines():
+        shape, n, k, *specs = line.split()
+        n, k = int(n), int(k)
+        hand = hand_tactics(specs)
+        listed = ", ".join(tune.tactic_text(knobs, last) for knobs, last in hand)
+        for m in (1, 2, 4, 8, 16):
+            table, _ = tune.select(opt, tune.program(shape, n, k, m), "")
+            serving = next(knobs for knobs, last in hand if m <= last)
+            compile_program(compile_tool, work,
+                            tune.bundle_name(shape, m, table, False) + "_table",
+                            tune.program(shape, n, k, m), seed)
+            compile_program(compile_tool, work,
+                            tune.bundle_name(shape, m, serving, False) + "_hand",
+                            tune.program(shape, n, k, m, listed), seed)
+    subprocess.run([os.path.join(ROOT, "tools", "lamport-tune", "lamport-tune"),
+                    "emit", "-o", os.path.join(ROOT, "bundles", "tactics", "tune"),
+                    "--m", "1,4,8,16", "--candidates", candidates,
+                    "--opt", opt, "--compile", compile_tool] + REAL, check=True)
+    subprocess.run(["rm", "-rf", work])
+    print(f"seed: {len(os.listdir(seed))} bundles in {seed}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,80 @@
+#!/usr/bin/env python3
+"""Prints the tactic-selection checks (docs/tactics.md, "Checks") from
+bench/run_tactics.sh's reports.
+
+  tactics_report.py SEED.json TUNE_DIR
+
+The first table: the seed shapes, each point's bundle from the sm_90 table
+(_table) and with the hand-written tactics (_hand) timed in one process;
+the check is the geometric mean of the speedup over cuBLAS from the table
+within 2% of the hand-written one's. The second (lamport-tune report): the
+real-model shapes, the cost model's pick against the best candidate the
+tuner timed (within 10% at every point) and the best over cuBLAS (1.5x in
+geometric mean). Exit status 1 where a check fails.
+"""
+import importlib.machinery
+import importlib.util
+import json
+import math
+import os
+import sys
+from types import SimpleNamespace
+
+ROOT = os.path.normpath(os.path.join(os.path.dirname(__file__), ".."))
+
+
+def geomean(values):
+    return math.exp(sum(map(math.log, values)) / len(values)) if values else 0
+
+
+def seed_check(path):
+    rows = json.load(open(path))
+    points = {}
+    for row in rows:
+        kind = row["bundle"].rsplit("_", 1)[-1]
+        points.setdefault((row["shape"], row["m"]), {})[kind] = row
+    print("| shape | M | tactic | table us | hand us | cuBLAS us | "
+          "table speedup | hand speedup | checks |")
+    print("|---|---:|---|---:|---:|---:|---:|---:|---|")
+    table, hand, passed = [], [], True
+    for (shape, m), kinds in sorted(points.items()):
+        t, h = kinds.get("table"), kinds.get("hand")
+        if not t or not h or not t.get("ours_us") or not h.get("ours_us"):
+            print(f"| {shape} | {m} | (missing) |")
+            passed = False
+            continue
+        ok = t["passed"] and h["passed"]
+        passed &= ok
+        table.append(t["cublas_us"] / t["ours_us"])
+        hand.append(h["cublas_us"] / h["ours_us"])
+        print(f"| {shape} | {m} | {t['tactic'].replace(' table', '')} | "
+              f"{t['ours_us']:.2f} | {h['ours_us']:.2f} | {t['cublas_us']:.2f} "
+              f"| {table[-1]:.2f} | {hand[-1]:.2f} | "
+              f"{'PASS' if ok else 'FAIL'} |")
+    ratio = geomean(table) / geomean(hand) if hand else 0
+    print(f"\nseed shapes: from the table {geomean(table):.3f}x, hand-written "
+          f"{geomean(hand):.3f}x over cuBLAS (geometric mean, {len(table)} "
+          f"points); table / hand {ratio:.4f} (bound 0.98)")
+    return passed and ratio >= 0.98
+
+
+def main(argv):
+    if len(argv) != 2:
+        print(__doc__, file=sys.stderr)
+        return 2
+    loader = importlib.machinery.SourceFileLoader(
+        "lamport_tune",
+        os.path.join(ROOT, "tools", "lamport-tune", "lamport-tune"))
+    spec = importlib.util.spec_from_loader("lamport_tune", loader)
+    tune = importlib.util.module_from_spec(spec)
+    loader.exec_module(tune)
+    seed_ok = seed_check(argv[0])
+    print()
+    tune_ok = tune.report(SimpleNamespace(output=argv[1])) == 0
+    print(f"\nchecks: seed from the table {'PASS' if seed_ok else 'FAIL'}, "
+          f"cost model and tuner {'PASS' if tune_ok else 'FAIL'}")
+    return 0 if seed_ok and tune_ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

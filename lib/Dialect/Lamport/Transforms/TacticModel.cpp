@@ -1,0 +1,243 @@
+//===- TacticModel.cpp - Tactic families and their cost model -------------===//
+//
+// Part of the Lamport project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The register-direct family (GemmPublishKernel.cpp) is memory-bound on the
+// weights: its time is the fixed cost of a launch, the weight stream at the
+// bandwidth the tactic keeps in flight, x from L2 after the PDL wait, the
+// MMA chain, the reductions and the epilogue. The figures are fitted to the
+// seed shapes' measurements (docs/performance.md); docs/tactics.md has the
+// model's error against the tuner's times.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TacticModel.h"
+
+#include "GemmPublishKernel.h"
+
+#include "llvm/ADT/StringSwitch.h"
+
+#include <algorithm>
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::lamport;
+
+ChipModel ChipModel::get(StringRef chip) {
+  ChipModel model;
+  model.chip = chip.str();
+  // B200: 148 SMs and about 1.9x the H200's device-memory bandwidth.
+  if (chip.starts_with("sm_100")) {
+    model.sms = 148;
+    model.dramBytesPerUs = 7.7e6;
+    model.l2BytesPerUs = 16e6;
+  }
+  return model;
+}
+
+TacticAttr mlir::lamport::withTokenTiles(TacticAttr tactic, int64_t last) {
+  SmallVector<int64_t> tiles;
+  for (int64_t m = 1; m <= last; ++m)
+    tiles.push_back(naturalTokenTile(m));
+  return TacticAttr::get(
+      tactic.getContext(), tactic.getSplits(), tactic.getKw(), tactic.getAccs(),
+      tactic.getTiles(), tactic.getPasses(), tactic.getMinCtasPerSm(),
+      tactic.getEarlyDependents(), tactic.getLateChunks(), tiles);
+}
+
+//===----------------------------------------------------------------------===//
+// The register-direct family
+//===----------------------------------------------------------------------===//
+
+/// Registers a thread of a 32-bit register file holds at most.
+static constexpr int64_t kMaxRegisters = 255;
+/// Registers and threads of one SM.
+static constexpr int64_t kSmRegisters = 65536, kSmThreads = 2048;
+/// The sweep's splits and kw: what the seed shapes' sweeps found worth
+/// measuring (docs/design/gemm.md: kw 256 and 4 splits at K = 4096 lose).
+/// Other (splits, kw) that launch a shape are its candidates only where
+/// none of these does.
+static constexpr int64_t kSweptSplits[] = {1, 2, 4};
+static constexpr int64_t kSweptKw[] = {64, 128};
+
+/// Why the register-direct kernel cannot take `tactic` for [n, k].
+static std::string registerUnsupported(int64_t n, int64_t k,
+                                       TacticAttr tactic) {
+  std::string reason = GemmPublishOp::launchUnsupported(n, k, tactic);
+  if (reason.empty() && tactic.getKw() % kChunkK)
+    reason = "kw = " + std::to_string(tactic.getKw()) +
+             " must be a multiple of 32 (the kernel loads K in chunks of 32)";
+  return reason;
+}
+
+/// The (splits, kw) pairs whose warps per CTA are 1..32: the swept ones,
+/// or with `any` every splits (1, 2, 4, 8) and kw from K / (splits x
+/// warps) that is a multiple of 32.
+static SmallVector<std::pair<int64_t, int64_t>> splitKwPairs(int64_t k,
+                                                             bool any) {
+  SmallVector<std::pair<int64_t, int64_t>> pairs;
+  for (int64_t splits : {1, 2, 4, 8})
+    for (int64_t warps = 32; warps >= 1; --warps) {
+      if (k % (splits * warps))
+        continue;
+      int64_t kw = k / (splits * warps);
+      if (kw % kChunkK || (!any && (!llvm::is_contained(kSweptSplits, splits) ||
+                                    !llvm::is_contained(kSweptKw, kw))))
+        continue;
+      pairs.push_back({splits, kw});
+    }
+  return pairs;
+}
+
+static void enumerateRegister(MLIRContext *ctx, const GemmProblem &problem,
+                              SmallVectorImpl<TacticAttr> &tactics) {
+  auto sweep = [&](bool any) {
+    for (auto [splits, kw] : splitKwPairs(problem.k, any))
+      for (int64_t passes : {1, 2, 4}) {
+        if (passes > 1 && splits > 1)
+          continue;
+        for (int64_t tiles : {1, 2, 4})
+          for (int64_t accs : {1, 2, 4})
+            for (int64_t hint : {0, 1})
+              for (bool early : {false, true})
+                for (int64_t late : {0, 1, 2}) {
+                  if (late * kChunkK >= kw)
+                    continue;
+                  auto tactic = TacticAttr::get(ctx, splits, kw, accs, tiles,
+                                                passes, hint, early, late, {});
+                  if (registerUnsupported(problem.n, problem.k, tactic).empty())
+                    tactics.push_back(tactic);
+                }
+      }
+  };
+  size_t before = tactics.size();
+  sweep(/*any=*/false);
+  if (tactics.size() == before)
+    sweep(/*any=*/true);
+}
+
+static bool ownsRegister(TacticAttr) { return true; }
+
+/// The register-direct kernel's time at `m` tokens.
+static double estimateRegister(const ChipModel &chip,
+                               const GemmProblem &problem, TacticAttr tactic,
+                               int64_t m) {
+  GemmLaunchShape shape;
+  shape.n = problem.n;
+  shape.k = problem.k;
+  shape.splits = tactic.getSplits();
+  shape.kw = tactic.getKw();
+  shape.accs = tactic.getAccs();
+  shape.tiles = tactic.getTiles();
+  shape.passes = tactic.getPasses();
+  shape.warps = problem.k / (shape.splits * shape.kw);
+  shape.tokenTile = naturalTokenTile(m);
+  int64_t threads = shape.threads(), ctas = shape.gridX() * shape.splits;
+  int64_t tokenBlocks = shape.tokenTile / kTokensPerMma,
+          chunks = shape.kw / kChunkK;
+
+  // Registers: the weight fragments in flight (twice with several passes),
+  // the accumulators, one x fragment per token block, and the rest.
+  int64_t weightRegisters =
+      chunks * shape.tiles * 8 * (shape.passes > 1 ? 2 : 1);
+  int64_t registers = 16 + weightRegisters +
+                      shape.accs * shape.tiles * tokenBlocks * 4 +
+                      tokenBlocks * 4;
+  int64_t hint = tactic.getMinCtasPerSm();
+  int64_t budget = std::min<int64_t>(
+      kMaxRegisters, kSmRegisters / (threads * std::max<int64_t>(hint, 1)));
+  // Registers past the budget: ptxas delays loads or spills, each 8 costing
+  // a few percent.
+  double spill = registers > budget ? 1 + 0.04 * (registers - budget) / 8.0 : 1;
+
+  int64_t perSm =
+      std::min<int64_t>({kSmThreads / threads,
+                         kSmRegisters / (threads * std::min(registers, budget)),
+                         kMaxSharedBytes / (shape.sharedBytes() + 1024), 32});
+  perSm = std::max<int64_t>(perSm, 1);
+  int64_t resident = std::min(ctas, chip.sms * perSm);
+  int64_t waves = (ctas + resident - 1) / resident;
+  int64_t activeSms = std::min(ctas, chip.sms);
+
+  // The weight stream: what the resident CTAs keep in flight over the
+  // latency, what the SMs in use can pull, what the memory gives.
+  double weightBytes = 2.0 * problem.n * problem.k;
+  double ctaBytes = 2.0 * (problem.k / shape.splits) * shape.featuresPerCta() *
+                    (shape.passes > 1 ? 2 : 1);
+  double bandwidth =
+      std::min({chip.dramBytesPerUs, resident * ctaBytes / chip.latencyUs,
+                activeSms * chip.smBytesPerUs});
+  double stream = weightBytes / bandwidth * 1.06 + (waves - 1) * chip.latencyUs;
+  // Without the register budget hint ptxas keeps registers low and issues
+  // some weight loads late.
+  if (!hint)
+    stream *= 1.04;
+
+  // x from L2 after the wait: every CTA of a split reads its K slice of M
+  // rows, once for all passes; late chunks overlap part of it.
+  double xBytes = 2.0 * shape.gridX() * m * problem.k;
+  double activations = xBytes / chip.l2BytesPerUs;
+  int64_t late = tactic.getLateChunks();
+  double lateGain = late ? activations * (late == 1 ? 0.25 : 0.35) : 0;
+  double lateCost = 0.05 * late;
+
+  // The MMA chain of one accumulator, and the reductions: the warps'
+  // partials in shared memory, the splits through the cluster.
+  double mma = double(chunks * 2) / shape.accs * chip.mmaUs *
+               std::max<int64_t>(1, shape.tiles * tokenBlocks / 2);
+  double reduce = 0.02 + 2e-6 * shape.warps * shape.tokenTile *
+                             shape.featuresPerCta() * shape.passes;
+  if (shape.splits > 1)
+    reduce += chip.clusterUs + 0.05 * (shape.splits - 1);
+  // Each further pass reduces and stores its block before the CTA moves on
+  // (8 passes, and passes at o_proj tp16, lose: docs/design/gemm.md).
+  reduce += 0.1 * (shape.passes - 1);
+
+  // The epilogue: y, and with a publish tp copies of it.
+  double yBytes = 2.0 * m * problem.n;
+  double epilogue = yBytes / chip.l2BytesPerUs;
+  if (problem.publishes)
+    epilogue += problem.tp * yBytes / chip.publishBytesPerUs;
+
+  double fixed = chip.launchUs - (tactic.getEarlyDependents() ? 0.15 : 0);
+  return fixed +
+         (stream + activations - lateGain + lateCost + mma + reduce) * spill +
+         epilogue;
+}
+
+static std::string whyNotRegister(MLIRContext *ctx,
+                                  const GemmProblem &problem) {
+  SmallVector<TacticAttr> tactics;
+  enumerateRegister(ctx, problem, tactics);
+  if (!tactics.empty())
+    return "";
+  // The rules of the launch, at the tactic that asks the least of the shape:
+  // one tile and split, the smallest kw that K's chunks allow.
+  int64_t kw = problem.k > 0 && problem.k % kChunkK == 0
+                   ? std::max<int64_t>(kChunkK, problem.k / 32)
+                   : kChunkK;
+  kw = (kw + kChunkK - 1) / kChunkK * kChunkK;
+  auto tactic = TacticAttr::get(ctx, 1, kw, 1, 1, 1, 0, false, 0, {8});
+  std::string reason = registerUnsupported(problem.n, problem.k, tactic);
+  if (reason.empty())
+    reason = "K = " + std::to_string(problem.k) +
+             " is no splits (1, 2, 4, 8) x 1..32 warps x a multiple of 32";
+  return reason;
+}
+
+ArrayRef<TacticFamily> mlir::lamport::getTacticFamilies() {
+  static const TacticFamily families[] = {
+      {"register-direct", enumerateRegister, ownsRegister, estimateRegister,
+       whyNotRegister},
+  };
+  return families;
+}
+
+const TacticFamily &mlir::lamport::getTacticFamily(TacticAttr tactic) {
+  for (const TacticFamily &family : getTacticFamilies())
+    if (family.owns(tactic))
+      return family;
+  return getTacticFamilies().front();
+}

@@ -1,0 +1,90 @@
+//===- TacticModel.h - Tactic families and their cost model -----*- C++ -*-===//
+//
+// Part of the Lamport project.
+//
+//===----------------------------------------------------------------------===//
+//
+// What lamport-select-tactics knows about the kernels lamport.gemm_publish
+// can become: each kernel family is one entry of getTacticFamilies(), with
+// the tactics it can launch a shape with (the sweep space lamport-tune
+// walks, defined here once), an estimate of a tactic's time at M tokens
+// and why it cannot launch a shape at all. A new family is one more entry.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LAMPORT_LIB_DIALECT_LAMPORT_TRANSFORMS_TACTICMODEL_H
+#define LAMPORT_LIB_DIALECT_LAMPORT_TRANSFORMS_TACTICMODEL_H
+
+#include "lamport/Dialect/Lamport/IR/Lamport.h"
+
+#include <string>
+
+namespace mlir::lamport {
+
+/// A GEMM the tactics are chosen for: y[M, n] = x[M, k] @ W[n, k]^T, with
+/// its publish (if any) into tp copies over `transport`.
+struct GemmProblem {
+  int64_t n = 0, k = 0;
+  bool publishes = false;
+  int64_t tp = 1;
+  Transport transport = Transport::unicast;
+};
+
+/// The chip's figures the model uses (docs/tactics.md, "The cost model").
+struct ChipModel {
+  std::string chip;
+  /// Streaming multiprocessors.
+  int64_t sms = 132;
+  /// Device-memory bandwidth a weight stream reaches, bytes per us.
+  double dramBytesPerUs = 4.25e6;
+  /// What one SM's loads can pull, bytes per us.
+  double smBytesPerUs = 75e3;
+  /// L2 to SM bandwidth for the activations, bytes per us.
+  double l2BytesPerUs = 9e6;
+  /// Bandwidth of the publishing epilogue's copies, bytes per us.
+  double publishBytesPerUs = 4.4e6;
+  /// A kernel's fixed cost under PDL in a graph, us.
+  double launchUs = 0.55;
+  /// Latency of one memory round trip under load, us.
+  double latencyUs = 0.6;
+  /// One dependent mma.sync, us.
+  double mmaUs = 0.02;
+  /// The split-K exchange through the cluster, us.
+  double clusterUs = 0.1;
+
+  /// The figures of `chip` (sm_90 = H200; sm_100a = B200).
+  static ChipModel get(StringRef chip);
+};
+
+/// The token tile the generator uses for `m` tokens: 8 up to 8, else 16.
+inline int64_t naturalTokenTile(int64_t m) { return m <= 8 ? 8 : 16; }
+
+/// `tactic` with the token tiles of M = 1..last (each M's natural tile).
+TacticAttr withTokenTiles(TacticAttr tactic, int64_t last);
+
+/// One kernel family of lamport.gemm_publish.
+struct TacticFamily {
+  /// The family's name in explanations and errors.
+  StringRef name;
+  /// Appends every tactic of the family that launches `problem` (token
+  /// tiles left empty): the sweep space.
+  void (*enumerate)(MLIRContext *ctx, const GemmProblem &problem,
+                    SmallVectorImpl<TacticAttr> &tactics);
+  /// Whether `tactic` is one of this family's.
+  bool (*owns)(TacticAttr tactic);
+  /// Estimated time of one launch at `m` tokens, us.
+  double (*estimateUs)(const ChipModel &chip, const GemmProblem &problem,
+                       TacticAttr tactic, int64_t m);
+  /// Why no tactic of the family launches `problem`, or an empty string.
+  std::string (*whyNot)(MLIRContext *ctx, const GemmProblem &problem);
+};
+
+/// Every kernel family, in the order their tactics are preferred on a tie.
+ArrayRef<TacticFamily> getTacticFamilies();
+
+/// The family `tactic` belongs to.
+const TacticFamily &getTacticFamily(TacticAttr tactic);
+
+} // namespace mlir::lamport
+
+#endif // LAMPORT_LIB_DIALECT_LAMPORT_TRANSFORMS_TACTICMODEL_H

@@ -1,0 +1,61 @@
+//===- TacticTable.h - A chip's table of tuned tactics ----------*- C++ -*-===//
+//
+// Part of the Lamport project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The tactic table of one chip (data/tactics/<chip>.json, format in
+// docs/tactics.md and docs/tactics.schema.json): tactics measured best for
+// an N, K, range of M, publishing or not and transport.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LAMPORT_LIB_DIALECT_LAMPORT_TRANSFORMS_TACTICTABLE_H
+#define LAMPORT_LIB_DIALECT_LAMPORT_TRANSFORMS_TACTICTABLE_H
+
+#include "TacticModel.h"
+
+#include "llvm/Support/Error.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mlir::lamport {
+
+/// One entry: the tactic for M in [firstM, lastM] of one shape.
+struct TacticTableEntry {
+  int64_t n = 0, k = 0, firstM = 1, lastM = 16;
+  bool publishes = false;
+  /// The transport it was measured with; none where any will do (a GEMM
+  /// that does not publish).
+  std::optional<Transport> transport;
+  /// The tactic, token tiles left empty.
+  TacticAttr tactic;
+  /// Where the entry comes from (a sweep, a tuner run).
+  std::string source;
+  /// Its place in the file, for explanations.
+  size_t index = 0;
+};
+
+/// A chip's table.
+struct TacticTable {
+  std::string path, chip;
+  std::vector<TacticTableEntry> entries;
+
+  /// The entry for `m` tokens of `problem`, or null.
+  const TacticTableEntry *lookup(const GemmProblem &problem, int64_t m) const;
+};
+
+/// Reads the table at `path`, or an error naming the file and the entry.
+llvm::Expected<TacticTable> readTacticTable(MLIRContext *ctx, StringRef path);
+
+/// Where the table of `chip` is (share/lamport/tactics/ beside the running
+/// tool's bin/, else under the install prefix, else the source tree's
+/// data/tactics/), or an empty string where there is none: sm_90a and
+/// sm_90f read sm_90's.
+std::string findTacticTable(StringRef chip);
+
+} // namespace mlir::lamport
+
+#endif // LAMPORT_LIB_DIALECT_LAMPORT_TRANSFORMS_TACTICTABLE_H

@@ -1,0 +1,87 @@
+"""The tactic tables in data/tactics follow docs/tactics.schema.json, and
+lamport-tune merges a tuning run into a table (no GPU: a hand-made
+results.json stands for lamport-gemm-bench's report)."""
+
+import glob
+import json
+import os
+import subprocess
+
+import pytest
+
+from conftest import ROOT
+
+TUNE = os.path.join(ROOT, "tools", "lamport-tune", "lamport-tune")
+
+
+def schema():
+    with open(os.path.join(ROOT, "docs", "tactics.schema.json")) as f:
+        return json.load(f)
+
+
+@pytest.mark.parametrize(
+    "path", sorted(glob.glob(os.path.join(ROOT, "data", "tactics", "*.json"))))
+def test_table_follows_schema(path):
+    jsonschema = pytest.importorskip("jsonschema")
+    with open(path) as f:
+        table = json.load(f)
+    jsonschema.validate(table, schema())
+    # Entries of one key never overlap in M: the first would hide the other.
+    seen = {}
+    for entry in table["entries"]:
+        key = (entry["n"], entry["k"], entry["publishes"],
+               entry.get("transport"))
+        for first, last in seen.get(key, []):
+            assert entry["m"][1] < first or entry["m"][0] > last, entry
+        seen.setdefault(key, []).append(tuple(entry["m"]))
+
+
+def test_schema_refuses_unknown_knob():
+    jsonschema = pytest.importorskip("jsonschema")
+    table = {"chip": "sm_90", "entries": [
+        {"n": 1024, "k": 4096, "m": [1, 16], "publishes": False,
+         "tactic": {"splits": 1, "kw": 128, "accs": 2, "warps": 32}}]}
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(table, schema())
+
+
+def test_merge_takes_the_fastest_passing_candidate(tmp_path):
+    jsonschema = pytest.importorskip("jsonschema")
+    fast = {"splits": 2, "kw": 64, "accs": 2, "tiles": 1, "passes": 1,
+            "min_ctas_per_sm": 1, "early_dependents": True, "late_chunks": 0}
+    failing = dict(fast, splits=4)
+    slow = dict(fast, splits=1, kw=128)
+    candidates = []
+    results = []
+    for m in (1, 8):
+        for name, knobs, us, passed in (("fast", fast, 3.0, True),
+                                        ("failing", failing, 1.0, False),
+                                        ("slow", slow, 4.0, True)):
+            bundle = f"shape_m{m}_{name}"
+            candidates.append({"bundle": bundle, "shape": "shape", "n": 1024,
+                               "k": 4096, "m": m, "publishes": False,
+                               "tactic": knobs, "model_us": us,
+                               "model_pick": name == "slow", "table": False})
+            results.append({"bundle": bundle, "ours_us": us,
+                            "cublas_us": 7.0, "passed": passed})
+    (tmp_path / "candidates.json").write_text(
+        json.dumps({"chip": "sm_90", "candidates": candidates}))
+    (tmp_path / "results.json").write_text(json.dumps(results))
+    table = tmp_path / "table.json"
+    table.write_text(json.dumps({"chip": "sm_90", "entries": [
+        {"n": 1024, "k": 4096, "m": [1, 16], "publishes": False,
+         "tactic": {"splits": 1, "kw": 128, "accs": 2}, "source": "old"}]}))
+    subprocess.run([TUNE, "merge", str(tmp_path), "--table", str(table)],
+                   check=True)
+    merged = json.loads(table.read_text())
+    jsonschema.validate(merged, schema())
+    assert [e["m"] for e in merged["entries"]] == [[1, 1], [2, 8]]
+    for entry in merged["entries"]:
+        assert entry["tactic"] == {"splits": 2, "kw": 64, "accs": 2,
+                                   "min_ctas_per_sm": 1,
+                                   "early_dependents": True}
+    # The model picked the slow one: 4.0 against 3.0 is past the bound.
+    report = subprocess.run([TUNE, "report", str(tmp_path)],
+                            capture_output=True, text=True)
+    assert report.returncode == 1
+    assert "worst model pick / tuned best: 1.333" in report.stdout
