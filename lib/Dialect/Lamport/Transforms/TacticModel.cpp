@@ -37,6 +37,18 @@ ChipModel ChipModel::get(StringRef chip) {
   return model;
 }
 
+TacticAttr mlir::lamport::registerTactic(
+    MLIRContext *ctx, int64_t splits, int64_t kw, int64_t accs, int64_t tiles,
+    int64_t passes, int64_t minCtasPerSm, bool earlyDependents,
+    int64_t lateChunks, ArrayRef<int64_t> tokenTiles) {
+  // The bulk ring's knobs at their defaults, which a register tactic does
+  // not print.
+  return TacticAttr::get(ctx, splits, kw, accs, tiles, passes, minCtasPerSm,
+                         earlyDependents, lateChunks, GemmPipeline::registers,
+                         /*stages=*/4, /*stage_bytes=*/16384,
+                         /*producer_lanes=*/1, tokenTiles);
+}
+
 TacticAttr mlir::lamport::withTokenTiles(TacticAttr tactic, int64_t last) {
   SmallVector<int64_t> tiles;
   for (int64_t m = 1; m <= last; ++m)
@@ -44,7 +56,9 @@ TacticAttr mlir::lamport::withTokenTiles(TacticAttr tactic, int64_t last) {
   return TacticAttr::get(
       tactic.getContext(), tactic.getSplits(), tactic.getKw(), tactic.getAccs(),
       tactic.getTiles(), tactic.getPasses(), tactic.getMinCtasPerSm(),
-      tactic.getEarlyDependents(), tactic.getLateChunks(), tiles);
+      tactic.getEarlyDependents(), tactic.getLateChunks(), tactic.getPipeline(),
+      tactic.getStages(), tactic.getStageBytes(), tactic.getProducerLanes(),
+      tiles);
 }
 
 //===----------------------------------------------------------------------===//
@@ -105,8 +119,8 @@ static void enumerateRegister(MLIRContext *ctx, const GemmProblem &problem,
                 for (int64_t late : {0, 1, 2}) {
                   if (late * kChunkK >= kw)
                     continue;
-                  auto tactic = TacticAttr::get(ctx, splits, kw, accs, tiles,
-                                                passes, hint, early, late, {});
+                  auto tactic = registerTactic(ctx, splits, kw, accs, tiles,
+                                               passes, hint, early, late);
                   if (registerUnsupported(problem.n, problem.k, tactic).empty())
                     tactics.push_back(tactic);
                 }
@@ -219,7 +233,7 @@ static std::string whyNotRegister(MLIRContext *ctx,
                    ? std::max<int64_t>(kChunkK, problem.k / 32)
                    : kChunkK;
   kw = (kw + kChunkK - 1) / kChunkK * kChunkK;
-  auto tactic = TacticAttr::get(ctx, 1, kw, 1, 1, 1, 0, false, 0, {8});
+  auto tactic = registerTactic(ctx, 1, kw, 1, 1, 1, 0, false, 0, {8});
   std::string reason = registerUnsupported(problem.n, problem.k, tactic);
   if (reason.empty())
     reason = "K = " + std::to_string(problem.k) +

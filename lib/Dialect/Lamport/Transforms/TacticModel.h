@@ -59,6 +59,14 @@ struct ChipModel {
 /// The token tile the generator uses for `m` tokens: 8 up to 8, else 16.
 inline int64_t naturalTokenTile(int64_t m) { return m <= 8 ? 8 : 16; }
 
+/// A tactic of the register pipeline (the bulk ring's knobs at their
+/// defaults).
+TacticAttr registerTactic(MLIRContext *ctx, int64_t splits, int64_t kw,
+                          int64_t accs, int64_t tiles, int64_t passes,
+                          int64_t minCtasPerSm, bool earlyDependents,
+                          int64_t lateChunks,
+                          ArrayRef<int64_t> tokenTiles = {});
+
 /// `tactic` with the token tiles of M = 1..last (each M's natural tile).
 TacticAttr withTokenTiles(TacticAttr tactic, int64_t last);
 

@@ -83,18 +83,29 @@ readEntry(MLIRContext *ctx, const llvm::json::Value &value) {
   if (!knobs)
     return fail("'tactic' must be an object");
   int64_t splits = 0, kw = 0, accs = 0, tiles = 1, passes = 1, hint = 0,
-          late = 0;
+          late = 0, stages = 4, stageBytes = 16384, producerLanes = 1;
   if (!readCount(*knobs, "splits", splits, false, error) ||
       !readCount(*knobs, "kw", kw, false, error) ||
       !readCount(*knobs, "accs", accs, false, error) ||
       !readCount(*knobs, "tiles", tiles, true, error) ||
       !readCount(*knobs, "passes", passes, true, error) ||
       !readCount(*knobs, "min_ctas_per_sm", hint, true, error) ||
-      !readCount(*knobs, "late_chunks", late, true, error))
+      !readCount(*knobs, "late_chunks", late, true, error) ||
+      !readCount(*knobs, "stages", stages, true, error) ||
+      !readCount(*knobs, "stage_bytes", stageBytes, true, error) ||
+      !readCount(*knobs, "producer_lanes", producerLanes, true, error))
     return fail("tactic: " + error);
   bool early = knobs->getBoolean("early_dependents").value_or(false);
-  entry.tactic = TacticAttr::get(ctx, splits, kw, accs, tiles, passes, hint,
-                                 early, late, {});
+  GemmPipeline pipeline = GemmPipeline::registers;
+  if (std::optional<StringRef> name = knobs->getString("pipeline")) {
+    std::optional<GemmPipeline> parsed = symbolizeGemmPipeline(*name);
+    if (!parsed)
+      return fail("tactic: 'pipeline' must be registers or bulk");
+    pipeline = *parsed;
+  }
+  entry.tactic =
+      TacticAttr::get(ctx, splits, kw, accs, tiles, passes, hint, early, late,
+                      pipeline, stages, stageBytes, producerLanes, {});
   std::string reason =
       GemmPublishOp::launchUnsupported(entry.n, entry.k, entry.tactic);
   if (!reason.empty())
