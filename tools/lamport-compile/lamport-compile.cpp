@@ -305,6 +305,108 @@ static void printSummary(const Written &written, double seconds) {
                << " in " << llvm::format("%.2f", seconds) << " s\n";
 }
 
+/// Checks the options that the option parser cannot.
+static LogicalResult checkOptions() {
+  if (!isSupportedChip(chip))
+    return failure(fail("unknown chip '" + chip +
+                        "': lamport-compile targets sm_90 and sm_100a"));
+  if (timeoutNs <= 0)
+    return failure(fail("--timeout-ns must be positive, got " +
+                        std::to_string(timeoutNs)));
+  if (emit == Emit::Bundle && outputPath == "-")
+    return failure(fail("a bundle is a directory: name it with -o BUNDLE"));
+  if (json && outputPath == "-")
+    return failure(fail("--json prints the summary on stdout: write the "
+                        "output elsewhere with -o"));
+  return success();
+}
+
+/// Makes an error about the file as a whole (no op to point at) or about
+/// no place in it the tool's: "lamport-compile: error: FILE: ...", its
+/// notes at the ops they name. Every other diagnostic goes to `handler`.
+static void registerFileDiagnostics(MLIRContext &context,
+                                    SourceMgrDiagnosticHandler &handler) {
+  context.getDiagEngine().registerHandler([&handler](Diagnostic &diag) {
+    auto fileLoc = dyn_cast<FileLineColLoc>(diag.getLocation());
+    bool wholeFile = fileLoc && fileLoc.getLine() == 0;
+    if ((!wholeFile && !isa<UnknownLoc>(diag.getLocation())) ||
+        diag.getSeverity() != DiagnosticSeverity::Error)
+      return failure();
+    std::string message = diag.str();
+    fail((wholeFile ? fileLoc.getFilename().str() + ": " : std::string()) +
+         StringRef(message).rtrim());
+    for (Diagnostic &note : diag.getNotes())
+      handler.emitDiagnostic(note.getLocation(), note.str(),
+                             note.getSeverity());
+    return success();
+  });
+}
+
+/// Parses and verifies the input, which sourceMgr holds, keeping the
+/// parser's record of definitions in `asmState`: it has the source names of
+/// the program's arguments for the manifest.
+static OwningOpRef<ModuleOp> parseInput(MLIRContext &context,
+                                        llvm::SourceMgr &sourceMgr,
+                                        AsmParserState &asmState,
+                                        TimingScope &timing) {
+  TimingScope parseTiming = timing.nest("Parser");
+  ParserConfig config(&context);
+  Block parsed;
+  if (failed(parseAsmSourceFile(sourceMgr, &parsed, config, &asmState)))
+    return nullptr;
+  OwningOpRef<ModuleOp> module =
+      mlir::detail::constructContainerOpForParserIfNecessary<ModuleOp>(
+          &parsed, &context,
+          FileLineColLoc::get(&context, inputFilename, 0, 0));
+  if (!module || failed(verify(*module)))
+    return nullptr;
+  return module;
+}
+
+/// Lowers `module`, whose program-level passes ran, as far as --emit asks
+/// and writes the result.
+static LogicalResult lowerAndWrite(ModuleOp module, func::FuncOp program,
+                                   const CompileOptions &options,
+                                   const ArgumentNames &names,
+                                   TimingScope &timing, Written &written) {
+  auto printModule = [&](raw_ostream &os) { module.print(os); };
+  if (emit == Emit::Mlir)
+    return writeText(printModule, written);
+
+  if (emit == Emit::Nvvm || emit == Emit::Llvm) {
+    if (failed(lowerProgramToNVVM(module, program, options, names)))
+      return failure();
+    if (emit == Emit::Nvvm)
+      return writeText(printModule, written);
+    TimingScope translateTiming = timing.nest("Translate to LLVM IR");
+    FailureOr<llvm::MapVector<StringRef, std::string>> llvmIR =
+        translateKernelsToLLVMIR(module);
+    if (failed(llvmIR))
+      return failure();
+    translateTiming.stop();
+    return writeKernelTexts(*llvmIR, "ll", ";", written);
+  }
+
+  FailureOr<CompiledProgram> compiled =
+      lowerProgram(module, program, options, names);
+  if (failed(compiled))
+    return failure();
+  if (emit == Emit::Ptx) {
+    llvm::MapVector<StringRef, std::string> ptx;
+    for (const PlanKernel &kernel : compiled->plan.kernels)
+      ptx[kernel.name] = compiled->assembly.lookup(kernel.name);
+    return writeKernelTexts(ptx, "ptx", "//", written);
+  }
+
+  TimingScope bundleTiming = timing.nest("Write bundle (ptxas)");
+  BundleTarget target{chip, stringifyTransport(transport).str()};
+  if (llvm::Error error =
+          writeBundle(outputPath, compiled->plan, compiled->assembly, target))
+    return failure(fail(llvm::toString(std::move(error))));
+  listBundleFiles(written);
+  return success();
+}
+
 int main(int argc, char **argv) {
   auto start = std::chrono::steady_clock::now();
   llvm::InitLLVM init(argc, argv);
@@ -313,18 +415,8 @@ int main(int argc, char **argv) {
   registerMLIROptions();
   llvm::cl::ParseCommandLineOptions(
       argc, argv, "Lamport compiler: a program to a bundle of kernels\n");
-
-  if (!isSupportedChip(chip))
-    return fail("unknown chip '" + chip +
-                "': lamport-compile targets sm_90 and sm_100a");
-  if (timeoutNs <= 0)
-    return fail("--timeout-ns must be positive, got " +
-                std::to_string(timeoutNs));
-  if (emit == Emit::Bundle && outputPath == "-")
-    return fail("a bundle is a directory: name it with -o BUNDLE");
-  if (json && outputPath == "-")
-    return fail("--json prints the summary on stdout: write the output "
-                "elsewhere with -o");
+  if (failed(checkOptions()))
+    return 1;
 
   DialectRegistry registry;
   registerAllDialects(registry);
@@ -357,39 +449,11 @@ int main(int argc, char **argv) {
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
   SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
-  // An error about the file as a whole (no op to point at) or about no
-  // place in it is the tool's: "lamport-compile: error: FILE: ...", its
-  // notes at the ops they name.
-  context.getDiagEngine().registerHandler([&](Diagnostic &diag) {
-    auto fileLoc = dyn_cast<FileLineColLoc>(diag.getLocation());
-    bool wholeFile = fileLoc && fileLoc.getLine() == 0;
-    if (!wholeFile && !isa<UnknownLoc>(diag.getLocation()))
-      return failure();
-    if (diag.getSeverity() != DiagnosticSeverity::Error)
-      return failure();
-    fail((wholeFile ? fileLoc.getFilename().str() + ": " : std::string()) +
-         diag.str());
-    for (Diagnostic &note : diag.getNotes())
-      diagnostics.emitDiagnostic(note.getLocation(), note.str(),
-                                 note.getSeverity());
-    return success();
-  });
-
-  // Parse with the parser's record of definitions: it keeps the source
-  // names of the program's arguments for the manifest.
+  registerFileDiagnostics(context, diagnostics);
   AsmParserState asmState;
-  ParserConfig config(&context);
-  Block parsed;
-  {
-    TimingScope parseTiming = timing.nest("Parser");
-    if (failed(parseAsmSourceFile(sourceMgr, &parsed, config, &asmState)))
-      return 1;
-  }
   OwningOpRef<ModuleOp> module =
-      mlir::detail::constructContainerOpForParserIfNecessary<ModuleOp>(
-          &parsed, &context,
-          FileLineColLoc::get(&context, inputFilename, 0, 0));
-  if (!module || failed(verify(*module)))
+      parseInput(context, sourceMgr, asmState, timing);
+  if (!module)
     return 1;
 
   CompileOptions options;
@@ -410,54 +474,12 @@ int main(int argc, char **argv) {
   Written written;
   written.program = program->getSymName().str();
   written.kernels = getLaunchedKernels(*program);
-
-  auto finish = [&](LogicalResult result) {
-    if (failed(result))
-      return 1;
-    timing.stop();
-    std::chrono::duration<double> seconds =
-        std::chrono::steady_clock::now() - start;
-    printSummary(written, seconds.count());
-    return 0;
-  };
-  if (emit == Emit::Mlir)
-    return finish(
-        writeText([&](raw_ostream &os) { module->print(os); }, written));
-
-  if (emit == Emit::Nvvm || emit == Emit::Llvm) {
-    FailureOr<LaunchPlan> plan = lowerProgramToNVVM(*module, *program, options,
-                                                    getArgumentNames(asmState));
-    if (failed(plan))
-      return 1;
-    if (emit == Emit::Nvvm)
-      return finish(
-          writeText([&](raw_ostream &os) { module->print(os); }, written));
-    TimingScope translateTiming = timing.nest("Translate to LLVM IR");
-    FailureOr<llvm::MapVector<StringRef, std::string>> llvmIR =
-        translateKernelsToLLVMIR(*module);
-    if (failed(llvmIR))
-      return 1;
-    translateTiming.stop();
-    return finish(writeKernelTexts(*llvmIR, "ll", ";", written));
-  }
-
-  FailureOr<CompiledProgram> compiled =
-      lowerProgram(*module, *program, options, getArgumentNames(asmState));
-  if (failed(compiled))
+  if (failed(lowerAndWrite(*module, *program, options,
+                           getArgumentNames(asmState), timing, written)))
     return 1;
-  if (emit == Emit::Ptx) {
-    llvm::MapVector<StringRef, std::string> ptx;
-    for (const PlanKernel &kernel : compiled->plan.kernels)
-      ptx[kernel.name] = compiled->assembly.lookup(kernel.name);
-    return finish(writeKernelTexts(ptx, "ptx", "//", written));
-  }
-
-  TimingScope bundleTiming = timing.nest("Write bundle (ptxas)");
-  BundleTarget target{chip, stringifyTransport(transport).str()};
-  if (llvm::Error error =
-          writeBundle(outputPath, compiled->plan, compiled->assembly, target))
-    return fail(llvm::toString(std::move(error)));
-  bundleTiming.stop();
-  listBundleFiles(written);
-  return finish(success());
+  timing.stop();
+  std::chrono::duration<double> seconds =
+      std::chrono::steady_clock::now() - start;
+  printSummary(written, seconds.count());
+  return 0;
 }
