@@ -126,6 +126,12 @@ static llvm::cl::opt<Emit> emit(
 static llvm::cl::opt<bool>
     quiet("q", llvm::cl::desc("Print no summary line on success"),
           llvm::cl::cat(compileCategory));
+static llvm::cl::opt<bool> verifyDiagnostics(
+    "verify-diagnostics",
+    llvm::cl::desc("Check that the diagnostics are the expected-* comments "
+                   "of the input say, as mlir-opt does: exit 0 where they "
+                   "are, whether or not the compilation failed"),
+    llvm::cl::cat(compileCategory));
 static llvm::cl::opt<bool>
     json("json",
          llvm::cl::desc("Print the summary as a JSON object on stdout "
@@ -407,6 +413,37 @@ static LogicalResult lowerAndWrite(ModuleOp module, func::FuncOp program,
   return success();
 }
 
+/// Compiles the input that `sourceMgr` holds as the options say and
+/// writes the result; every failure has been reported.
+static LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr,
+                             TimingScope &timing, Written &written) {
+  AsmParserState asmState;
+  OwningOpRef<ModuleOp> module =
+      parseInput(context, sourceMgr, asmState, timing);
+  if (!module)
+    return failure();
+
+  CompileOptions options;
+  options.chip = chip;
+  options.transport = transport;
+  options.timeoutNs = timeoutNs;
+  options.program = programName;
+  options.checkProtocol = protocolCheck;
+  options.configurePassManager = [&](PassManager &pm) {
+    if (failed(applyPassManagerCLOptions(pm)))
+      return failure();
+    pm.enableTiming(timing);
+    return success();
+  };
+  FailureOr<func::FuncOp> program = generateProgramKernels(*module, options);
+  if (failed(program))
+    return failure();
+  written.program = program->getSymName().str();
+  written.kernels = getLaunchedKernels(*program);
+  return lowerAndWrite(*module, *program, options, getArgumentNames(asmState),
+                       timing, written);
+}
+
 int main(int argc, char **argv) {
   auto start = std::chrono::steady_clock::now();
   llvm::InitLLVM init(argc, argv);
@@ -448,34 +485,16 @@ int main(int argc, char **argv) {
   }
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
+  if (verifyDiagnostics) {
+    SourceMgrDiagnosticVerifierHandler verifier(sourceMgr, &context);
+    Written written;
+    (void)compile(context, sourceMgr, timing, written);
+    return failed(verifier.verify()) ? 1 : 0;
+  }
   SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
   registerFileDiagnostics(context, diagnostics);
-  AsmParserState asmState;
-  OwningOpRef<ModuleOp> module =
-      parseInput(context, sourceMgr, asmState, timing);
-  if (!module)
-    return 1;
-
-  CompileOptions options;
-  options.chip = chip;
-  options.transport = transport;
-  options.timeoutNs = timeoutNs;
-  options.program = programName;
-  options.checkProtocol = protocolCheck;
-  options.configurePassManager = [&](PassManager &pm) {
-    if (failed(applyPassManagerCLOptions(pm)))
-      return failure();
-    pm.enableTiming(timing);
-    return success();
-  };
-  FailureOr<func::FuncOp> program = generateProgramKernels(*module, options);
-  if (failed(program))
-    return 1;
   Written written;
-  written.program = program->getSymName().str();
-  written.kernels = getLaunchedKernels(*program);
-  if (failed(lowerAndWrite(*module, *program, options,
-                           getArgumentNames(asmState), timing, written)))
+  if (failed(compile(context, sourceMgr, timing, written)))
     return 1;
   timing.stop();
   std::chrono::duration<double> seconds =
