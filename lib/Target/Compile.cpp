@@ -24,6 +24,7 @@
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/LLVMIR/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/StringSet.h"
@@ -87,6 +88,50 @@ static void setLoweringOptions(LamportToNVVMPipelineOptions &lowerOptions,
   lowerOptions.chip = options.chip;
   lowerOptions.transport = options.transport;
   lowerOptions.timeoutNs = options.timeoutNs;
+}
+
+/// What differs between mailbox types `passed` and `expected`: "tp 4, not
+/// 8; width 64, not 128".
+static std::string describeMismatch(MailboxType passed, MailboxType expected) {
+  std::string text;
+  auto field = [&](StringRef name, int64_t got, int64_t want) {
+    if (got != want)
+      text += (text.empty() ? "" : "; ") + name.str() + " " +
+              std::to_string(got) + ", not " + std::to_string(want);
+  };
+  field("tp", passed.getTp(), expected.getTp());
+  field("capacity", passed.getCapacity(), expected.getCapacity());
+  field("width", passed.getWidth(), expected.getWidth());
+  return text;
+}
+
+LogicalResult mlir::lamport::checkLaunchedMailboxes(ModuleOp module) {
+  bool broken = false;
+  module.walk([&](gpu::LaunchFuncOp launch) {
+    if (failed(verify(launch, /*verifyRecursively=*/false)))
+      return;
+    auto kernel = SymbolTable::lookupNearestSymbolFrom<gpu::GPUFuncOp>(
+        launch, launch.getKernel());
+    if (!kernel || failed(verify(kernel, /*verifyRecursively=*/false)))
+      return;
+    for (auto [i, operand] : llvm::enumerate(launch.getKernelOperands())) {
+      auto passed = dyn_cast<MailboxType>(operand.getType());
+      auto expected = i < kernel.getNumArguments()
+                          ? dyn_cast<MailboxType>(kernel.getArgumentTypes()[i])
+                          : MailboxType();
+      if (!passed || !expected || passed == expected)
+        continue;
+      InFlightDiagnostic diag =
+          launch.emitOpError()
+          << "passes kernel '" << kernel.getName() << "' a mailbox of "
+          << describeMismatch(passed, expected) << " as argument " << i
+          << ": a kernel runs on the mailbox it was compiled for";
+      diag.attachNote(kernel.getLoc())
+          << "the kernel, whose parameter " << i << " is " << expected;
+      broken = true;
+    }
+  });
+  return failure(broken);
 }
 
 /// The program `options` names, or the only one of `module`. Errors about

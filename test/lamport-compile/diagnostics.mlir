@@ -7,6 +7,7 @@
 // RUN: lamport-compile %t/two_programs.mlir --emit=mlir -o /dev/null --verify-diagnostics
 // RUN: lamport-compile %t/protocol.mlir -o %t/bundle --verify-diagnostics
 // RUN: not test -e %t/bundle/manifest.json
+// RUN: lamport-compile %t/launch.mlir --emit=mlir -o /dev/null --verify-diagnostics
 //
 // A diagnostic the comments do not expect fails the run.
 // RUN: not lamport-compile %t/unexpected.mlir --emit=mlir -o /dev/null --verify-diagnostics 2>&1 | FileCheck %s --check-prefix=UNEXPECTED
@@ -57,6 +58,33 @@ func.func @rows(%rows: memref<4x64xbf16>, %mb: !mb, %out: memref<8x64xbf16>) {
   // expected-error @+1 {{'lamport.all_reduce' op reads 8 rows of mailbox argument 1, but its publisher published 4}}
   lamport.all_reduce %mb into %out : !mb, memref<8x64xbf16>
   return
+}
+
+//--- launch.mlir
+// A hand-written launch that passes its kernel a mailbox of another
+// capacity and width: the error at the launch says what differs, the note
+// is at the kernel.
+!passed = !lamport.mailbox<tp = 2, capacity = 8, width = 64>
+!compiled = !lamport.mailbox<tp = 2, capacity = 4, width = 128>
+
+module attributes {gpu.container_module} {
+  gpu.module @advance {
+    // expected-note @+1 {{the kernel, whose parameter 0 is '!lamport.mailbox<tp = 2, capacity = 4, width = 128>'}}
+    gpu.func @advance(%mb: !compiled, %tokens: i32) kernel {
+      %stage = lamport.stage.active %mb : !compiled
+      lamport.stage.advance %mb, %stage : !compiled
+      gpu.return
+    }
+  }
+
+  func.func @step(%mb: !passed) {
+    %one = arith.constant 1 : index
+    %m = arith.constant 1 : i32
+    // expected-error @+1 {{'gpu.launch_func' op passes kernel 'advance' a mailbox of capacity 8, not 4; width 64, not 128 as argument 0: a kernel runs on the mailbox it was compiled for}}
+    gpu.launch_func @advance::@advance blocks in (%one, %one, %one)
+        threads in (%one, %one, %one) args(%mb : !passed, %m : i32)
+    return
+  }
 }
 
 //--- unexpected.mlir

@@ -307,8 +307,8 @@ static void printSummary(const Written &written, double seconds) {
   llvm::errs() << "lamport-compile: " << written.program << ": "
                << written.kernels.size()
                << (written.kernels.size() == 1 ? " kernel, " : " kernels, ")
-               << bytes << " bytes of " << describeEmit(emit) << " to " << where
-               << " in " << llvm::format("%.2f", seconds) << " s\n";
+               << describeEmit(emit) << " to " << where << " (" << bytes
+               << " bytes) in " << llvm::format("%.2f", seconds) << " s\n";
 }
 
 /// Checks the options that the option parser cannot.
@@ -356,7 +356,8 @@ static OwningOpRef<ModuleOp> parseInput(MLIRContext &context,
                                         AsmParserState &asmState,
                                         TimingScope &timing) {
   TimingScope parseTiming = timing.nest("Parser");
-  ParserConfig config(&context);
+  // Verified below, after the launches' mailboxes are checked.
+  ParserConfig config(&context, /*verifyAfterParse=*/false);
   Block parsed;
   if (failed(parseAsmSourceFile(sourceMgr, &parsed, config, &asmState)))
     return nullptr;
@@ -364,7 +365,8 @@ static OwningOpRef<ModuleOp> parseInput(MLIRContext &context,
       mlir::detail::constructContainerOpForParserIfNecessary<ModuleOp>(
           &parsed, &context,
           FileLineColLoc::get(&context, inputFilename, 0, 0));
-  if (!module || failed(verify(*module)))
+  if (!module || failed(checkLaunchedMailboxes(*module)) ||
+      failed(verify(*module)))
     return nullptr;
   return module;
 }

@@ -73,6 +73,14 @@ struct CompiledProgram {
   llvm::StringMap<std::string> assembly;
 };
 
+/// Checks that every gpu.launch_func of `module` passes each kernel mailbox
+/// parameter a mailbox of its tp, capacity and width: an error at the
+/// launch naming what differs, with a note at the kernel. Meant for a
+/// module parsed without verification, before it is verified (upstream's
+/// verifier says only that the types differ); launches and kernels that do
+/// not verify on their own are left to the verifier.
+LogicalResult checkLaunchedMailboxes(ModuleOp module);
+
 /// Selects the program of `module` (options.program, or the only one) and
 /// runs lamport-check-protocol (unless options.checkProtocol is off) and
 /// lamport-generate-kernels on `module`. Fails with a diagnostic where there
