@@ -16,6 +16,7 @@
 #include "lamport/Conversion/Pipelines.h"
 #include "lamport/Dialect/Lamport/Transforms/Passes.h"
 #include "lamport/Target/Bundle.h"
+#include "lamport/Target/KernelRecord.h"
 
 #include "mlir/AsmParser/AsmParserState.h"
 #include "mlir/Conversion/Passes.h"
@@ -214,6 +215,8 @@ mlir::lamport::lowerProgramToNVVM(ModuleOp module, func::FuncOp program,
   if (failed(plan))
     return failure();
   keepKernelsOf(module, *plan);
+  // Each image says what it was compiled for; loaders check the manifest.
+  addKernelRecords(module, *plan);
   PassManager pm(module.getContext());
   LamportToNVVMPipelineOptions lowerOptions;
   setLoweringOptions(lowerOptions, options);
