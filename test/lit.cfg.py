@@ -23,6 +23,8 @@ config.substitutions.append(("%shlibext", config.llvm_shlib_ext))
 config.substitutions.append(("%lamport_src_root", config.lamport_src_root))
 config.substitutions.append(("%lamport_obj_root", config.lamport_obj_root))
 config.substitutions.append(("%lamport_lib_dir", config.lamport_lib_dir))
+config.substitutions.append(("%lamport_version", config.lamport_version))
+config.substitutions.append(("%llvm_tools_dir", config.llvm_tools_dir))
 # MLIR's .td files, for tests that run mlir-tblgen over the dialect.
 config.substitutions.append(("%mlir_include_dir", os.path.join(
     os.path.dirname(config.llvm_tools_dir), "include")))

@@ -30,7 +30,7 @@ DriverApi loadDriver() {
     const char *why = dlerror();
     throw NoDeviceError(concat("no CUDA driver: cannot load libcuda.so.1 (",
                                why ? why : "not found",
-                               "); lamport-run needs an NVIDIA GPU"));
+                               "); the Lamport runtime needs an NVIDIA GPU"));
   }
   DriverApi driver;
   auto resolve = [&](const char *symbol, void **slot, bool required) {

@@ -83,33 +83,42 @@ void Session::checkLoopbackResidency() {
   }
 }
 
-void setLaunchConfig(const KernelSpec &kernel, CUstream stream, bool pdl,
+void setLaunchConfig(const LaunchShape &shape, CUstream stream, bool pdl,
                      CUlaunchConfig &config,
                      CUlaunchAttribute (&attributes)[2]) {
   config = CUlaunchConfig{};
-  config.gridDimX = kernel.grid[0];
-  config.gridDimY = kernel.grid[1];
-  config.gridDimZ = kernel.grid[2];
-  config.blockDimX = kernel.block[0];
-  config.blockDimY = kernel.block[1];
-  config.blockDimZ = kernel.block[2];
-  config.sharedMemBytes = kernel.sharedBytes;
+  config.gridDimX = shape.grid[0];
+  config.gridDimY = shape.grid[1];
+  config.gridDimZ = shape.grid[2];
+  config.blockDimX = shape.block[0];
+  config.blockDimY = shape.block[1];
+  config.blockDimZ = shape.block[2];
+  config.sharedMemBytes = shape.sharedBytes;
   config.hStream = stream;
   unsigned count = 0;
-  if (kernel.clusterSize() > 1) {
+  // In 64 bits: a host-lowered program's cluster comes from its caller.
+  if (uint64_t(shape.cluster[0]) * shape.cluster[1] * shape.cluster[2] > 1) {
     CUlaunchAttribute &a = attributes[count++];
     a.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-    a.value.clusterDim.x = kernel.cluster[0];
-    a.value.clusterDim.y = kernel.cluster[1];
-    a.value.clusterDim.z = kernel.cluster[2];
+    a.value.clusterDim.x = shape.cluster[0];
+    a.value.clusterDim.y = shape.cluster[1];
+    a.value.clusterDim.z = shape.cluster[2];
   }
-  if (kernel.pdl && pdl) {
+  if (pdl) {
     CUlaunchAttribute &a = attributes[count++];
     a.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
     a.value.programmaticStreamSerializationAllowed = 1;
   }
   config.attrs = count ? attributes : nullptr;
   config.numAttrs = count;
+}
+
+void setLaunchConfig(const KernelSpec &kernel, CUstream stream, bool pdl,
+                     CUlaunchConfig &config,
+                     CUlaunchAttribute (&attributes)[2]) {
+  LaunchShape shape{kernel.grid, kernel.block, kernel.cluster,
+                    kernel.sharedBytes};
+  setLaunchConfig(shape, stream, kernel.pdl && pdl, config, attributes);
 }
 
 std::vector<void *>

@@ -457,6 +457,51 @@ static LogicalResult checkBufferShape(func::FuncOp program,
   return success();
 }
 
+/// Where `argument` is first used in `program`, else where it is declared.
+static Location getFirstUse(func::FuncOp program, BlockArgument argument) {
+  Operation *first = nullptr;
+  program.walk([&](Operation *op) {
+    if (llvm::is_contained(op->getOperands(), argument)) {
+      first = op;
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return first ? first->getLoc() : argument.getLoc();
+}
+
+/// Checks that the mailboxes of `plan` share one tp: a bundle runs on one
+/// TP group, and the runtime refuses a manifest of two. Without the protocol
+/// check (which has the same rule), this is where the compiler catches it.
+static LogicalResult checkOneTpGroup(func::FuncOp program,
+                                     const LaunchPlan &plan) {
+  const PlanArgument *first = nullptr;
+  for (const PlanArgument &argument : plan.arguments) {
+    if (argument.kind != PlanArgument::Kind::Mailbox)
+      continue;
+    if (!first) {
+      first = &argument;
+      continue;
+    }
+    unsigned tp = plan.mailboxes[argument.mailbox].tp;
+    unsigned firstTp = plan.mailboxes[first->mailbox].tp;
+    if (tp == firstTp)
+      continue;
+    InFlightDiagnostic diag =
+        emitError(getFirstUse(program, program.getArgument(argument.index)))
+        << "mailbox argument " << argument.index << " ('" << argument.name
+        << "') has tp = " << tp << ", but mailbox argument " << first->index
+        << " ('" << first->name << "') has tp = " << firstTp
+        << ": a bundle runs on one TP group, so all its mailboxes share one "
+           "tp";
+    diag.attachNote(getFirstUse(program, program.getArgument(first->index)))
+        << "mailbox argument " << first->index << " (tp = " << firstTp
+        << ") is used here";
+    return diag;
+  }
+  return success();
+}
+
 FailureOr<LaunchPlan>
 mlir::lamport::readLaunchPlan(func::FuncOp program,
                               ArrayRef<std::string> argumentNames) {
@@ -496,6 +541,9 @@ mlir::lamport::readLaunchPlan(func::FuncOp program,
     }
     plan.arguments.push_back(std::move(planArgument));
   }
+
+  if (failed(checkOneTpGroup(program, plan)))
+    return failure();
 
   // Every family replaces its op or fails, so a program-level op left here
   // means the caller skipped lamport-generate-kernels (lamport-compile never

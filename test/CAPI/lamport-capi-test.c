@@ -285,7 +285,8 @@ static void testCompileErrors(MlirContext context, const char *root) {
       context, mlirStringRefCreateFromCString("func.func @f() { return }"),
       name, bundle, options, printError, NULL);
 
-  // CHECK: error text: <<-:0:0: error: no program named 'decode' in this file>>
+  // CHECK: error text: <<-:0:0: error: no program named 'decode' in this file
+  // CHECK-NEXT: -:{{[0-9]+}}:1: note: program '{{[a-z_]+}}'>>
   options.program = mlirStringRefCreateFromCString("decode");
   MlirModule module =
       mlirModuleCreateParse(context, mlirStringRefCreateFromCString(kProgram));

@@ -18,9 +18,10 @@
 // A tool that has the dialect built in (lamport-opt) has its own copy of it,
 // under the same namespace and pass names but other TypeIDs; MLIR aborts
 // when a namespace or pass name is registered twice with different TypeIDs.
-// Loaded into such a tool, either entry point reports an error and registers
-// nothing, as mlir-opt does for a plugin it cannot load ("Request ignored"),
-// and the tool goes on with its own copy.
+// Loaded into such a tool, either entry point registers nothing, reports an
+// error and ends the process with exit code 1: the plugin's callbacks cannot
+// return a failure, and a tool that went on would run without what the
+// command line asked for.
 //
 //===----------------------------------------------------------------------===//
 
@@ -37,6 +38,8 @@
 #include "llvm/Config/llvm-config.h"
 #include "llvm/Support/Compiler.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <cstdlib>
 
 using namespace mlir;
 
@@ -56,17 +59,22 @@ static bool hasOtherLamportDialect(const DialectRegistry &registry) {
          existing->getTypeID() != TypeID::get<lamport::LamportDialect>();
 }
 
+/// Reports that the tool has its own copy of the plugin's `what` and ends
+/// the process: nothing of the plugin was registered.
+[[noreturn]] static void refuseLoad(StringRef what) {
+  llvm::errs() << "error: LamportPlugin: this tool already has its own " << what
+               << " (lamport-opt has them built in) and a process "
+               << "cannot hold two copies: load the plugin into a tool "
+                  "without them, such as mlir-opt\n";
+  llvm::errs().flush();
+  std::exit(EXIT_FAILURE);
+}
+
 /// Adds the lamport dialect to the tool's registry, unless the tool has
 /// another copy of it.
 static void registerLamportDialect(DialectRegistry *registry) {
-  if (hasOtherLamportDialect(*registry)) {
-    llvm::errs() << "error: LamportPlugin: this tool already has its own "
-                    "'lamport' dialect (lamport-opt has it built in); the "
-                    "plugin's dialect is not registered. Load the plugin "
-                    "into a tool without the dialect, such as mlir-opt. "
-                    "Request ignored.\n";
-    return;
-  }
+  if (hasOtherLamportDialect(*registry))
+    refuseLoad("'lamport' dialect");
   registry->insert<lamport::LamportDialect>();
 }
 
@@ -77,14 +85,8 @@ static void registerLamportDialect(DialectRegistry *registry) {
 static void registerLamportPassesOnce() {
   static bool registered = [] {
     if (PassInfo::lookup("lamport-generate-kernels") ||
-        PassPipelineInfo::lookup("lamport-lower-to-nvvm")) {
-      llvm::errs() << "error: LamportPlugin: this tool already has its own "
-                      "lamport passes (lamport-opt has them built in); the "
-                      "plugin's passes are not registered. Load the plugin "
-                      "into a tool without them, such as mlir-opt. Request "
-                      "ignored.\n";
-      return false;
-    }
+        PassPipelineInfo::lookup("lamport-lower-to-nvvm"))
+      refuseLoad("lamport passes");
     lamport::registerLamportPasses();
     lamport::registerLamportConversionPasses();
     lamport::registerLamportPipelines();

@@ -60,6 +60,13 @@ struct LamportToNVVMPipelineOptions
       llvm::cl::init(false)};
 };
 
+/// Lowers the body of every gpu.module of the module `pm` runs on to the
+/// NVVM and LLVM dialects (what buildLamportToNVVMPipeline serializes) and
+/// attaches the NVVM target of `options`: the stage lamport-compile
+/// --emit=nvvm prints and --emit=llvm translates.
+void buildLamportKernelsToNVVMPipeline(
+    OpPassManager &pm, const LamportToNVVMPipelineOptions &options);
+
 /// Lowers every gpu.module of the module `pm` runs on: the lamport
 /// primitives (convert-lamport-to-nvvm), then upstream's GPU-to-NVVM
 /// lowering with bare-pointer kernel memrefs, then nvvm-attach-target and

@@ -31,6 +31,7 @@
 
 #include <cuda.h>
 
+#include <array>
 #include <functional>
 #include <memory>
 #include <string>
@@ -74,6 +75,24 @@ struct SessionConfig {
 /// for a device without unified addressing or host-mappable memory (the
 /// timeout records live in mapped host memory).
 DeviceProperties queryDevice(int ordinal, CUdevice device);
+
+/// A kernel launch's shape: what a CUlaunchConfig takes from a manifest
+/// entry or from a launch of a host-lowered program.
+struct LaunchShape {
+  std::array<unsigned, 3> grid{1, 1, 1};
+  std::array<unsigned, 3> block{1, 1, 1};
+  std::array<unsigned, 3> cluster{1, 1, 1};
+  unsigned sharedBytes = 0;
+};
+
+/// The launch of \p shape on \p stream: grid, block, dynamic shared
+/// memory, its cluster (when larger than one CTA) and, where \p pdl is set,
+/// programmatic stream serialization. The attributes are written to
+/// \p attributes, which must outlive every launch with \p config. The one
+/// place a CUlaunchConfig is filled in.
+void setLaunchConfig(const LaunchShape &shape, CUstream stream, bool pdl,
+                     CUlaunchConfig &config,
+                     CUlaunchAttribute (&attributes)[2]);
 
 /// The launch of \p kernel on \p stream as its manifest entry says: grid,
 /// block, dynamic shared memory, its cluster (when larger than one CTA) and,

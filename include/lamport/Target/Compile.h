@@ -17,13 +17,17 @@
 #include "lamport/Target/LaunchPlan.h"
 
 #include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/StringMap.h"
 
+#include <functional>
 #include <string>
 #include <vector>
 
 namespace mlir {
 class AsmParserState;
+class OpPassManager;
+class PassManager;
 
 namespace lamport {
 
@@ -45,7 +49,23 @@ struct CompileOptions {
   /// Whether lamport-select-tactics remarks where each op's tactics came
   /// from.
   bool explainTactics = false;
+  /// Called on every pass manager before it runs: where a driver adds IR
+  /// printing, timing and statistics (mlir::applyPassManagerCLOptions). A
+  /// failure stops the compilation; it must have reported why.
+  std::function<LogicalResult(PassManager &)> configurePassManager;
 };
+
+/// Adds the program-level passes, in order: lamport-check-protocol (unless
+/// options.checkProtocol is off), lamport-select-tactics, then
+/// lamport-generate-kernels. Every
+/// driver builds the pipeline here, so a pass that joins it joins here (and
+/// in registerCompilePasses).
+void buildProgramPipeline(OpPassManager &pm, const CompileOptions &options);
+
+/// Registers the passes of the program pipeline and of the kernels'
+/// lowering, so that a driver's --mlir-print-ir-before=PASS and the like can
+/// name them.
+void registerCompilePasses();
 
 /// The source names of block arguments ("%rows" -> "rows"), by block.
 using ArgumentNames = DenseMap<Block *, std::vector<std::string>>;
@@ -60,6 +80,14 @@ struct CompiledProgram {
   llvm::StringMap<std::string> assembly;
 };
 
+/// Checks that every gpu.launch_func of `module` passes each kernel mailbox
+/// parameter a mailbox of its tp, capacity and width: an error at the
+/// launch naming what differs, with a note at the kernel. Meant for a
+/// module parsed without verification, before it is verified (upstream's
+/// verifier says only that the types differ); launches and kernels that do
+/// not verify on their own are left to the verifier.
+LogicalResult checkLaunchedMailboxes(ModuleOp module);
+
 /// Selects the program of `module` (options.program, or the only one) and
 /// runs lamport-check-protocol (unless options.checkProtocol is off),
 /// lamport-select-tactics and lamport-generate-kernels on `module`. Fails with
@@ -69,8 +97,22 @@ FailureOr<func::FuncOp> generateProgramKernels(ModuleOp module,
                                                const CompileOptions &options);
 
 /// Reads the launch plan of `program` (after generateProgramKernels), drops
-/// everything but the kernels it launches from `module` and lowers them to
-/// PTX (lamport-lower-to-nvvm).
+/// everything but the kernels it launches from `module` and lowers their
+/// bodies to the NVVM and LLVM dialects, NVVM target attached
+/// (buildLamportKernelsToNVVMPipeline): lamport-compile --emit=nvvm.
+FailureOr<LaunchPlan> lowerProgramToNVVM(ModuleOp module, func::FuncOp program,
+                                         const CompileOptions &options,
+                                         const ArgumentNames &names);
+
+/// The LLVM IR of every kernel of `module` after lowerProgramToNVVM, by
+/// kernel name: upstream's translation of the gpu.module and the NVVM
+/// target's optimization, the module its PTX is generated from. Fails with
+/// a diagnostic on the gpu.module that cannot be translated.
+FailureOr<llvm::MapVector<StringRef, std::string>>
+translateKernelsToLLVMIR(ModuleOp module);
+
+/// lowerProgramToNVVM, then each kernel to PTX (gpu-module-to-binary
+/// format=isa): the plan and the assembly writeBundle takes.
 FailureOr<CompiledProgram> lowerProgram(ModuleOp module, func::FuncOp program,
                                         const CompileOptions &options,
                                         const ArgumentNames &names);

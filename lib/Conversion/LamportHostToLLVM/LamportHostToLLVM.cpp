@@ -46,14 +46,21 @@ FailureOr<LLVM::LLVMFuncOp> declare(ModuleOp module, StringRef name,
   if (auto function = dyn_cast_or_null<LLVM::LLVMFuncOp>(existing)) {
     if (function.getFunctionType() == type)
       return function;
-    return user->emitOpError()
-           << "needs the C API function '" << name << "' of type " << type
-           << ", but the module declares it as " << function.getFunctionType();
+    InFlightDiagnostic diag =
+        user->emitOpError()
+        << "needs the C API function '" << name << "' of type " << type
+        << ", but the module declares it as " << function.getFunctionType();
+    diag.attachNote(function.getLoc()) << "the module's declaration";
+    return diag;
   }
-  if (existing)
-    return user->emitOpError()
-           << "needs the C API function '" << name
-           << "', but the module has another symbol of that name";
+  if (existing) {
+    InFlightDiagnostic diag =
+        user->emitOpError()
+        << "needs the C API function '" << name
+        << "', but the module has another symbol of that name";
+    diag.attachNote(existing->getLoc()) << "the other symbol";
+    return diag;
+  }
   auto builder = OpBuilder::atBlockBegin(module.getBody());
   return LLVM::LLVMFuncOp::create(builder, module.getLoc(), name, type);
 }

@@ -181,7 +181,7 @@ mlir::lamport::checkNVVMTargetOptions(StringRef chip, StringRef features,
   return std::nullopt;
 }
 
-void mlir::lamport::buildLamportToNVVMPipeline(
+void mlir::lamport::buildLamportKernelsToNVVMPipeline(
     OpPassManager &pm, const LamportToNVVMPipelineOptions &options) {
   // Inside every gpu.module: the primitives first (they leave scf loops and
   // index casts behind), then upstream's lowering of everything else.
@@ -212,6 +212,11 @@ void mlir::lamport::buildLamportToNVVMPipeline(
   target.features = options.features;
   target.optLevel = options.optLevel;
   pm.addPass(createGpuNVVMAttachTarget(target));
+}
+
+void mlir::lamport::buildLamportToNVVMPipeline(
+    OpPassManager &pm, const LamportToNVVMPipelineOptions &options) {
+  buildLamportKernelsToNVVMPipeline(pm, options);
   GpuModuleToBinaryPassOptions binary;
   binary.compilationTarget = "isa";
   pm.addPass(createGpuModuleToBinaryPass(binary));

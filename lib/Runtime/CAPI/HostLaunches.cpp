@@ -174,25 +174,11 @@ void HostLaunches::issue(int rank, Held &launch) {
   std::vector<void *> params;
   for (std::size_t offset : launch.offsets)
     params.push_back(launch.bytes.data() + offset);
-  const HostLaunchShape &s = launch.shape;
-  CUlaunchConfig config{};
-  config.gridDimX = s.grid[0];
-  config.gridDimY = s.grid[1];
-  config.gridDimZ = s.grid[2];
-  config.blockDimX = s.block[0];
-  config.blockDimY = s.block[1];
-  config.blockDimZ = s.block[2];
-  config.sharedMemBytes = s.sharedBytes;
-  config.hStream = session.stream(rank);
-  CUlaunchAttribute cluster{};
-  if (uint64_t(s.cluster[0]) * s.cluster[1] * s.cluster[2] > 1) {
-    cluster.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-    cluster.value.clusterDim.x = s.cluster[0];
-    cluster.value.clusterDim.y = s.cluster[1];
-    cluster.value.clusterDim.z = s.cluster[2];
-    config.attrs = &cluster;
-    config.numAttrs = 1;
-  }
+  // Host-lowered launches are plain stream-ordered launches, without PDL.
+  CUlaunchConfig config;
+  CUlaunchAttribute attributes[2];
+  setLaunchConfig(launch.shape, session.stream(rank), /*pdl=*/false, config,
+                  attributes);
   session.makeCurrent(rank);
   CUresult result =
       api().cuLaunchKernelEx(&config, launch.function, params.data(), nullptr);

@@ -67,12 +67,7 @@ namespace lamport {
 namespace runtime {
 
 /// A launch's shape as the program asked for it.
-struct HostLaunchShape {
-  unsigned grid[3] = {1, 1, 1};
-  unsigned block[3] = {1, 1, 1};
-  unsigned cluster[3] = {1, 1, 1};
-  unsigned sharedBytes = 0;
-};
+using HostLaunchShape = LaunchShape;
 
 class HostLaunches {
 public:

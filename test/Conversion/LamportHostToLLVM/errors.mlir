@@ -84,10 +84,27 @@ module attributes {gpu.container_module} {
 !mb = !lamport.mailbox<tp = 2, capacity = 8, width = 512>
 
 module attributes {gpu.container_module} {
+  // expected-note @below {{the module's declaration}}
   llvm.func @lamportMailboxStream(i32) -> !llvm.ptr
   gpu.binary @kernel [#gpu.object<#nvvm.target, "PTX">]
   // expected-error @below {{'func.func' op needs the C API function 'lamportMailboxStream' of type '!llvm.func<ptr (ptr)>', but the module declares it as '!llvm.func<ptr (i32)>'}}
   func.func @declared_otherwise(%mb: !mb) {
+    %c1 = arith.constant 1 : index
+    gpu.launch_func @kernel::@kernel blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%mb : !mb)
+    return
+  }
+}
+
+// -----
+
+!mb = !lamport.mailbox<tp = 2, capacity = 8, width = 512>
+
+module attributes {gpu.container_module} {
+  // expected-note @below {{the other symbol}}
+  memref.global "private" @lamportMailboxDescriptor : memref<1xi8>
+  gpu.binary @kernel [#gpu.object<#nvvm.target, "PTX">]
+  // expected-error @below {{'func.func' op needs the C API function 'lamportMailboxDescriptor', but the module has another symbol of that name}}
+  func.func @named_otherwise(%mb: !mb) {
     %c1 = arith.constant 1 : index
     gpu.launch_func @kernel::@kernel blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%mb : !mb)
     return

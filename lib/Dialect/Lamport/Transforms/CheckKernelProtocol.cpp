@@ -197,43 +197,35 @@ public:
         checkRearm(rearm);
       }
     });
-    return failure(broken);
+    return report.result();
   }
 
 private:
-  InFlightDiagnostic error(Operation *op) {
-    broken = true;
-    return op->emitOpError();
-  }
-
-  /// Attaches a note at the op that defines `stage`, where one does.
-  static void noteStage(InFlightDiagnostic &diag, Value stage, StringRef what) {
-    if (Operation *def = stage.getDefiningOp())
-      diag.attachNote(def->getLoc()) << what;
+  /// Where the op that defines `value` is, where one does.
+  static std::optional<Location> getDefinition(Value value) {
+    if (Operation *def = value.getDefiningOp())
+      return def->getLoc();
+    return std::nullopt;
   }
 
   /// Rule 6: a publish into a rotating generation.
   void checkPublishStage(MailboxPublishOp publish) {
     Value stage = publish.getStage();
     if (std::optional<int64_t> constant = getConstantInt(stage)) {
-      InFlightDiagnostic diag =
-          error(publish)
+      report.error(publish, getDefinition(stage), "the constant stage")
           << "publishes into constant stage " << *constant
           << ": the generation never rotates, so the next launch publishes "
              "into the generation a slower peer may still be reading; take "
              "the stage from lamport.stage.next or a ticket";
-      noteStage(diag, stage, "the constant stage");
       return;
     }
     auto active = stage.getDefiningOp<StageActiveOp>();
     if (!active || !isSameValue(active.getMailbox(), publish.getMailbox()))
       return;
-    InFlightDiagnostic diag =
-        error(publish)
+    report.error(publish, active.getLoc(), "the ACTIVE stage word, read here")
         << "publishes into the ACTIVE generation, the one this rank's "
            "consumer reads, over rows a peer may still be reading: a "
            "publisher writes the generation NEXT names";
-    diag.attachNote(active.getLoc()) << "the ACTIVE stage word, read here";
   }
 
   /// Rule 7: one publish per fragment of a stage.
@@ -249,11 +241,9 @@ private:
           (publish.getTarget() &&
            !isSameValue(earlier.getTarget(), publish.getTarget())))
         continue;
-      InFlightDiagnostic diag =
-          error(publish) << "publishes the fragment at the same stage, row "
-                            "and column as an earlier publish: a peer may "
-                            "take the first store for the data";
-      diag.attachNote(earlier.getLoc()) << "the earlier publish";
+      report.error(publish, earlier.getLoc(), "the earlier publish")
+          << "publishes the fragment at the same stage, row and column as an "
+             "earlier publish: a peer may take the first store for the data";
       return;
     }
   }
@@ -271,24 +261,21 @@ private:
     }
     if (!first)
       return; // Publishes elsewhere: not decided here.
-    InFlightDiagnostic diag =
-        error(setActive)
+    report.error(setActive, first.getLoc(),
+                 "a publish of the kernel, into another stage")
         << "sets ACTIVE to a stage none of this kernel's publishes into the "
            "mailbox wrote: the consumer would poll a generation nobody "
            "published into";
-    diag.attachNote(first.getLoc()) << "a publish of the kernel, into "
-                                       "another stage";
   }
 
   /// Rule 9: NEXT advances past a generation the kernel read.
   void checkAdvance(StageAdvanceOp advance) {
     Value stage = advance.getActive();
     if (std::optional<int64_t> constant = getConstantInt(stage)) {
-      InFlightDiagnostic diag =
-          error(advance) << "advances NEXT past constant stage " << *constant
-                         << ": NEXT would never rotate, so every publish "
-                            "would write the same generation";
-      noteStage(diag, stage, "the constant stage");
+      report.error(advance, getDefinition(stage), "the constant stage")
+          << "advances NEXT past constant stage " << *constant
+          << ": NEXT would never rotate, so every publish would write the "
+             "same generation";
       return;
     }
     Operation *first = nullptr;
@@ -302,13 +289,11 @@ private:
     }
     if (!first)
       return; // Reads elsewhere: not decided here.
-    InFlightDiagnostic diag =
-        error(advance)
+    report.error(advance, first->getLoc(),
+                 "a poll of the kernel, of another stage")
         << "advances NEXT past a stage none of this kernel's polls of the "
            "mailbox read: the next publish would land in a generation out of "
            "step with the one consumed";
-    diag.attachNote(first->getLoc()) << "a poll of the kernel, of another "
-                                        "stage";
   }
 
   /// Rule 10: a re-arm follows the poll that read its fragments, and no
@@ -320,12 +305,10 @@ private:
           !dominance.properlyDominates(op.getOperation(), poll.op) ||
           !poll.fragments.overlaps(rearm.fragments))
         continue;
-      InFlightDiagnostic diag =
-          error(op) << "re-arms fragments this kernel still reads: the poll "
-                       "after it would find the sentinel and wait until the "
-                       "timeout traps";
-      diag.attachNote(poll.op->getLoc())
-          << "the poll of the same fragments, after the re-arm";
+      report.error(op, poll.op->getLoc(),
+                   "the poll of the same fragments, after the re-arm")
+          << "re-arms fragments this kernel still reads: the poll after it "
+             "would find the sentinel and wait until the timeout traps";
       return;
     }
     const SlotAccess *sameStage = nullptr;
@@ -338,22 +321,19 @@ private:
           isSameValue(poll.stage, rearm.stage))
         sameStage = &poll;
     }
-    InFlightDiagnostic diag =
-        error(op) << "re-arms fragments no earlier poll of this kernel read: "
-                     "it would erase rows a peer published before anyone "
-                     "read them; a consumer re-arms what it polled, after "
-                     "the poll";
-    if (sameStage)
-      diag.attachNote(sameStage->op->getLoc())
-          << "a poll of the same stage, which does not read those fragments "
-             "before the re-arm";
-    else
-      noteStage(diag, rearm.stage, "the stage re-armed, which no poll reads");
+    report.error(
+        op, sameStage ? sameStage->op->getLoc() : getDefinition(rearm.stage),
+        sameStage ? "a poll of the same stage, which does not read "
+                    "those fragments before the re-arm"
+                  : "the stage re-armed, which no poll reads")
+        << "re-arms fragments no earlier poll of this kernel read: it would "
+           "erase rows a peer published before anyone read them; a consumer "
+           "re-arms what it polled, after the poll";
   }
 
   gpu::GPUFuncOp kernel;
   DominanceInfo dominance;
-  bool broken = false;
+  ProtocolReport report;
   SmallVector<MailboxPublishOp> publishes;
   /// The polls and poll_ats, which re-arms follow.
   SmallVector<SlotAccess> polls;

@@ -139,7 +139,7 @@ public:
     for (auto [mailbox, publisher] : state.pending)
       if (publisher)
         reportUnconsumed(publisher, mailbox, state);
-    return failure(broken);
+    return report.result();
   }
 
 private:
@@ -152,12 +152,14 @@ private:
     return "mailbox argument " + std::to_string(argument.getArgNumber());
   }
 
-  /// Reports at `op` (or, without one, at `mailbox`'s definition).
-  InFlightDiagnostic error(Operation *op, Value mailbox) {
-    broken = true;
+  /// Reports at `op` (or, without one, at `mailbox`'s definition), with a
+  /// note that says `note` at `other` where there is one.
+  InFlightDiagnostic error(Operation *op, Value mailbox,
+                           std::optional<Location> other = std::nullopt,
+                           const Twine &note = {}) {
     if (op)
-      return op->emitOpError();
-    return emitError(mailbox.getLoc());
+      return report.error(op, other, note);
+    return report.error(mailbox.getLoc(), other, note);
   }
 
   /// Follows the ops of `region` in program order.
@@ -196,13 +198,11 @@ private:
             (branch == &thenState ? elseState : thenState).pendingOf(mailbox);
         if (!publisher || other)
           continue;
-        InFlightDiagnostic diag =
-            error(choice, mailbox)
+        error(choice, mailbox, publisher->getLoc(),
+              "the branch's publish, not consumed in it")
             << "leaves a publish into " << describe(mailbox)
             << " pending in one branch only: the alternatives of one step "
                "must do the same to each mailbox";
-        diag.attachNote(publisher->getLoc())
-            << "the branch's publish, not consumed in it";
         return;
       }
     }
@@ -213,14 +213,12 @@ private:
     Value mailbox = use.mailbox;
     Operation *pending = state.pendingOf(mailbox);
     if (use.publishes && pending) {
-      InFlightDiagnostic diag =
-          error(op, mailbox)
+      error(op, mailbox, pending->getLoc(),
+            "the earlier publish, with no consumer between the two")
           << "publishes into " << describe(mailbox)
           << " while an earlier publish into it is not consumed yet: both "
              "write slot [NEXT, rank] of one generation, the second over rows "
              "a peer may still be reading";
-      diag.attachNote(pending->getLoc())
-          << "the earlier publish, with no consumer between the two";
       pending = nullptr;
     }
     if (use.consumes) {
@@ -239,47 +237,43 @@ private:
 
   /// Rule 1: a consumer with no publish to take.
   void reportUnpublished(Operation *op, Value mailbox, StepState &state) {
-    InFlightDiagnostic diag =
-        error(op, mailbox)
-        << "consumes " << describe(mailbox)
-        << ", but no earlier op of the step publishes into it that another "
-           "consumer has not taken: its poll would wait for rows nobody "
-           "writes until the timeout traps";
-    if (Operation *consumer = state.lastConsumer.lookup(mailbox)) {
-      diag.attachNote(consumer->getLoc())
-          << "the mailbox's last publish is consumed here";
-      return;
-    }
-    // The uses are in program order: look after this consumer's.
+    // The other end: the consumer that took the last publish, else a
+    // publish after this consumer (the uses are in program order), else
+    // the mailbox.
+    Location other = mailbox.getLoc();
+    std::string note =
+        describe(mailbox) + ", which no op of the program publishes into";
     auto self = llvm::find_if(
         uses, [&](const auto &entry) { return entry.first == op; });
     auto later = std::find_if(self, uses.end(), [&](const auto &entry) {
       return entry.second.mailbox == mailbox && entry.second.publishes;
     });
-    if (later != uses.end()) {
-      diag.attachNote(later->first->getLoc())
-          << "the mailbox is published only after its consumer, here";
-      return;
+    if (Operation *consumer = state.lastConsumer.lookup(mailbox)) {
+      other = consumer->getLoc();
+      note = "the mailbox's last publish is consumed here";
+    } else if (later != uses.end()) {
+      other = later->first->getLoc();
+      note = "the mailbox is published only after its consumer, here";
     }
-    diag.attachNote(mailbox.getLoc())
-        << describe(mailbox) << ", which no op of the program publishes into";
+    error(op, mailbox, other, note)
+        << "consumes " << describe(mailbox)
+        << ", but no earlier op of the step publishes into it that another "
+           "consumer has not taken: its poll would wait for rows nobody "
+           "writes until the timeout traps";
   }
 
   /// Rule 2: a publish that no consumer takes before the step ends.
   void reportUnconsumed(Operation *publisher, Value mailbox,
                         const StepState &state) {
-    InFlightDiagnostic diag =
-        error(publisher, mailbox)
+    Operation *consumer = state.lastConsumer.lookup(mailbox);
+    error(publisher, mailbox, consumer ? consumer->getLoc() : mailbox.getLoc(),
+          consumer
+              ? "the mailbox's last consumer runs before the publish"
+              : describe(mailbox) + ", which no op of the program consumes")
         << "publishes into " << describe(mailbox)
         << ", but no later op of the step consumes it: its rows are never "
            "read nor re-armed and NEXT does not advance, so the next step "
            "publishes into the same generation";
-    if (Operation *consumer = state.lastConsumer.lookup(mailbox))
-      diag.attachNote(consumer->getLoc())
-          << "the mailbox's last consumer runs before the publish";
-    else
-      diag.attachNote(mailbox.getLoc())
-          << describe(mailbox) << ", which no op of the program consumes";
   }
 
   /// Rule 4: static token counts of a publisher and its consumer agree.
@@ -288,10 +282,11 @@ private:
     std::optional<int64_t> published = publishedRows.lookup(publisher);
     if (!use.rows || !published || *use.rows == *published)
       return;
-    InFlightDiagnostic diag = error(consumer, mailbox)
-                              << "reads " << *use.rows << " rows of "
-                              << describe(mailbox) << ", but its publisher "
-                              << "published " << *published << ": ";
+    InFlightDiagnostic diag =
+        error(consumer, mailbox, publisher->getLoc(),
+              "the publisher, " + Twine(*published) + " rows")
+        << "reads " << *use.rows << " rows of " << describe(mailbox)
+        << ", but its publisher published " << *published << ": ";
     if (*use.rows > *published)
       diag << "the poll would wait for rows nobody writes until the timeout "
               "traps";
@@ -299,8 +294,6 @@ private:
       diag << "the rows past " << *use.rows
            << " are never read nor re-armed, and a later poll of them would "
               "take stale rows for new ones";
-    diag.attachNote(publisher->getLoc())
-        << "the publisher, " << *published << " rows";
   }
 
   /// Rule 5: every mailbox argument of the program has one tp.
@@ -318,21 +311,19 @@ private:
       if (type.getTp() == tp)
         continue;
       Operation *site = firstUse.lookup(argument);
-      InFlightDiagnostic diag =
-          error(site, argument)
+      Operation *firstSite = firstUse.lookup(first);
+      error(site, argument, firstSite ? firstSite->getLoc() : first.getLoc(),
+            describe(first) + " (tp = " + Twine(tp) + ")" +
+                (firstSite ? " is used here" : " is declared here"))
           << describe(argument) << " has tp = " << type.getTp() << ", but "
           << describe(first) << " has tp = " << tp
           << ": a program runs on one TP group, so all its mailboxes share "
              "one tp";
-      Operation *firstSite = firstUse.lookup(first);
-      diag.attachNote(firstSite ? firstSite->getLoc() : first.getLoc())
-          << describe(first) << " (tp = " << tp << ")"
-          << (firstSite ? " is used here" : " is declared here");
     }
   }
 
   func::FuncOp program;
-  bool broken = false;
+  ProtocolReport report;
   /// Every mailbox use of the program, in program order.
   SmallVector<std::pair<Operation *, StepUse>> uses;
   /// Per mailbox, the first op that uses it.
@@ -342,6 +333,27 @@ private:
 };
 
 } // namespace
+
+InFlightDiagnostic ProtocolReport::attach(InFlightDiagnostic diag,
+                                          std::optional<Location> other,
+                                          const Twine &note) {
+  broken = true;
+  if (other)
+    diag.attachNote(*other) << note;
+  return diag;
+}
+
+InFlightDiagnostic ProtocolReport::error(Operation *op,
+                                         std::optional<Location> other,
+                                         const Twine &note) {
+  return attach(op->emitOpError(), other, note);
+}
+
+InFlightDiagnostic ProtocolReport::error(Location loc,
+                                         std::optional<Location> other,
+                                         const Twine &note) {
+  return attach(emitError(loc), other, note);
+}
 
 LogicalResult mlir::lamport::checkProgramProtocol(func::FuncOp program) {
   return ProgramChecker(program).check();

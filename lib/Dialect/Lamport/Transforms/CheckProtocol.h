@@ -19,6 +19,30 @@
 
 namespace mlir::lamport {
 
+/// Reports the rules one check finds broken: each an error at the op that
+/// breaks it with a note at the other op involved, and whether any was.
+class ProtocolReport {
+public:
+  /// An error at `op`, with a note that says `note` at `other` where there
+  /// is one; the caller streams the error's text into the result.
+  InFlightDiagnostic error(Operation *op,
+                           std::optional<Location> other = std::nullopt,
+                           const Twine &note = {});
+  /// The same at `loc`: a rule broken by a value that no op uses.
+  InFlightDiagnostic error(Location loc,
+                           std::optional<Location> other = std::nullopt,
+                           const Twine &note = {});
+
+  /// Failure once any rule was reported broken.
+  LogicalResult result() const { return failure(broken); }
+
+private:
+  InFlightDiagnostic attach(InFlightDiagnostic diag,
+                            std::optional<Location> other, const Twine &note);
+
+  bool broken = false;
+};
+
 /// Whether `program` applies program-level ops or launches kernels: a
 /// decode step the program rules apply to.
 bool isProtocolProgram(func::FuncOp program);
