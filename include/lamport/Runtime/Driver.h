@@ -67,6 +67,8 @@ namespace runtime {
   X(cuMemUnmap)                                                                \
   X(cuMemSetAccess)                                                            \
   X(cuMemGetAllocationGranularity)                                             \
+  X(cuMemExportToShareableHandle)                                              \
+  X(cuMemImportFromShareableHandle)                                            \
   X(cuStreamCreate)                                                            \
   X(cuStreamDestroy)                                                           \
   X(cuStreamQuery)                                                             \

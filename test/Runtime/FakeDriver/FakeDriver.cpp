@@ -733,31 +733,7 @@ CUresult cuMemcpyDtoH_v2(void *to, CUdeviceptr from, size_t n) {
   return CUDA_SUCCESS;
 }
 
-// Virtual memory: the reservation is the memory; mapping is a no-op.
-CUresult cuMemCreate(CUmemGenericAllocationHandle *h, size_t bytes,
-                     const CUmemAllocationProp *, unsigned long long) {
-  *h = bytes;
-  return CUDA_SUCCESS;
-}
-CUresult cuMemRelease(CUmemGenericAllocationHandle) { return CUDA_SUCCESS; }
-CUresult cuMemAddressReserve(CUdeviceptr *p, size_t bytes, size_t, CUdeviceptr,
-                             unsigned long long) {
-  return cuMemAlloc_v2(p, bytes);
-}
-CUresult cuMemAddressFree(CUdeviceptr p, size_t) { return cuMemFree_v2(p); }
-CUresult cuMemMap(CUdeviceptr, size_t, size_t, CUmemGenericAllocationHandle,
-                  unsigned long long) {
-  return CUDA_SUCCESS;
-}
-CUresult cuMemUnmap(CUdeviceptr, size_t) { return CUDA_SUCCESS; }
-CUresult cuMemSetAccess(CUdeviceptr, size_t, const CUmemAccessDesc *, size_t) {
-  return CUDA_SUCCESS;
-}
-CUresult cuMemGetAllocationGranularity(size_t *g, const CUmemAllocationProp *,
-                                       CUmemAllocationGranularity_flags) {
-  *g = 2 << 20;
-  return CUDA_SUCCESS;
-}
+// Virtual memory (cuMem*) lives in FakeVmm.cpp.
 
 CUresult cuStreamCreate(CUstream *s, unsigned) {
   *s = reinterpret_cast<CUstream>(new char);
