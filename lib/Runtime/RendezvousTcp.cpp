@@ -104,8 +104,8 @@ addrinfo *resolve(const std::string &address, const std::string &host, int port,
 class TcpServer : public Rendezvous {
 public:
   TcpServer(const std::string &address, const std::string &host, int port,
-            int size)
-      : Rendezvous(address, 0, size) {
+            int size, double lingerSeconds)
+      : Rendezvous(address, 0, size), lingerSeconds(lingerSeconds) {
     addrinfo *found = resolve(address, host, port, /*passive=*/true);
     std::string why = "no address";
     for (addrinfo *a = found; a && listener < 0; a = a->ai_next) {
@@ -143,6 +143,11 @@ public:
   }
 
   ~TcpServer() override {
+    // Linger while other ranks are still connected (at most the timeout):
+    // a rank may not yet have read the last keys it waits for.
+    Backoff backoff(lingerSeconds);
+    while (connected > 0 && backoff.next()) {
+    }
     stopping = true;
     char byte = 0;
     (void)!::write(wake[1], &byte, 1);
@@ -195,6 +200,7 @@ private:
         }
       }
       clients.swap(open);
+      connected = int(clients.size());
     }
   }
 
@@ -227,6 +233,8 @@ private:
   int wake[2] = {-1, -1};
   std::vector<int> clients; ///< Only the server thread touches them.
   std::atomic<bool> stopping{false};
+  std::atomic<int> connected{0};
+  double lingerSeconds;
   std::thread server;
 };
 
@@ -311,7 +319,8 @@ std::unique_ptr<Rendezvous> openTcpRendezvous(const std::string &address,
                                               int rank, int size,
                                               double timeoutSeconds) {
   if (rank == 0)
-    return std::make_unique<TcpServer>(address, host, port, size);
+    return std::make_unique<TcpServer>(address, host, port, size,
+                                       timeoutSeconds);
   return std::make_unique<TcpClient>(address, host, port, rank, size,
                                      timeoutSeconds);
 }

@@ -84,7 +84,9 @@ private:
 /// Opens rank \p rank's view of the store at \p address for a group of
 /// \p size ranks. Over TCP, rank 0 starts serving (port 0 picks a free port,
 /// which port() gives) and the other ranks connect, retrying for up to
-/// \p timeoutSeconds while rank 0 is not yet there. Throws Error for a bad
+/// \p timeoutSeconds while rank 0 is not yet there; rank 0's store, when
+/// closed, lingers up to \p timeoutSeconds while other ranks are still
+/// connected, so none loses a key it has yet to read. Throws Error for a bad
 /// address or rank, RendezvousTimeout when rank 0 never answers.
 std::unique_ptr<Rendezvous> openRendezvous(const std::string &address, int rank,
                                            int size, double timeoutSeconds);

@@ -46,6 +46,7 @@
 //   quiet-nan   publishers quiet signalling NaNs (0x7F81 -> 0x7FC1);
 //   hang        a poll without data spins forever instead of trapping (a
 //               kernel built without a timeout): events never complete.
+// FAKE_CUDA_POLL_WAIT_MS lets a poll wait for another process's publish.
 // This is a test double, not a simulator: it checks the runtime's side of
 // the ABI, never a kernel's.
 //
@@ -62,6 +63,7 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -223,6 +225,30 @@ float fromBf16(uint16_t v) {
   return f;
 }
 
+/// FAKE_CUDA_POLL_WAIT_MS: how long a poll waits for a sentinel to be
+/// overwritten before it traps. Rank processes share their copies (memfds,
+/// FakeVmm.cpp), so another process's publish may still come; within one
+/// process nothing else runs meanwhile, so the default is not to wait.
+double pollWaitMs() {
+  const char *wait = std::getenv("FAKE_CUDA_POLL_WAIT_MS");
+  return wait ? std::atof(wait) : 0.0;
+}
+
+/// Waits up to pollWaitMs() for \p element to stop being the sentinel.
+bool awaitPublish(const uint16_t *element) {
+  double ms = pollWaitMs();
+  if (ms <= 0)
+    return false;
+  auto deadline = std::chrono::steady_clock::now() +
+                  std::chrono::duration<double, std::milli>(ms);
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (__atomic_load_n(element, __ATOMIC_ACQUIRE) != 0x8000)
+      return true;
+    std::this_thread::sleep_for(std::chrono::microseconds(20));
+  }
+  return false;
+}
+
 bool pollAll(const Module &m, const Descriptor &d, int tokens,
              const std::function<void(int, int, int, uint16_t)> &use) {
   int32_t *words = at<int32_t>(d.stage);
@@ -233,7 +259,7 @@ bool pollAll(const Module &m, const Descriptor &d, int tokens,
       for (int slot = 0; slot < m.tp; ++slot) {
         uint16_t *fragment = copy + elementOffset(m, stage, slot, row, col);
         for (int lane = 0; lane < 8; ++lane)
-          if (fragment[lane] == 0x8000) {
+          if (fragment[lane] == 0x8000 && !awaitPublish(&fragment[lane])) {
             if (hangs()) {
               hung = true;
               return false;
