@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "lamport-c/RuntimeRank.h"
 #include "lamport/Runtime/Driver.h"
 #include "lamport/Runtime/RankMailboxes.h"
 #include "lamport/Runtime/RankRuntime.h"
@@ -305,6 +306,72 @@ TEST(RankRuntime, ARankThatDiesFailsItsPeersPollNamingIt) {
     }
     return 3;
   });
+  EXPECT_EQ(statuses, (std::vector<int>{0, 0}));
+  std::system(("rm -rf " + directory).c_str());
+}
+
+void keepMessage(const char *message, size_t, void *userData) {
+  *static_cast<std::string *>(userData) = message;
+}
+
+/// One rank through the C API: a refused step, then a real one.
+int capiRank(const std::string &directory, int rank) {
+  std::string message;
+  LamportRank handle = nullptr;
+  if (lamportRankCreate((kInputs + "/publish_poll_tp2").c_str(), rank, 2, 0,
+                        ("file://" + directory).c_str(), 10, 1, &handle,
+                        keepMessage, &message) != LAMPORT_STATUS_OK) {
+    std::cerr << message << "\n";
+    return 2;
+  }
+  int count = 0;
+  if (lamportRankGetArgumentCount(handle, &count, nullptr, nullptr) !=
+          LAMPORT_STATUS_OK ||
+      count != 3)
+    return 3;
+  CUdeviceptr rows = 0, out = 0;
+  LAMPORT_CU(cuMemAlloc(&rows, 1024 * 2), "rows");
+  LAMPORT_CU(cuMemAlloc(&out, 2 * 1024 * 2), "out");
+  std::vector<uint16_t> host(1024, uint16_t(0x3F80 + rank));
+  LAMPORT_CU(cuMemcpyHtoD(rows, host.data(), 2048), "rows");
+  int64_t rowsShape[2] = {1, 1024}, outShape[3] = {2, 1, 1024};
+  int64_t transposed[3] = {1, 2, 2};
+  LamportBuffer buffers[3] = {
+      {rows, LAMPORT_DTYPE_BF16, 2, rowsShape, nullptr},
+      {0, 0, 0, nullptr, nullptr},
+      {out, LAMPORT_DTYPE_BF16, 3, outShape, transposed}};
+  if (lamportRankStep(handle, nullptr, 1, buffers, 3, keepMessage,
+                      &message) != LAMPORT_STATUS_ERROR ||
+      message.find(concat("rank ", rank, ", argument 'out': not contiguous")) !=
+          0)
+    return 4;
+  buffers[2].strides = nullptr;
+  if (lamportRankStep(handle, nullptr, 1, buffers, 2, keepMessage,
+                      &message) != LAMPORT_STATUS_ERROR ||
+      message.find("takes 3 argument(s), got 2 buffer(s)") ==
+          std::string::npos)
+    return 5;
+  if (lamportRankStep(handle, nullptr, 1, buffers, 3, keepMessage,
+                      &message) != LAMPORT_STATUS_OK ||
+      lamportRankWait(handle, nullptr, 10, keepMessage, &message) !=
+          LAMPORT_STATUS_OK) {
+    std::cerr << message << "\n";
+    return 6;
+  }
+  std::vector<uint16_t> got(2048);
+  LAMPORT_CU(cuMemcpyDtoH(got.data(), out, 4096), "out");
+  for (int slot = 0; slot < 2; ++slot)
+    for (int i = 0; i < 1024; ++i)
+      if (got[slot * 1024 + i] != 0x3F80 + slot)
+        return 7;
+  lamportRankDestroy(handle);
+  return 0;
+}
+
+TEST(RankCApi, StepsAndRefusals) {
+  std::string directory = freshDirectory();
+  std::vector<int> statuses =
+      runRanks(2, [&](int rank) { return capiRank(directory, rank); });
   EXPECT_EQ(statuses, (std::vector<int>{0, 0}));
   std::system(("rm -rf " + directory).c_str());
 }
