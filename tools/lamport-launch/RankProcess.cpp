@@ -94,6 +94,13 @@ public:
 
   ~RankSteps() {
     const DriverApi &cu = api();
+    if (exec)
+      cu.cuGraphExecDestroy(exec);
+    if (graph)
+      cu.cuGraphDestroy(graph);
+    for (CUdeviceptr pointer : pristineDevice)
+      if (pointer)
+        cu.cuMemFree(pointer);
     for (CUdeviceptr pointer : buffers)
       if (pointer)
         cu.cuMemFree(pointer);
@@ -116,6 +123,66 @@ public:
     check(s, j);
   }
 
+  /// Captures one batch of steps (with their poison and restores) into a
+  /// graph on the rank's stream.
+  void capture() {
+    pristineDevice.assign(buffers.size(), 0);
+    for (const ArgumentSpec &arg : m.arguments) {
+      if (arg.kind != ArgumentKind::Buffer ||
+          !plan.arguments[arg.index].restore)
+        continue;
+      for (int j = 0; j < options.batch; ++j) {
+        const std::vector<uint8_t> &host = pristine[index(arg.index, j)];
+        CUdeviceptr &copy = pristineDevice[index(arg.index, j)];
+        LAMPORT_CU(cuMemAlloc(&copy, host.size()), "a pristine input");
+        LAMPORT_CU(cuMemcpyHtoD(copy, host.data(), host.size()),
+                   "a pristine input");
+      }
+    }
+    LAMPORT_CU(cuStreamBeginCapture(stream, CU_STREAM_CAPTURE_MODE_RELAXED),
+               concat("rank ", options.rank, ": capturing a batch"));
+    for (int j = 0; j < options.batch; ++j) {
+      for (const ArgumentSpec &arg : m.arguments) {
+        if (arg.kind != ArgumentKind::Buffer)
+          continue;
+        const ArgumentPlan &p = plan.arguments[arg.index];
+        CUdeviceptr pointer = buffers[index(arg.index, j)];
+        if (p.poison)
+          LAMPORT_CU(
+              cuMemsetD16Async(pointer, kPoison, bytes[arg.index] / 2, stream),
+              concat("poisoning '", arg.name, "'"));
+        if (p.restore)
+          LAMPORT_CU(cuMemcpyDtoDAsync(pointer,
+                                       pristineDevice[index(arg.index, j)],
+                                       bytes[arg.index], stream),
+                     concat("restoring '", arg.name, "'"));
+      }
+      rank.step(stream, tokens[j], views(j));
+    }
+    LAMPORT_CU(cuStreamEndCapture(stream, &graph),
+               concat("rank ", options.rank, ": capturing a batch"));
+    LAMPORT_CU(cuGraphInstantiateWithFlags(&exec, graph, 0),
+               concat("rank ", options.rank, ": instantiating its graph"));
+  }
+
+  /// Replays the graph: steps \p first .. first + batch - 1, checked when
+  /// \p checked.
+  void replay(uint64_t first, bool checked) {
+    auto start = std::chrono::steady_clock::now();
+    LAMPORT_CU(cuGraphLaunch(exec, stream),
+               concat("rank ", options.rank, ": replaying its graph"));
+    rank.wait(stream, options.watchdogSeconds + 0.01 * options.batch,
+              concat("rank ", options.rank, ": the replay of steps ", first,
+                     "..", first + options.batch - 1));
+    double us = std::chrono::duration<double, std::micro>(
+                    std::chrono::steady_clock::now() - start)
+                    .count();
+    graphSamples.push_back(us / options.batch);
+    if (checked)
+      for (int j = 0; j < options.batch; ++j)
+        check(first + j, j);
+  }
+
   nlohmann::json report() const {
     auto listed = [](const std::map<std::string, std::vector<uint64_t>> &all) {
       nlohmann::json hashes = nlohmann::json::object();
@@ -131,6 +198,7 @@ public:
     return {{"output_hashes", listed(outputHashes)},
             {"norm_output_hashes", listed(normHashes)},
             {"step_us_median", stats.median},
+            {"graph_step_us_median", summarizeSamples(graphSamples).median},
             {"step_us_p99", stats.p99},
             {"norm_error_vs_bound_max", worstNorm}};
   }
@@ -265,7 +333,10 @@ private:
   std::vector<CUdeviceptr> buffers;           ///< [arg * batch + j]
   std::vector<std::vector<uint8_t>> pristine; ///< Inputs, as uploaded.
   CUstream stream = nullptr;
-  std::vector<double> samples;
+  std::vector<CUdeviceptr> pristineDevice; ///< Restored inputs (graphs).
+  CUgraph graph = nullptr;
+  CUgraphExec exec = nullptr;
+  std::vector<double> samples, graphSamples;
   /// Per output, per batch position (first batch): the FNV-1a hash of
   /// what the step writes, as lamport-run's --json output_hashes.
   std::map<std::string, std::vector<uint64_t>> outputHashes;
@@ -299,10 +370,22 @@ int runRank(const RankOptions &options) {
     config.pdl = options.pdl;
     RankRuntime rank(options.bundle, config);
     RankSteps steps(options, rank);
-    for (; done < options.steps; ++done) {
+    uint64_t eager = options.graph ? uint64_t(options.batch) : options.steps;
+    for (; done < std::min(eager, options.steps); ++done) {
       if (options.dieAfterSteps >= 0 && done == uint64_t(options.dieAfterSteps))
         ::_exit(9); // A rank process that dies mid-run: no report.
       steps.run(done);
+    }
+    if (options.graph && done < options.steps) {
+      steps.capture();
+      for (uint64_t replay = 0; done < options.steps; ++replay) {
+        if (options.dieAfterSteps >= 0 &&
+            done >= uint64_t(options.dieAfterSteps))
+          ::_exit(9);
+        steps.replay(done, replay % options.checkEvery == 0);
+        done += options.batch;
+      }
+      report["steps_checked_every_replays"] = options.checkEvery;
     }
     report.update(steps.report());
     // No rank's store closes while another still needs it.

@@ -31,6 +31,12 @@ struct RankOptions {
   int batch = 16;
   uint64_t seed = 1;
   bool pdl = true;
+  /// After the first (eager) batch, the batch is captured into a CUDA graph
+  /// on the rank's stream and replayed for the remaining steps.
+  bool graph = false;
+  /// With graph: every how many replays all of a replay's outputs are
+  /// downloaded and checked (1: every replay).
+  uint64_t checkEvery = 1;
   /// Faults for tests: this rank exits after this many steps (-1: never).
   int64_t dieAfterSteps = -1;
   /// Exits at once, never reaching the rendezvous.

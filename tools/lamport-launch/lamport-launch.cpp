@@ -47,7 +47,8 @@ const char *kUsage =
     "         [--batch B] [--seed N] [--device D | --device-per-rank]\n"
     "         [--mps start|require|off] [--rendezvous ADDRESS]\n"
     "         [--rendezvous-timeout SECONDS] [--watchdog SECONDS]\n"
-    "         [--grace SECONDS] [--no-pdl] [--json FILE]\n"
+    "         [--grace SECONDS] [--no-pdl] [--graph [--check-every R]]\n"
+    "         [--json FILE]\n"
     "         [--kill-rank R --kill-after-steps K] [--absent-rank R]\n";
 
 struct LaunchOptions {
@@ -109,7 +110,13 @@ LaunchOptions parse(int argc, char **argv) {
       o.rank.watchdogSeconds = number(a, next(i));
     else if (a == "--grace")
       o.graceSeconds = number(a, next(i));
-    else if (a == "--no-pdl")
+    else if (a == "--graph")
+      o.rank.graph = true;
+    else if (a == "--check-every") {
+      o.rank.checkEvery = uint64_t(number(a, next(i)));
+      if (o.rank.checkEvery < 1)
+        throw UsageError("--check-every must be at least 1");
+    } else if (a == "--no-pdl")
       o.rank.pdl = false;
     else if (a == "--json")
       o.json = next(i);
@@ -290,6 +297,9 @@ int launchGroup(const LaunchOptions &o, char **argv) {
       std::cout << ", " << report["steps_run"] << " step(s)";
     if (report.contains("step_us_median"))
       std::cout << ", median " << report["step_us_median"] << " us";
+    if (report.value("graph_step_us_median", 0.0) > 0)
+      std::cout << ", graph replay " << report["graph_step_us_median"]
+                << " us/step";
     if (report.contains("error"))
       std::cout << ": " << report["error"].get<std::string>();
     std::cout << "\n";
