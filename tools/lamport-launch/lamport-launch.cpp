@@ -205,8 +205,11 @@ std::vector<pid_t> startRanks(const LaunchOptions &o, char **argv,
 /// Waits for every rank; once one has failed, the rest get \p grace seconds
 /// and are then killed. Returns each rank's exit status (-SIGNAL if killed).
 std::vector<int> joinRanks(std::vector<pid_t> pids, double grace,
-                           std::vector<bool> &killed) {
+                           std::vector<bool> &killed,
+                           std::vector<double> &exitSeconds) {
   using Clock = std::chrono::steady_clock;
+  Clock::time_point started = Clock::now();
+  exitSeconds.assign(pids.size(), 0);
   std::vector<int> status(pids.size(), 0);
   killed.assign(pids.size(), false);
   std::size_t left = pids.size();
@@ -222,6 +225,8 @@ std::vector<int> joinRanks(std::vector<pid_t> pids, double grace,
       status[r] = WIFEXITED(raw) ? WEXITSTATUS(raw) : -WTERMSIG(raw);
       pids[r] = 0;
       --left;
+      exitSeconds[r] =
+          std::chrono::duration<double>(Clock::now() - started).count();
       if (status[r] && !failing) {
         failing = true;
         deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
@@ -274,8 +279,9 @@ int launchGroup(const LaunchOptions &o, char **argv) {
           ? o.graceSeconds
           : std::max(o.rank.rendezvousSeconds, o.rank.watchdogSeconds) + 2;
   std::vector<bool> killed;
+  std::vector<double> exitSeconds;
   std::vector<int> status =
-      joinRanks(startRanks(run, argv, directory), grace, killed);
+      joinRanks(startRanks(run, argv, directory), grace, killed, exitSeconds);
   if (startedMps)
     std::system("echo quit | nvidia-cuda-mps-control");
   nlohmann::json joined = {{"tp", o.rank.tp},
@@ -291,6 +297,8 @@ int launchGroup(const LaunchOptions &o, char **argv) {
     else if (!report.contains("status"))
       report["status"] = concat("died (exit status ", status[r], ")");
     report["exit_status"] = status[r];
+    // Seconds from the launch to this process's exit (fault timings).
+    report["exit_seconds"] = exitSeconds[r];
     pass &= status[r] == 0 && report["status"] == "pass";
     std::cout << "rank " << r << ": " << report["status"].get<std::string>();
     if (report.contains("steps_run"))
