@@ -46,7 +46,7 @@ note() { printf '%-10s %-34s %-5s %s\n' "$1" "$2" "$3" "$4" >>"$summary"; }
 echo "== build (runtime only, no MLIR)"
 if ! { cmake -G Ninja -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release \
   -DLAMPORT_ENABLE_COMPILER=OFF -DLAMPORT_ENABLE_RUNTIME=ON &&
-  ninja -C "$build" lamport-run lamport-launch; } >"$out/build.log" 2>&1; then
+  ninja -C "$build" lamport-run lamport-launch LamportRuntimeC; } >"$out/build.log" 2>&1; then
   tail -30 "$out/build.log"
   echo "ranks.sh: the runtime did not build (log: $out/build.log)"
   exit 2
@@ -183,10 +183,28 @@ else
 fi
 
 echo "== torchrun example"
-if [ -f "$root/python/lamport/torch.py" ] && command -v torchrun >/dev/null; then
-  note torch example SKIP "run docs/python.md's example by hand"
+if python3 -c "import torch" 2>/dev/null && command -v torchrun >/dev/null &&
+  [ -d "$bundles/reduce_norm_boundary_tp2" ]; then
+  # docs/python.md's example, run as written but for the bundle's path.
+  python3 - "$root/docs/python.md" "$bundles/reduce_norm_boundary_tp2" \
+    >"$out/boundary.py" <<'PY'
+import sys
+text = open(sys.argv[1]).read()
+start = text.index("```python", text.index("A complete example")) + len("```python")
+code = text[start:text.index("```", start)]
+print(code.replace('"reduce_norm_tp2"', repr(sys.argv[2])))
+PY
+  if (cd "$out" && PYTHONPATH="$root/python" \
+    LAMPORT_RUNTIME_LIBRARY="$build/lib/libLamportRuntimeC.so" \
+    timeout 600 torchrun --nproc-per-node 2 boundary.py) >"$out/torch.log" 2>&1 &&
+    [ "$(grep -c 'bound 2^-8 |ref|: True' "$out/torch.log")" = 2 ]; then
+    note torch reduce_norm_boundary_tp2 PASS "torchrun, 2 processes, CUDA graph, within the bound"
+  else
+    note torch reduce_norm_boundary_tp2 FAIL "see torch.log"
+    failures=$((failures + 1))
+  fi
 else
-  note torch example SKIP "lamport.torch is not in this tree"
+  note torch example SKIP "no torch, torchrun or bundle"
 fi
 
 tar -C "$build" -czf "$out/../ranks.tar.gz" ranks 2>/dev/null
