@@ -340,19 +340,18 @@ int capiRank(const std::string &directory, int rank) {
       {rows, LAMPORT_DTYPE_BF16, 2, rowsShape, nullptr},
       {0, 0, 0, nullptr, nullptr},
       {out, LAMPORT_DTYPE_BF16, 3, outShape, transposed}};
-  if (lamportRankStep(handle, nullptr, 1, buffers, 3, keepMessage,
-                      &message) != LAMPORT_STATUS_ERROR ||
+  if (lamportRankStep(handle, nullptr, 1, buffers, 3, keepMessage, &message) !=
+          LAMPORT_STATUS_ERROR ||
       message.find(concat("rank ", rank, ", argument 'out': not contiguous")) !=
           0)
     return 4;
   buffers[2].strides = nullptr;
-  if (lamportRankStep(handle, nullptr, 1, buffers, 2, keepMessage,
-                      &message) != LAMPORT_STATUS_ERROR ||
-      message.find("takes 3 argument(s), got 2 buffer(s)") ==
-          std::string::npos)
+  if (lamportRankStep(handle, nullptr, 1, buffers, 2, keepMessage, &message) !=
+          LAMPORT_STATUS_ERROR ||
+      message.find("takes 3 argument(s), got 2 buffer(s)") == std::string::npos)
     return 5;
-  if (lamportRankStep(handle, nullptr, 1, buffers, 3, keepMessage,
-                      &message) != LAMPORT_STATUS_OK ||
+  if (lamportRankStep(handle, nullptr, 1, buffers, 3, keepMessage, &message) !=
+          LAMPORT_STATUS_OK ||
       lamportRankWait(handle, nullptr, 10, keepMessage, &message) !=
           LAMPORT_STATUS_OK) {
     std::cerr << message << "\n";
