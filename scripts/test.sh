@@ -3,6 +3,10 @@
 # one closing line "N passed, N failed, N skipped" over all suites.
 #   bash scripts/test.sh            # setup + build + test
 #   SKIP_SETUP=1 bash scripts/test.sh
+#   SKIP_FUZZ=1 bash scripts/test.sh     # without the fuzz step (not in CI)
+# The fuzz step (scripts/fuzz.sh) builds the fuzz targets in a build of
+# their own, replays their corpus and regression inputs and fuzzes each
+# target for about FUZZ_SECONDS (default 30). With CI=true it always runs.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$root/build}
@@ -23,14 +27,41 @@ if [ -x "$build/bin/LamportRuntimeTests" ]; then
     >"$results/runtime.log" 2>&1 || { status=1; cat "$results/runtime.log"; }
 fi
 
-# The lamport Python package over the C API (pytest, no GPU).
-# The runtime part (lamport.Runtime) runs over the host-only libcuda of
+# The lamport Python package: a wheel built by pip (scikit-build-core over
+# this CMake build, LAMPORT_PYTHON_PACKAGE_ONLY, in its own build directory
+# beside $build), installed into a fresh virtual environment, and its tests
+# (pytest, no GPU) run against the installed package from a directory where
+# the checkout's python/ is not on the path. The runtime part
+# (lamport.Runtime) runs over the host-only libcuda of
 # test/Runtime/FakeDriver when the runtime is built.
-LAMPORT_CAPI_LIBRARY="$build/lib/libLamportCAPI.so" \
-LAMPORT_RUNTIME_LIBRARY="$build/lib/libLamportRuntimeC.so" \
-LAMPORT_FAKE_CUDA_DIR="$build/fake-cuda" python3 -m pytest -q \
-  -p no:cacheprovider --junitxml="$results/python.xml" "$root/test/Python" \
-  >"$results/python.log" 2>&1 || { status=1; cat "$results/python.log"; }
+wheels="$build/python-wheels" venv="$build/python-venv"
+rm -rf "$wheels" "$venv"
+if CMAKE_CXX_COMPILER_LAUNCHER=${CMAKE_CXX_COMPILER_LAUNCHER:-$(command -v ccache || true)} \
+   python3 -m pip wheel "$root" -w "$wheels" --no-deps --no-build-isolation \
+     -C build-dir="$build-python" >"$results/wheel.log" 2>&1 &&
+   python3 -m venv "$venv" &&
+   "$venv/bin/pip" install -q "$(ls "$wheels"/lamport-*.whl)[test]" \
+     >>"$results/wheel.log" 2>&1; then
+  (cd "$results" && LAMPORT_TEST_INSTALLED=1 \
+    LAMPORT_FAKE_CUDA_DIR="$build/fake-cuda" LAMPORT_RUN="$build/bin/lamport-run" \
+    "$venv/bin/python" -m pytest -q -p no:cacheprovider \
+    --junitxml="$results/python.xml" "$root/test/Python" \
+    >"$results/python.log" 2>&1) || { status=1; cat "$results/python.log"; }
+else
+  status=1; cat "$results/wheel.log"
+fi
+
+# The fuzz targets (test/Fuzz): any crash fails the step.
+if [ -n "${SKIP_FUZZ:-}" ] && [ "${CI:-}" != true ]; then
+  printf '%s%s\n' '<testsuite name="fuzz"><testcase classname="fuzz" ' \
+    'name="fuzz step"><skipped message="SKIP_FUZZ is set"/></testcase></testsuite>' \
+    >"$results/fuzz.xml"
+else
+  FUZZ_XML="$results/fuzz.xml" BUILD_DIR="$build" \
+    bash "$root/scripts/fuzz.sh" >"$results/fuzz.log" 2>&1 ||
+    { status=1; cat "$results/fuzz.log"; }
+  grep '^fuzz: ' "$results/fuzz.log" | grep -v '^fuzz: regression' || true
+fi
 
 python3 "$root/scripts/summarize_tests.py" "$results"/*.xml || status=1
 exit $status

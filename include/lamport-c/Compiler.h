@@ -67,8 +67,10 @@ mlirLamportCompileOptionsGetDefault(void);
 /// (created if needed): lamport-generate-kernels, the launch plan,
 /// lamport-lower-to-nvvm, then ptxas for every kernel. `module` is changed in
 /// place (it ends up holding the kernels' gpu.binary ops) and stays owned by
-/// the caller. The manifest names the program's arguments `arg<i>`: a parsed
-/// module keeps no source names; mlirLamportCompileSourceToBundle keeps them.
+/// the caller. The manifest names an argument by its name location
+/// (`loc("attn")`, as the Python builder sets them) where it has one, else
+/// `arg<i>`: a parsed module keeps no source names;
+/// mlirLamportCompileSourceToBundle keeps them.
 MLIR_CAPI_EXPORTED MlirLogicalResult mlirLamportCompileModuleToBundle(
     MlirModule module, MlirStringRef directory,
     MlirLamportCompileOptions options, MlirStringCallback errorCallback,

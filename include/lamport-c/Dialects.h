@@ -13,6 +13,10 @@
 #define LAMPORT_C_DIALECTS_H
 
 #include "mlir-c/IR.h"
+#include "mlir-c/Support.h"
+
+#include <stdbool.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -29,6 +33,71 @@ MLIR_DECLARE_CAPI_DIALECT_REGISTRATION(Lamport, lamport);
 /// parses and runs lamport-lower-to-nvvm.
 MLIR_CAPI_EXPORTED void
 mlirLamportRegisterCompilerDialects(MlirDialectRegistry registry);
+
+/// A context made from that registry with the dialects a program is built
+/// of loaded (lamport, func, memref, arith, gpu), and diagnostics that do not
+/// print the failing op after their message: they carry its location.
+/// Owned by the caller (mlirContextDestroy).
+MLIR_CAPI_EXPORTED MlirContext mlirLamportContextCreate(void);
+
+//===----------------------------------------------------------------------===//
+// !lamport.mailbox
+//===----------------------------------------------------------------------===//
+
+/// Whether `type` is a `!lamport.mailbox`.
+MLIR_CAPI_EXPORTED bool mlirTypeIsALamportMailbox(MlirType type);
+
+/// `!lamport.mailbox<tp = tp, capacity = capacity, width = width>`, or a null
+/// type after emitting at `location` why those parameters are not a mailbox
+/// (to the context's diagnostic handlers).
+MLIR_CAPI_EXPORTED MlirType mlirLamportMailboxTypeGetChecked(
+    MlirLocation location, uint32_t tp, uint32_t capacity, uint32_t width);
+
+/// The parameters of a mailbox type.
+MLIR_CAPI_EXPORTED uint32_t mlirLamportMailboxTypeGetTp(MlirType type);
+MLIR_CAPI_EXPORTED uint32_t mlirLamportMailboxTypeGetCapacity(MlirType type);
+MLIR_CAPI_EXPORTED uint32_t mlirLamportMailboxTypeGetWidth(MlirType type);
+
+//===----------------------------------------------------------------------===//
+// Attributes
+//===----------------------------------------------------------------------===//
+
+/// The parameters of a `#lamport.tactic` (the launch shape of
+/// lamport.gemm_publish), as the attribute's syntax names them. What a
+/// weight shape accepts is checked by the op's verifier.
+typedef struct {
+  uint32_t splits;
+  uint32_t kw;
+  uint32_t accs;
+  uint32_t tiles;
+  uint32_t passes;
+  uint32_t minCtasPerSm;
+  bool earlyDependents;
+  uint32_t lateChunks;
+  /// tokenTiles[m - 1]: the token tile (8 or 16) used for m tokens.
+  intptr_t numTokenTiles;
+  const int64_t *tokenTiles;
+} MlirLamportTactic;
+
+/// The attribute's defaults: tiles = passes = 1, the rest 0 or empty.
+MLIR_CAPI_EXPORTED MlirLamportTactic mlirLamportTacticGetDefault(void);
+
+/// `#lamport.tactic<...>` of `tactic`.
+MLIR_CAPI_EXPORTED MlirAttribute
+mlirLamportTacticAttrGet(MlirContext context, MlirLamportTactic tactic);
+
+/// Whether `attribute` is a `#lamport.tactic`.
+MLIR_CAPI_EXPORTED bool mlirAttributeIsALamportTactic(MlirAttribute attribute);
+
+/// `#lamport.transport<name>` for `multicast` or `unicast`; a null attribute
+/// for any other name.
+MLIR_CAPI_EXPORTED MlirAttribute
+mlirLamportTransportAttrGet(MlirContext context, MlirStringRef name);
+
+/// `#lamport.sum_order<name>` for `rank_ascending` or `pairwise`; a null
+/// attribute for any other name.
+MLIR_CAPI_EXPORTED MlirAttribute mlirLamportSumOrderAttrGet(MlirContext context,
+                                                            MlirStringRef name);
 
 #ifdef __cplusplus
 }

@@ -22,6 +22,7 @@
 #include "mlir/AsmParser/AsmParserState.h"
 #include "mlir/CAPI/IR.h"
 #include "mlir/CAPI/Support.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
@@ -235,6 +236,30 @@ static LogicalResult compile(ModuleOp module, const ArgumentNames &names,
   return success();
 }
 
+/// The names that block arguments carry as name locations (`loc("attn")`,
+/// which the Python builder gives a program's arguments), per block whose
+/// arguments have any; the others are left to be named `arg<i>`.
+static ArgumentNames argumentNamesFromLocations(ModuleOp module) {
+  ArgumentNames names;
+  module.walk([&](func::FuncOp func) {
+    if (func.isExternal())
+      return;
+    Block &entry = func.getBody().front();
+    std::vector<std::string> blockNames;
+    bool any = false;
+    for (BlockArgument argument : entry.getArguments()) {
+      auto name = dyn_cast<NameLoc>(argument.getLoc());
+      any |= bool(name);
+      blockNames.push_back(name ? name.getName().str()
+                                : "arg" +
+                                      std::to_string(argument.getArgNumber()));
+    }
+    if (any)
+      names[&entry] = std::move(blockNames);
+  });
+  return names;
+}
+
 MlirLamportCompileOptions mlirLamportCompileOptionsGetDefault(void) {
   MlirLamportCompileOptions options;
   options.chip = mlirStringRefCreateFromCString("sm_90");
@@ -254,8 +279,8 @@ mlirLamportCompileModuleToBundle(MlirModule module, MlirStringRef directory,
   QuietOpsOnDiagnostic quiet(moduleOp.getContext());
   ScopedDiagnosticHandler handler =
       collectDiagnostics(moduleOp.getContext(), report);
-  if (failed(compile(moduleOp, ArgumentNames(), unwrap(directory), options,
-                     report)))
+  if (failed(compile(moduleOp, argumentNamesFromLocations(moduleOp),
+                     unwrap(directory), options, report)))
     return report.fail();
   return mlirLogicalResultSuccess();
 }

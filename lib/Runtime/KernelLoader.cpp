@@ -7,6 +7,7 @@
 #include "lamport/Runtime/KernelLoader.h"
 #include "lamport/Runtime/Driver.h"
 #include "lamport/Runtime/Error.h"
+#include "lamport/Runtime/KernelRecord.h"
 
 namespace lamport {
 namespace runtime {
@@ -90,6 +91,39 @@ void checkFunction(CUfunction function, const KernelSpec &kernel,
   }
 }
 
+/// The most bytes an ABI record may take; a larger global is no record.
+constexpr std::size_t kMaxRecordBytes = 65536;
+
+/// Checks the ABI record of \p module against the one the manifest implies
+/// for kernel \p k. Returns false where the image has no record (a bundle
+/// written before records); throws Error at the first field that differs.
+bool checkRecord(CUmodule module, const Bundle &bundle, std::size_t k,
+                 const std::string &who) {
+  const KernelSpec &kernel = bundle.manifest.kernels[k];
+  std::string symbol = kernelRecordSymbol(kernel.name);
+  CUdeviceptr address = 0;
+  std::size_t bytes = 0;
+  CUresult found =
+      api().cuModuleGetGlobal(&address, &bytes, module, symbol.c_str());
+  if (found == CUDA_ERROR_NOT_FOUND)
+    return false;
+  check(found, "cuModuleGetGlobal", concat(who, ": finding ", symbol));
+  if (bytes == 0 || bytes > kMaxRecordBytes)
+    throw Error(concat(who, ": its ABI record ", symbol, " is ", bytes,
+                       " bytes, not a record"));
+  std::string record(bytes, '\0');
+  LAMPORT_CU(cuMemcpyDtoH(record.data(), address, bytes),
+             concat(who, ": reading its ABI record ", symbol));
+  std::string difference =
+      diffKernelRecords(record, manifestKernelRecord(bundle.manifest, kernel));
+  if (!difference.empty())
+    throw Error(concat(who,
+                       ": the manifest does not describe the kernel the "
+                       "image holds: ",
+                       difference));
+  return true;
+}
+
 } // namespace
 
 LoadedKernel loadKernel(const Bundle &bundle, std::size_t k,
@@ -105,6 +139,7 @@ LoadedKernel loadKernel(const Bundle &bundle, std::size_t k,
       throw Error(concat(who, ": its image has no entry point named '",
                          kernel.name, "' (", describeResult(found),
                          "): the manifest and the image disagree"));
+    loaded.recordChecked = checkRecord(loaded.module, bundle, k, who);
     checkFunction(loaded.function, kernel, who);
     optIntoSharedMemory(loaded.function, kernel.sharedBytes, who);
   } catch (...) {

@@ -229,6 +229,7 @@ Session::DeviceModules &Session::modulesOf(int rank) {
 
 void Session::loadKernels() {
   const Manifest &m = bundle.manifest;
+  std::string unrecorded;
   for (int r = 0; r < config.tp; ++r) {
     bool loaded = false;
     for (auto &deviceModules : modules)
@@ -247,9 +248,16 @@ void Session::loadKernels() {
       deviceModules->loaded.push_back(entry.module);
       deviceModules->kernels.push_back(entry.function);
       imageText = entry.image;
+      if (!entry.recordChecked && unrecorded.empty())
+        unrecorded = kernel.name;
     }
     modules.push_back(std::move(deviceModules));
   }
+  // Said once, with the images: such a bundle's manifest was not checked.
+  if (!unrecorded.empty())
+    imageText += concat("; no ABI record in kernel '", unrecorded,
+                        "' (a bundle written before records: its manifest "
+                        "was not checked against the kernels)");
 }
 
 //===----------------------------------------------------------------------===//

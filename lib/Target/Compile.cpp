@@ -16,6 +16,7 @@
 #include "lamport/Conversion/Pipelines.h"
 #include "lamport/Dialect/Lamport/Transforms/Passes.h"
 #include "lamport/Target/Bundle.h"
+#include "lamport/Target/KernelRecord.h"
 
 #include "mlir/AsmParser/AsmParserState.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -116,6 +117,8 @@ mlir::lamport::lowerProgram(ModuleOp module, func::FuncOp program,
   compiled.plan = std::move(*plan);
 
   keepKernelsOf(module, compiled.plan);
+  // Each image says what it was compiled for; loaders check the manifest.
+  addKernelRecords(module, compiled.plan);
   PassManager pm(module.getContext());
   LamportToNVVMPipelineOptions lowerOptions;
   lowerOptions.chip = options.chip;

@@ -342,6 +342,12 @@ def _no_constant(name):
     raise ValueError(f"{name} is not a JSON number")
 
 
+def _attribute_text(value):
+    """A kernel attribute as the runtime prints it: strings as they are,
+    numbers and booleans as JSON writes them."""
+    return value if isinstance(value, str) else json.dumps(value)
+
+
 def load_manifest(path):
     """The manifest at `path`, checked: BundleError naming the offending
     field where it does not follow docs/bundle.md."""
@@ -450,6 +456,57 @@ class Bundle:
             attributes=entry.get("attributes", {}),
             mailbox_use=entry.get("mailbox_use"),
         )
+
+    def describe_plan(self):
+        """The launch plan as `lamport-run BUNDLE --plan` prints it: the
+        mailboxes, the arguments, then each launch of a step in stream order
+        with its launch shape, parameters, roles and attributes."""
+        m = self.manifest
+        lines = [f"program {self.program or '(unnamed)'}: chip {self.chip}, "
+                 f"transport {self.transport}, manifest version {self.version}"]
+        for mb in self.mailboxes:
+            lines.append(
+                f"mailbox {mb['id']} '{mb['name']}': tp {mb['tp']}, capacity "
+                f"{mb['capacity']}, width {mb['width']}; "
+                f"{3 * mb['tp'] * mb['capacity'] * mb['width'] * 2} bytes per "
+                f"rank, descriptor {40 + 8 * mb['tp']} bytes")
+        for arg in self.arguments:
+            head = f"argument {arg['index']} '{arg['name']}': "
+            if arg["kind"] == "mailbox":
+                lines.append(head + f"mailbox {arg['mailbox']}")
+            else:
+                shape = ", ".join(str(d) for d in arg["shape"])
+                lines.append(head + f"buffer {arg['dtype']} [{shape}] {arg['io']}")
+        lines.append("one step, per rank, in stream order:")
+        names = [a["name"] for a in self.arguments]
+        dims = "x".join
+        for i, (name, span) in enumerate(self.launch_tokens):
+            k = self._entries[name]
+            line = f"  {i + 1}. {name} ({k['op']})"
+            if span is not None:
+                line += f" for M in {span[0]}..{span[1]}"
+            line += (f": grid {dims(map(str, k['grid']))}, block "
+                     f"{dims(map(str, k['block']))}, cluster "
+                     f"{dims(map(str, k['cluster']))}, shared "
+                     f"{k['shared_bytes']} B{', pdl' if k['pdl'] else ''}")
+            lines.append(line)
+            params = []
+            for p in k["params"]:
+                what = ("tokens" if p["kind"] == "tokens"
+                        else f"{p['kind']} '{names[p['argument']]}'")
+                params.append(f" {what} ({p['size']} B)")
+            lines.append("     params:" + ",".join(params))
+            roles = [f"{p['role']} = '{names[p['argument']]}'"
+                     for p in k["params"]
+                     if p["kind"] == "buffer" and p.get("role")]
+            if roles:
+                lines.append("     roles: " + ", ".join(roles))
+            attributes = k.get("attributes", {})
+            if attributes:
+                lines.append("     attributes:" + "".join(
+                    f" {key} = {_attribute_text(attributes[key])}"
+                    for key in sorted(attributes)))
+        return "\n".join(lines) + "\n"
 
     def __repr__(self):
         return (f"Bundle({self.path!r}, program={self.program!r}, "

@@ -17,9 +17,11 @@ done by then).
 """
 
 import ctypes
+import glob
 import math
+import os
 
-from ._capi import C_INT, C_UINT64, integer, locate, text_bytes
+from ._checks import C_INT, C_UINT64, integer, text_bytes
 from .bundle import Bundle
 
 LIBRARY_NAME = "libLamportRuntimeC.so"
@@ -51,9 +53,21 @@ _ErrorCallback = ctypes.CFUNCTYPE(None, ctypes.c_char_p, ctypes.c_size_t,
 
 
 def find_library():
-    """$LAMPORT_RUNTIME_LIBRARY, else lib/ of the install prefix this package
-    lies in (PREFIX/python/lamport), else the dynamic loader's search path."""
-    return locate(LIBRARY_NAME, "LAMPORT_RUNTIME_LIBRARY")
+    """$LAMPORT_RUNTIME_LIBRARY, else lib/ beside this module (a pip-installed
+    package, where the library carries its SONAME), else lib/ of the install
+    prefix this package lies in (PREFIX/python/lamport), else the dynamic
+    loader's search path."""
+    path = os.environ.get("LAMPORT_RUNTIME_LIBRARY")
+    if path:
+        return path
+    here = os.path.dirname(os.path.abspath(__file__))
+    candidates = sorted(glob.glob(os.path.join(here, "lib", LIBRARY_NAME + "*")))
+    candidates.append(os.path.join(here, os.pardir, os.pardir, "lib",
+                                   LIBRARY_NAME))
+    for candidate in candidates:
+        if os.path.exists(candidate):
+            return os.path.normpath(candidate)
+    return LIBRARY_NAME
 
 
 _lib = None

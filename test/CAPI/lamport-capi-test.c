@@ -320,6 +320,62 @@ static void testCompileErrors(MlirContext context, const char *root) {
   printf("failed without callback: %d\n", mlirLogicalResultIsFailure(result));
 }
 
+/// The builder's entry points: a context with the program dialects loaded,
+/// the mailbox type (checked), and the tactic, transport and sum-order
+/// attributes.
+static void testTypesAndAttributes(void) {
+  // CHECK-LABEL: testTypesAndAttributes
+  printf("testTypesAndAttributes\n");
+  MlirContext context = mlirLamportContextCreate();
+  // CHECK: func loaded: 1
+  printf("func loaded: %d\n",
+         mlirContextIsRegisteredOperation(
+             context, mlirStringRefCreateFromCString("func.func")));
+  MlirLocation loc = mlirLocationUnknownGet(context);
+  MlirType mailbox = mlirLamportMailboxTypeGetChecked(loc, 8, 16, 8192);
+  // CHECK: !lamport.mailbox<tp = 8, capacity = 16, width = 8192> 1 8 16 8192
+  mlirTypePrint(mailbox, printToStdout, NULL);
+  printf(" %d %u %u %u\n", mlirTypeIsALamportMailbox(mailbox),
+         mlirLamportMailboxTypeGetTp(mailbox),
+         mlirLamportMailboxTypeGetCapacity(mailbox),
+         mlirLamportMailboxTypeGetWidth(mailbox));
+  MlirDiagnosticHandlerID handler =
+      mlirContextAttachDiagnosticHandler(context, printDiagnostic, NULL, NULL);
+  // CHECK: diagnostic: width must be a multiple of 8 BF16 elements, got 81
+  // CHECK: bad mailbox is null: 1
+  printf("bad mailbox is null: %d\n",
+         mlirTypeIsNull(mlirLamportMailboxTypeGetChecked(loc, 8, 16, 81)));
+  mlirContextDetachDiagnosticHandler(context, handler);
+
+  int64_t tiles[] = {8, 8, 16};
+  MlirLamportTactic tactic = mlirLamportTacticGetDefault();
+  tactic.splits = 1;
+  tactic.kw = 128;
+  tactic.accs = 2;
+  tactic.earlyDependents = true;
+  tactic.numTokenTiles = 3;
+  tactic.tokenTiles = tiles;
+  MlirAttribute attribute = mlirLamportTacticAttrGet(context, tactic);
+  // CHECK: #lamport.tactic<splits = 1, kw = 128, accs = 2, early_dependents = true, token_tiles = [8, 8, 16]> 1
+  mlirAttributePrint(attribute, printToStdout, NULL);
+  printf(" %d\n", mlirAttributeIsALamportTactic(attribute));
+  // CHECK: #lamport.transport<multicast> #lamport.sum_order<pairwise>
+  mlirAttributePrint(mlirLamportTransportAttrGet(
+                         context, mlirStringRefCreateFromCString("multicast")),
+                     printToStdout, NULL);
+  printf(" ");
+  mlirAttributePrint(mlirLamportSumOrderAttrGet(
+                         context, mlirStringRefCreateFromCString("pairwise")),
+                     printToStdout, NULL);
+  // CHECK: unknown names are null: 1 1
+  printf("\nunknown names are null: %d %d\n",
+         mlirAttributeIsNull(mlirLamportTransportAttrGet(
+             context, mlirStringRefCreateFromCString("nvls"))),
+         mlirAttributeIsNull(mlirLamportSumOrderAttrGet(
+             context, mlirStringRefCreateFromCString("tree"))));
+  mlirContextDestroy(context);
+}
+
 int main(int argc, char **argv) {
   if (argc != 2) {
     fprintf(stderr, "usage: lamport-capi-test OUTPUT_DIRECTORY\n");
@@ -336,6 +392,7 @@ int main(int argc, char **argv) {
   testCompile(context, argv[1]);
   testCompileErrors(context, argv[1]);
   mlirContextDestroy(context);
+  testTypesAndAttributes();
   // CHECK: done
   printf("done\n");
   return 0;

@@ -1,6 +1,6 @@
 """Bad input to the lamport package raises, never kills the interpreter or
 passes silently: target options the NVVM lowering would crash on, source
-nested deeper than MLIR's recursive parser survives, integers ctypes would
+nested deeper than MLIR's recursive parser survives, integers a C type would
 truncate, text that is not text. Each case runs in a child interpreter, so
 a regression shows as a failed test (with the signal) instead of ending
 the test session, and the child's stderr shows any exception a __del__
@@ -11,11 +11,7 @@ import subprocess
 import sys
 import textwrap
 
-from conftest import ROOT
-
 PRELUDE = textwrap.dedent(f"""
-    import sys
-    sys.path.insert(0, {os.path.join(ROOT, "python")!r})
     import lamport
 
     def expect(fn, kind, *pieces):
@@ -40,12 +36,12 @@ func.func @publish_poll_rows(%rows: memref<?x8192xbf16>, %mailbox: !mailbox,
 """
 
 
-def run_child(body, env=None):
+def run_child(body, env=None, prelude=PRELUDE):
     """Runs PRELUDE + body in a child interpreter; its stdout. The child
     must exit 0 and write nothing to stderr (an exception ignored in
     __del__ among it)."""
     result = subprocess.run(
-        [sys.executable, "-c", PRELUDE + textwrap.dedent(body)],
+        [sys.executable, "-c", prelude + textwrap.dedent(body)],
         env=dict(os.environ, **(env or {})), capture_output=True, text=True,
         timeout=120)
     assert result.returncode == 0, (result.returncode, result.stdout,
@@ -105,10 +101,10 @@ def test_deep_nesting_raises():
     assert out.count("ok:") == 5
 
 
-def test_integers_and_text_are_checked_before_ctypes():
+def test_integers_and_text_are_checked_before_the_c_api():
     out = run_child(f"""
         with lamport.Context() as context:
-            # 2**70 was truncated to 0 by ctypes, then refused as "0 ns".
+            # 2**70 was once truncated to 0 by ctypes, then refused as "0 ns".
             expect(lambda: context.compile({PROGRAM!r}, "b", timeout_ns=2**70),
                    ValueError, "timeout_ns must be in [-9223372036854775808, "
                    "9223372036854775807] (a C int64_t), got "
@@ -130,20 +126,47 @@ def test_integers_and_text_are_checked_before_ctypes():
             module = context.parse({PROGRAM!r}.encode())
             expect(lambda: module.run_pipeline(5), TypeError,
                    "run_pipeline: pipeline must be str or bytes, got int")
+        # Leaving `with` keeps the context (as upstream MLIR's Python
+        # does); close() destroys it and the modules in it.
+        assert context.parse("module {{}}").verify()
+        context.close()
         expect(lambda: context.parse("module {{}}"), lamport.Error,
                "the context is closed")
+        expect(lambda: str(module), lamport.Error,
+               "the module was destroyed with its context")
     """)
-    assert out.count("ok:") == 10
+    assert out.count("ok:") == 11
 
 
 def test_failed_construction_leaves_nothing_to_raise_in_del():
-    # Context: the library cannot be loaded; its __del__ then ran close()
-    # on an object without _context (AttributeError, "Exception ignored").
+    # Context: the compiler extension cannot be loaded; a Context whose
+    # construction failed once raised AttributeError from its __del__
+    # ("Exception ignored"). Bundle and Runtime still import.
     out = run_child("""
         import gc
-        expect(lambda: lamport.Context(), OSError,
-               "cannot load the Lamport C API library")
+        expect(lambda: lamport.Context(), ImportError,
+               "lamport.Context needs the compiler extension")
+        expect(lambda: lamport.Context(5), ImportError, "does not load")
+        assert lamport.Bundle and lamport.Runtime
         gc.collect()
         print("collected")
-    """, env={"LAMPORT_CAPI_LIBRARY": "/nonexistent/libLamportCAPI.so"})
+    """, prelude=PRELUDE.replace("import lamport",
+                                 "import sys\nsys.modules['lamport._lamport'] = None\nimport lamport"))
     assert "collected" in out
+
+
+def test_long_affine_chain_raises():
+    # The affine expression parser recurses once per operator: 100,000
+    # chained terms overflowed the interpreter's stack.
+    out = run_child("""
+        chain = ("#map = affine_map<(d0) -> (d0" + " + d0" * 100000 + ")>\\n"
+                 "func.func @f(%a: index) -> index {\\n"
+                 "  %0 = affine.apply #map(%a)\\n  return %0 : index\\n}")
+        with lamport.Context() as context:
+            expect(lambda: context.parse(chain, name="chain.mlir"),
+                   lamport.Error, "chain.mlir:1:20511: error: an expression "
+                   "chains more than 4096 operators here")
+            expect(lambda: context.compile(chain, "unused", name="chain.mlir"),
+                   lamport.Error, "chains more than 4096 operators")
+    """)
+    assert out.count("ok:") == 2

@@ -171,19 +171,19 @@ def test_unknown_kernel(context, tmp_path):
         bundle.kernel("gemm_0")
 
 
-def test_library_not_found(monkeypatch):
-    from lamport import _capi
-
-    with pytest.raises(OSError, match="set LAMPORT_CAPI_LIBRARY"):
-        _capi.load("/nonexistent/libLamportCAPI.so")
+def python_md_block(marker):
+    """The ```python block of docs/python.md that contains `marker`."""
+    with open(os.path.join(ROOT, "docs", "python.md")) as file:
+        blocks = re.findall(r"^```python\n(.*?)^```", file.read(), re.M | re.S)
+    [code] = [block for block in blocks if marker in block]
+    return code
 
 
 @requires_ptxas
 def test_python_md_example(tmp_path, monkeypatch, capsys):
     """The example of docs/python.md runs as written, from the repository
     root (here a folder whose docs/ is the repository's)."""
-    with open(os.path.join(ROOT, "docs", "python.md")) as file:
-        code = re.search(r"^```python\n(.*?)^```", file.read(), re.M | re.S).group(1)
+    code = python_md_block("context.parse(")
     os.symlink(os.path.join(ROOT, "docs"), tmp_path / "docs")
     monkeypatch.chdir(tmp_path)
     exec(compile(code, "docs/python.md", "exec"), {})

@@ -34,14 +34,18 @@ struct LoadedKernel {
   /// The image the driver took: "cubin", "PTX (driver JIT)", or the latter
   /// followed by why the cubin was refused.
   std::string image;
+  /// Whether the image carried an ABI record (KernelRecord.h), which then
+  /// matched the manifest; false for a bundle written before records.
+  bool recordChecked = false;
 };
 
 /// Loads kernel \p k of \p bundle into the current context for \p device:
 /// its cubin where that runs there (chooseImage), else its PTX through the
 /// driver's JIT. Then checks that the image has the manifest's entry point,
-/// that its thread limit (registers) admits the manifest's block and, on
-/// drivers that can say (12.4+), that its parameters are the manifest's in
-/// number and size; and opts into the kernel's shared memory. Throws Error
+/// that its ABI record (where it has one) matches the manifest's parameters
+/// and mailboxes, that its thread limit (registers) admits the manifest's block
+/// and, on drivers that can say (12.4+), that its parameters are the manifest's
+/// in number and size; and opts into the kernel's shared memory. Throws Error
 /// starting with \p who; the module is unloaded first.
 LoadedKernel loadKernel(const Bundle &bundle, std::size_t k,
                         const DeviceProperties &device, const std::string &who);

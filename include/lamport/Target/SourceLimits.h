@@ -9,7 +9,9 @@
 // overflow the stack of lamport-opt, lamport-compile or a Python
 // interpreter. Every entry point that parses text (the tools, the C API)
 // scans it first and refuses brackets nested deeper than a limit far above
-// any real program and far below what the stack holds.
+// any real program and far below what the stack holds. The affine
+// expression parser also recurses once per operator of a chain (`d0 + d0 +
+// ...`, `- - d0`), so the scan bounds those chains as well.
 //
 //===----------------------------------------------------------------------===//
 
@@ -29,7 +31,14 @@ namespace mlir::lamport {
 /// well under a megabyte of stack.
 inline constexpr unsigned kMaxNestingDepth = 256;
 
-/// Where a text nests brackets deeper than the limit.
+/// The longest chain of arithmetic operators (`+ - * floordiv ceildiv mod`)
+/// between two separators (`,`, `=`, `{`, `}`) the tools parse. Affine
+/// expressions in real programs chain a handful; MLIR's affine parser
+/// overflows an 8 MiB stack at about 100,000.
+inline constexpr unsigned kMaxOperatorChain = 4096;
+
+/// Where a text nests brackets deeper than the limit, or chains more
+/// operators than kMaxOperatorChain.
 struct ExcessNesting {
   unsigned line = 0, column = 0; ///< 1-based, of the first bracket past it.
   /// What to tell the user: the limit and why it exists.
@@ -37,8 +46,9 @@ struct ExcessNesting {
 };
 
 /// Scans \p text (string literals and `//` comments skipped; `->` and `>=`
-/// are not brackets) for nesting deeper than \p limit. MLIR bytecode is not
-/// scanned. Linear in the text and allocation-free.
+/// are not brackets) for nesting deeper than \p limit and for operator
+/// chains longer than kMaxOperatorChain. MLIR bytecode is not scanned.
+/// Linear in the text and allocation-free.
 std::optional<ExcessNesting>
 findExcessNesting(StringRef text, unsigned limit = kMaxNestingDepth);
 

@@ -25,6 +25,10 @@
 //     consumes once every rank's has published, or before any other
 //     operation or wait (a rank that never published then traps).
 //
+// A PTX without a "fake-kernel" line (one lamport-compile wrote) loads but
+// does not run: its parameter sizes come from its `.entry`, and
+// cuModuleGetGlobal finds its initialised `.global .b8` arrays (the ABI
+// records), so a real bundle's load checks run.
 // A module's tp, capacity and width come from a line "// fake-kernel: tp=T
 // capacity=C width=W" in its PTX. Without more, the kernel takes (mailbox,
 // buffer, tokens); with "params=mailbox,weight,x,y,tokens" (kinds and
@@ -123,6 +127,11 @@ struct Module {
   int tile = 0;
   float eps = 1e-6f;
   bool pairwise = false;
+  /// The parameter sizes of the image's `.entry`, for a PTX without a
+  /// fake-kernel line (what lamport-compile writes).
+  std::vector<size_t> entrySizes;
+  /// The image's initialised `.global .b8` arrays (ABI records), by name.
+  std::map<std::string, std::vector<uint8_t>> globals;
 };
 struct Function {
   std::string name;
@@ -549,6 +558,53 @@ void *allocate(size_t bytes) {
   return std::aligned_alloc(256, (bytes + 255) / 256 * 256);
 }
 
+/// The sizes of the parameters of the first `.entry` of \p text.
+std::vector<size_t> readEntrySizes(const std::string &text) {
+  std::vector<size_t> sizes;
+  size_t entry = text.find(".entry ");
+  if (entry == std::string::npos)
+    return sizes;
+  size_t end = text.find(')', entry);
+  for (size_t at = text.find(".param", entry); at < end;
+       at = text.find(".param", at + 1)) {
+    std::string param = text.substr(at, text.find_first_of(",)", at) - at);
+    size_t bracket = param.find('[');
+    sizes.push_back(bracket != std::string::npos
+                        ? size_t(std::atol(param.c_str() + bracket + 1))
+                    : param.find(".u32") != std::string::npos ||
+                            param.find(".b32") != std::string::npos
+                        ? 4
+                        : 8);
+  }
+  return sizes;
+}
+
+/// The `.global .align A .b8 NAME[N] = {b, ...};` arrays of \p text.
+std::map<std::string, std::vector<uint8_t>>
+readGlobals(const std::string &text) {
+  std::map<std::string, std::vector<uint8_t>> globals;
+  for (size_t at = text.find(".global "); at != std::string::npos;
+       at = text.find(".global ", at + 1)) {
+    size_t b8 = text.find(".b8 ", at), line = text.find('\n', at);
+    size_t bracket = text.find('[', at), brace = text.find('{', at);
+    if (b8 > line || bracket > line || brace > line)
+      continue;
+    std::string name = text.substr(b8 + 4, bracket - b8 - 4);
+    std::vector<uint8_t> &bytes = globals[name];
+    for (const char *p = text.c_str() + brace + 1; *p && *p != '}';) {
+      char *next = nullptr;
+      long byte = std::strtol(p, &next, 10);
+      if (next == p) { // a separator: ',', a space or a line break
+        ++p;
+        continue;
+      }
+      bytes.push_back(uint8_t(byte));
+      p = next;
+    }
+  }
+  return globals;
+}
+
 } // namespace
 
 extern "C" {
@@ -636,6 +692,8 @@ CUresult cuCtxSynchronize() {
 CUresult cuModuleLoadData(CUmodule *module, const void *image) {
   auto *m = new Module;
   const char *text = static_cast<const char *>(image);
+  m->entrySizes = readEntrySizes(text);
+  m->globals = readGlobals(text);
   if (const char *line = std::strstr(text, "fake-kernel:")) {
     std::sscanf(line, "fake-kernel: tp=%d capacity=%d width=%d", &m->tp,
                 &m->capacity, &m->width);
@@ -676,6 +734,16 @@ CUresult cuModuleLoadDataEx(CUmodule *module, const void *image, unsigned,
   return cuModuleLoadData(module, image);
 }
 CUresult cuModuleUnload(CUmodule) { return CUDA_SUCCESS; }
+CUresult cuModuleGetGlobal_v2(CUdeviceptr *address, size_t *bytes,
+                              CUmodule module, const char *name) {
+  auto &globals = reinterpret_cast<Module *>(module)->globals;
+  auto found = globals.find(name);
+  if (found == globals.end())
+    return CUDA_ERROR_NOT_FOUND;
+  *address = CUdeviceptr(uintptr_t(found->second.data()));
+  *bytes = found->second.size();
+  return CUDA_SUCCESS;
+}
 CUresult cuModuleGetFunction(CUfunction *f, CUmodule module, const char *name) {
   *f = reinterpret_cast<CUfunction>(
       new Function{name, *reinterpret_cast<Module *>(module)});
@@ -693,6 +761,8 @@ CUresult cuFuncGetParamInfo(CUfunction f, size_t index, size_t *offset,
                             size_t *size) {
   const Function &function = *reinterpret_cast<Function *>(f);
   std::vector<size_t> sizes = {size_t(40 + 8 * function.module.tp), 8, 4};
+  if (function.module.tp == 0 && !function.module.entrySizes.empty())
+    sizes = function.module.entrySizes;
   if (!function.module.params.empty()) {
     sizes.clear();
     for (const std::string &p : function.module.params)
@@ -744,8 +814,11 @@ CUresult cuMemsetD32_v2(CUdeviceptr p, unsigned v, size_t n) {
 CUresult cuMemsetD16Async(CUdeviceptr p, unsigned short v, size_t n, CUstream) {
   return enqueue([=] { cuMemsetD16_v2(p, v, n); });
 }
+// A copy of no bytes may name null pointers, as the driver allows; memcpy
+// does not, so it is not called for one.
 CUresult cuMemcpyHtoD_v2(CUdeviceptr to, const void *from, size_t n) {
-  std::memcpy(at<void>(to), from, n);
+  if (n)
+    std::memcpy(at<void>(to), from, n);
   return sticky;
 }
 CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr to, CUdeviceptr from, size_t n,
@@ -755,7 +828,8 @@ CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr to, CUdeviceptr from, size_t n,
 CUresult cuMemcpyDtoH_v2(void *to, CUdeviceptr from, size_t n) {
   if (sticky != CUDA_SUCCESS)
     return sticky;
-  std::memcpy(to, at<void>(from), n);
+  if (n)
+    std::memcpy(to, at<void>(from), n);
   return CUDA_SUCCESS;
 }
 
