@@ -13,20 +13,23 @@ import textwrap
 
 import pytest
 
+import lamport.runtime
+
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), os.pardir, os.pardir))
 BUNDLE = os.path.join(ROOT, "test", "Runtime", "Inputs", "publish_poll_tp2")
-LIBRARY = os.environ.get("LAMPORT_RUNTIME_LIBRARY", "")
+# The installed package's library unless $LAMPORT_RUNTIME_LIBRARY names one.
+LIBRARY = os.environ.get("LAMPORT_RUNTIME_LIBRARY") or lamport.runtime.find_library()
 FAKE_CUDA = os.environ.get("LAMPORT_FAKE_CUDA_DIR", "")
 
 requires_runtime = pytest.mark.skipif(
     not (LIBRARY and os.path.exists(LIBRARY) and FAKE_CUDA
          and os.path.exists(os.path.join(FAKE_CUDA, "libcuda.so.1"))),
-    reason="the runtime is not built (LAMPORT_RUNTIME_LIBRARY and "
-           "LAMPORT_FAKE_CUDA_DIR unset: scripts/test.sh sets them)")
+    reason="the runtime is not built (the package has no "
+           "libLamportRuntimeC.so, or LAMPORT_FAKE_CUDA_DIR is unset: "
+           "scripts/test.sh sets it)")
 
 RANK = textwrap.dedent(f"""
     import ctypes, struct, sys
-    sys.path.insert(0, {os.path.join(ROOT, "python")!r})
     from lamport.torch import DeviceArray, Rank
     from lamport.runtime import RuntimeFailure
     rank, store = int(sys.argv[1]), sys.argv[2]
@@ -84,7 +87,6 @@ def test_a_missing_rank_is_named():
     env["LAMPORT_RUNTIME_LIBRARY"] = LIBRARY
     body = textwrap.dedent(f"""
         import sys
-        sys.path.insert(0, {os.path.join(ROOT, "python")!r})
         from lamport.torch import Rank
         from lamport.runtime import RuntimeFailure
         try:
