@@ -46,6 +46,7 @@ if(LAMPORT_ENABLE_COMPILER)
     FILES_MATCHING PATTERN "*.h" PATTERN "*.td"
     PATTERN "Runtime" EXCLUDE
     PATTERN "Runtime.h" EXCLUDE
+    PATTERN "RuntimeRank.h" EXCLUDE
     PATTERN "Check" EXCLUDE)
   install(DIRECTORY ${LAMPORT_BINARY_DIR}/include/lamport
     DESTINATION include
@@ -125,6 +126,7 @@ endif()
 
 if(LAMPORT_ENABLE_RUNTIME)
   install(FILES ${LAMPORT_SOURCE_DIR}/include/lamport-c/Runtime.h
+    ${LAMPORT_SOURCE_DIR}/include/lamport-c/RuntimeRank.h
     DESTINATION include/lamport-c
     COMPONENT lamport-runtime)
   # Beside libLamportCAPI.so, where the installed Python package looks.

@@ -60,14 +60,9 @@ Session::~Session() {
   if (forkEvent)
     cu.cuEventDestroy(forkEvent);
   for (auto &mailbox : mailboxes) {
-    for (int r = 0; r < int(mailbox->records.size()); ++r)
-      if (mailbox->records[r])
-        cu.cuMemFreeHost(mailbox->records[r]);
-    for (std::size_t r = 0; r < mailbox->handles.size(); ++r) {
-      cu.cuMemUnmap(mailbox->copies[r], mailbox->mappedBytes[r]);
-      cu.cuMemAddressFree(mailbox->copies[r], mailbox->mappedBytes[r]);
-      cu.cuMemRelease(mailbox->handles[r]);
-    }
+    for (TimeoutRecord *record : mailbox->records)
+      freeTimeoutRecord(record);
+    mailbox->peerCopies.clear();
   }
   for (const Allocation &allocation : allocations) {
     cu.cuCtxSetCurrent(ranks[allocation.rank]->context);

@@ -52,27 +52,32 @@ void Session::wait(CUevent event, double seconds, const std::string &during) {
   }
 }
 
+bool readTimeoutRecord(const TimeoutRecord *record, TimeoutRecord &copy,
+                       int *unfilled) {
+  // The poller fenced at system scope before trapping; read it once.
+  std::memcpy(&copy, const_cast<const TimeoutRecord *>(record), sizeof(copy));
+  if (!copy.claimed)
+    return false;
+  // Claimed but never filled: another kernel's trap ended the context
+  // between this poll's compare-and-swap and its stores (one GPU runs
+  // every rank's kernels in loopback). Every poll has a timeout > 0.
+  if (copy.timeoutNs == 0) {
+    if (unfilled)
+      ++*unfilled;
+    return false;
+  }
+  return true;
+}
+
 std::vector<TimeoutRecord> Session::claimedTimeouts(int *unfilled) const {
   std::vector<TimeoutRecord> claimed;
   if (unfilled)
     *unfilled = 0;
   for (const auto &mailbox : mailboxes)
     for (TimeoutRecord *record : mailbox->records) {
-      // The poller fenced at system scope before trapping; read it once.
       TimeoutRecord copy;
-      std::memcpy(&copy, const_cast<const TimeoutRecord *>(record),
-                  sizeof(copy));
-      if (!copy.claimed)
-        continue;
-      // Claimed but never filled: another kernel's trap ended the context
-      // between this poll's compare-and-swap and its stores (one GPU runs
-      // every rank's kernels in loopback). Every poll has a timeout > 0.
-      if (copy.timeoutNs == 0) {
-        if (unfilled)
-          ++*unfilled;
-        continue;
-      }
-      claimed.push_back(copy);
+      if (readTimeoutRecord(record, copy, unfilled))
+        claimed.push_back(copy);
     }
   return claimed;
 }
@@ -87,6 +92,14 @@ void Session::fail(CUresult result, const std::string &during,
                    bool watchdog) const {
   int unfilled = 0;
   std::vector<TimeoutRecord> records = claimedTimeouts(&unfilled);
+  throwKernelFailure(result, during, watchdog, std::move(records), unfilled,
+                     [this](int id) { return mailboxName(id); });
+}
+
+void throwKernelFailure(CUresult result, const std::string &during,
+                        bool watchdog, std::vector<TimeoutRecord> records,
+                        int unfilled,
+                        const std::function<std::string(int)> &mailboxName) {
   std::string message =
       watchdog ? during
                : concat(during, ": the GPU reported ", describeResult(result));

@@ -13,6 +13,7 @@
 #ifndef LAMPORT_LIB_RUNTIME_SESSIONIMPL_H
 #define LAMPORT_LIB_RUNTIME_SESSIONIMPL_H
 
+#include "lamport/Runtime/MailboxMemory.h"
 #include "lamport/Runtime/Session.h"
 
 #include <cstdint>
@@ -48,9 +49,8 @@ struct Session::Mailbox {
   std::vector<CUdeviceptr> stages;      ///< Per rank, kStageWords int32s.
   std::vector<TimeoutRecord *> records; ///< Host side, per rank.
   std::vector<std::vector<uint8_t>> packed; ///< Descriptors, per rank.
-  // Peer transport only: the VMM pieces to unmap and release.
-  std::vector<CUmemGenericAllocationHandle> handles;
-  std::vector<std::size_t> mappedBytes;
+  /// Peer transport only: the VMM allocations behind the copies.
+  std::vector<MappedAllocation> peerCopies;
 };
 
 /// A launch configuration built once per (rank, kernel).

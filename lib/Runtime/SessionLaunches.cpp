@@ -125,12 +125,22 @@ std::vector<void *>
 Session::kernelParams(int rank, int kernel,
                       const std::function<void *(int argument)> &bufferSlot,
                       int32_t *tokens) {
-  const Manifest &m = bundle.manifest;
+  return kernelParamList(
+      bundle.manifest, kernel,
+      [&](int mailbox) { return descriptor(mailbox, rank); }, bufferSlot,
+      tokens);
+}
+
+std::vector<void *>
+kernelParamList(const Manifest &m, int kernel,
+                const std::function<void *(int mailbox)> &descriptorOf,
+                const std::function<void *(int argument)> &bufferSlot,
+                int32_t *tokens) {
   std::vector<void *> list;
   for (const ParamSpec &param : m.kernels[kernel].params)
     switch (param.kind) {
     case ParamKind::Mailbox:
-      list.push_back(descriptor(m.arguments[param.argument].mailbox, rank));
+      list.push_back(descriptorOf(m.arguments[param.argument].mailbox));
       break;
     case ParamKind::Buffer:
       list.push_back(bufferSlot(param.argument));

@@ -68,6 +68,8 @@ namespace runtime {
   X(cuMemUnmap)                                                                \
   X(cuMemSetAccess)                                                            \
   X(cuMemGetAllocationGranularity)                                             \
+  X(cuMemExportToShareableHandle)                                              \
+  X(cuMemImportFromShareableHandle)                                            \
   X(cuStreamCreate)                                                            \
   X(cuStreamDestroy)                                                           \
   X(cuStreamQuery)                                                             \

@@ -55,6 +55,31 @@ public:
   bool watchdog;
 };
 
+/// The parameter pointers of kernel \p kernel of \p manifest, in its order:
+/// `descriptorOf(mailbox)` for each mailbox (the packed descriptor),
+/// `bufferSlot(argument)` (where the buffer's device pointer lives) for each
+/// buffer, \p tokens for the token count.
+std::vector<void *>
+kernelParamList(const Manifest &manifest, int kernel,
+                const std::function<void *(int mailbox)> &descriptorOf,
+                const std::function<void *(int argument)> &bufferSlot,
+                int32_t *tokens);
+
+/// Throws the KernelFailure of \p result, which a call returned while
+/// \p during ran: the message names every claimed timeout record in
+/// \p records (\p mailboxName names a record's mailbox id) and the
+/// \p unfilled records the context failed before filling.
+[[noreturn]] void
+throwKernelFailure(CUresult result, const std::string &during, bool watchdog,
+                   std::vector<TimeoutRecord> records, int unfilled,
+                   const std::function<std::string(int)> &mailboxName);
+
+/// Copies \p record (host-mapped, written by a poll) to \p copy; true when
+/// a poll claimed and filled it, counting one claimed but left unfilled in
+/// \p unfilled.
+bool readTimeoutRecord(const TimeoutRecord *record, TimeoutRecord &copy,
+                       int *unfilled);
+
 /// How to bring a session up.
 struct SessionConfig {
   int tp = 0;

@@ -57,6 +57,7 @@
 // FAKE_CUDA_TRACE=1 prints every kernel as it runs, on stderr: "fake-cuda:
 // stream S: NAME", with the rank and stage words [ACTIVE, NEXT] of a
 // kernel that takes a mailbox and the ns of the delay kernel.
+// FAKE_CUDA_POLL_WAIT_MS lets a poll wait for another process's publish.
 // This is a test double, not a simulator: it checks the runtime's side of
 // the ABI, never a kernel's.
 //
@@ -73,6 +74,7 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -278,6 +280,30 @@ float fromBf16(uint16_t v) {
   return f;
 }
 
+/// FAKE_CUDA_POLL_WAIT_MS: how long a poll waits for a sentinel to be
+/// overwritten before it traps. Rank processes share their copies (memfds,
+/// FakeVmm.cpp), so another process's publish may still come; within one
+/// process nothing else runs meanwhile, so the default is not to wait.
+double pollWaitMs() {
+  const char *wait = std::getenv("FAKE_CUDA_POLL_WAIT_MS");
+  return wait ? std::atof(wait) : 0.0;
+}
+
+/// Waits up to pollWaitMs() for \p element to stop being the sentinel.
+bool awaitPublish(const uint16_t *element) {
+  double ms = pollWaitMs();
+  if (ms <= 0)
+    return false;
+  auto deadline = std::chrono::steady_clock::now() +
+                  std::chrono::duration<double, std::milli>(ms);
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (__atomic_load_n(element, __ATOMIC_ACQUIRE) != 0x8000)
+      return true;
+    std::this_thread::sleep_for(std::chrono::microseconds(20));
+  }
+  return false;
+}
+
 bool pollAll(const Module &m, const Descriptor &d, int tokens,
              const std::function<void(int, int, int, uint16_t)> &use) {
   int32_t *words = at<int32_t>(d.stage);
@@ -288,7 +314,7 @@ bool pollAll(const Module &m, const Descriptor &d, int tokens,
       for (int slot = 0; slot < m.tp; ++slot) {
         uint16_t *fragment = copy + elementOffset(m, stage, slot, row, col);
         for (int lane = 0; lane < 8; ++lane)
-          if (fragment[lane] == 0x8000) {
+          if (fragment[lane] == 0x8000 && !awaitPublish(&fragment[lane])) {
             if (hangs()) {
               hung = true;
               return false;
@@ -889,31 +915,7 @@ CUresult cuMemcpyDtoH_v2(void *to, CUdeviceptr from, size_t n) {
   return CUDA_SUCCESS;
 }
 
-// Virtual memory: the reservation is the memory; mapping is a no-op.
-CUresult cuMemCreate(CUmemGenericAllocationHandle *h, size_t bytes,
-                     const CUmemAllocationProp *, unsigned long long) {
-  *h = bytes;
-  return CUDA_SUCCESS;
-}
-CUresult cuMemRelease(CUmemGenericAllocationHandle) { return CUDA_SUCCESS; }
-CUresult cuMemAddressReserve(CUdeviceptr *p, size_t bytes, size_t, CUdeviceptr,
-                             unsigned long long) {
-  return cuMemAlloc_v2(p, bytes);
-}
-CUresult cuMemAddressFree(CUdeviceptr p, size_t) { return cuMemFree_v2(p); }
-CUresult cuMemMap(CUdeviceptr, size_t, size_t, CUmemGenericAllocationHandle,
-                  unsigned long long) {
-  return CUDA_SUCCESS;
-}
-CUresult cuMemUnmap(CUdeviceptr, size_t) { return CUDA_SUCCESS; }
-CUresult cuMemSetAccess(CUdeviceptr, size_t, const CUmemAccessDesc *, size_t) {
-  return CUDA_SUCCESS;
-}
-CUresult cuMemGetAllocationGranularity(size_t *g, const CUmemAllocationProp *,
-                                       CUmemAllocationGranularity_flags) {
-  *g = 2 << 20;
-  return CUDA_SUCCESS;
-}
+// Virtual memory (cuMem*) lives in FakeVmm.cpp.
 
 CUresult cuStreamCreate(CUstream *s, unsigned) {
   *s = reinterpret_cast<CUstream>(new int(nextStream++));

@@ -1,0 +1,251 @@
+"""One rank of a Lamport TP group inside a framework's process.
+
+Serving stacks run one process per GPU; ``lamport.torch`` runs a compiled
+bundle's rank there, on the framework's streams and tensors:
+
+    import torch.distributed as dist, lamport.torch
+    boundary = lamport.torch.Boundary("bundles/attention_boundary_tp2")
+    boundary(x=x, weight=w, stream=residual, alpha=a, beta=b,
+             next_weight=nw, out=out)      # on torch.cuda.current_stream()
+
+``Boundary`` takes its rank and tp from a ``torch.distributed`` group and
+agrees the rendezvous through it (rank 0 of the group picks a TCP port and
+broadcasts ``tcp://HOST:PORT``); each call enqueues one decode step on torch's
+current stream and returns at once, so it can be captured with
+``torch.cuda.graph``. ``Rank`` is the same without torch: device pointers,
+dtypes and shapes (``DeviceArray``, ``__cuda_array_interface__`` objects or
+torch tensors) and a rendezvous address.
+"""
+
+import ctypes
+import json
+import os
+import socket
+
+from .runtime import (_ErrorCallback, KernelFailure, NoDeviceError,
+                      RuntimeFailure, STATUS_KERNEL_FAILURE, STATUS_NO_DEVICE,
+                      STATUS_OK, find_library)
+
+__all__ = ["Boundary", "DeviceArray", "Rank"]
+
+_DTYPES = {"bf16": 0, "f32": 1, "i32": 2}
+
+
+class _Buffer(ctypes.Structure):
+    _fields_ = [("pointer", ctypes.c_uint64), ("dtype", ctypes.c_int),
+                ("ndim", ctypes.c_int),
+                ("shape", ctypes.POINTER(ctypes.c_int64)),
+                ("strides", ctypes.POINTER(ctypes.c_int64))]
+
+
+_lib = None
+
+
+def _library():
+    global _lib
+    if _lib is None:
+        lib = ctypes.CDLL(find_library())
+        c_int, c_void_p, status = ctypes.c_int, ctypes.c_void_p, ctypes.c_int
+        for name, types in {
+            "lamportRankCreate": [ctypes.c_char_p, c_int, c_int, c_int,
+                                  ctypes.c_char_p, ctypes.c_double, c_int,
+                                  ctypes.POINTER(c_void_p)],
+            "lamportRankGetArgumentCount": [c_void_p, ctypes.POINTER(c_int)],
+            "lamportRankStep": [c_void_p, c_void_p, c_int,
+                                ctypes.POINTER(_Buffer), c_int],
+            "lamportRankWait": [c_void_p, c_void_p, ctypes.c_double],
+        }.items():
+            function = getattr(lib, name)
+            function.restype = status
+            function.argtypes = types + [_ErrorCallback, c_void_p]
+        lib.lamportRankDestroy.restype = None
+        lib.lamportRankDestroy.argtypes = [c_void_p]
+        _lib = lib
+    return _lib
+
+
+def _call(function, *args):
+    messages = []
+
+    def collect(message, length, _):
+        messages.append(ctypes.string_at(message, length).decode(
+            errors="replace"))
+
+    status = function(*args, _ErrorCallback(collect), None)
+    if status == STATUS_OK:
+        return
+    text = "\n".join(messages) or f"status {status}"
+    if status == STATUS_NO_DEVICE:
+        raise NoDeviceError(text)
+    if status == STATUS_KERNEL_FAILURE:
+        raise KernelFailure(text)
+    raise RuntimeFailure(text)
+
+
+class DeviceArray:
+    """A device buffer described by hand: a pointer, a dtype ("bf16", "f32",
+    "i32") and a row-major contiguous shape."""
+
+    def __init__(self, pointer, dtype, shape):
+        if dtype not in _DTYPES:
+            raise ValueError(f"dtype must be one of {sorted(_DTYPES)}, "
+                             f"got {dtype!r}")
+        self.pointer, self.dtype, self.shape = int(pointer), dtype, tuple(shape)
+
+
+def _describe(value, device, name):
+    """(pointer, dtype code, shape, strides or None) of one buffer."""
+    if isinstance(value, DeviceArray):
+        return value.pointer, _DTYPES[value.dtype], value.shape, None
+    if hasattr(value, "data_ptr") and hasattr(value, "stride"):  # torch
+        import torch
+        codes = {torch.bfloat16: 0, torch.float32: 1, torch.int32: 2}
+        if not value.is_cuda or (device is not None
+                                 and value.device.index != device):
+            raise ValueError(f"argument '{name}': a tensor on {value.device}, "
+                             f"this rank runs on cuda:{device}")
+        if value.dtype not in codes:
+            raise ValueError(f"argument '{name}': dtype {value.dtype} is not "
+                             "bf16, f32 or i32")
+        return (value.data_ptr(), codes[value.dtype], tuple(value.shape),
+                tuple(value.stride()))
+    interface = getattr(value, "__cuda_array_interface__", None)
+    if interface is not None:
+        codes = {"<f4": 1, "<i4": 2}
+        if interface["typestr"] not in codes:
+            raise ValueError(f"argument '{name}': typestr "
+                             f"{interface['typestr']!r} is not <f4 or <i4 "
+                             "(pass a DeviceArray for bf16)")
+        strides = interface.get("strides")
+        if strides is not None:
+            size = 4
+            strides = tuple(s // size for s in strides)
+        return (interface["data"][0], codes[interface["typestr"]],
+                tuple(interface["shape"]), strides)
+    raise TypeError(f"argument '{name}': expected a torch tensor, an object "
+                    "with __cuda_array_interface__ or a DeviceArray, got "
+                    f"{type(value).__name__}")
+
+
+class Rank:
+    """Rank `rank` of the `tp`-rank group of a bundle, on CUDA device
+    `device`, meeting the other ranks at `rendezvous` ("tcp://HOST:PORT",
+    rank 0 serving; "file://DIR")."""
+
+    def __init__(self, bundle, rank, tp, device, rendezvous, timeout=60.0,
+                 pdl=True):
+        self.bundle = os.fspath(bundle)
+        with open(os.path.join(self.bundle, "manifest.json")) as f:
+            self.arguments = json.load(f)["arguments"]
+        self.rank, self.tp, self.device = rank, tp, device
+        handle = ctypes.c_void_p()
+        _call(_library().lamportRankCreate, self.bundle.encode(), rank, tp,
+              device, rendezvous.encode(), float(timeout), int(bool(pdl)),
+              ctypes.byref(handle))
+        self._handle = handle
+
+    def _buffers(self, buffers):
+        if isinstance(buffers, dict):
+            unknown = set(buffers) - {a["name"] for a in self.arguments}
+            if unknown:
+                raise ValueError(f"unknown argument(s) {sorted(unknown)}; the "
+                                 "program takes "
+                                 f"{[a['name'] for a in self.arguments]}")
+            buffers = [buffers.get(a["name"]) for a in self.arguments]
+        if len(buffers) != len(self.arguments):
+            raise ValueError(f"the program takes {len(self.arguments)} "
+                             f"argument(s), got {len(buffers)}")
+        return buffers
+
+    def tokens_of(self, buffers):
+        """The token count M: the leading size of the first buffer whose
+        manifest shape starts with -1."""
+        for spec, value in zip(self.arguments, self._buffers(buffers)):
+            if spec["kind"] == "buffer" and spec["shape"][0] == -1 \
+                    and value is not None:
+                return int(_describe(value, self.device, spec["name"])[2][0])
+        raise ValueError("no buffer carries the token count; pass tokens=")
+
+    def step(self, buffers, tokens=None, stream=0):
+        """Enqueues one decode step on `stream` (a CUstream as an int; 0 is
+        the legacy default stream) over `buffers` (a list by argument, or a
+        dict by name; mailboxes are left out) and returns at once."""
+        buffers = self._buffers(buffers)
+        if tokens is None:
+            tokens = self.tokens_of(buffers)
+        array = (_Buffer * len(buffers))()
+        keep = []
+        for i, (spec, value) in enumerate(zip(self.arguments, buffers)):
+            if spec["kind"] != "buffer":
+                continue
+            if value is None:
+                raise ValueError(f"argument '{spec['name']}' has no buffer")
+            pointer, dtype, shape, strides = _describe(value, self.device,
+                                                       spec["name"])
+            shape_array = (ctypes.c_int64 * len(shape))(*shape)
+            strides_array = ((ctypes.c_int64 * len(strides))(*strides)
+                             if strides is not None else None)
+            keep += [shape_array, strides_array]
+            array[i] = _Buffer(pointer, dtype, len(shape), shape_array,
+                               strides_array)
+        _call(_library().lamportRankStep, self._handle,
+              ctypes.c_void_p(int(stream)), int(tokens), array, len(buffers))
+
+    def wait(self, stream=0, watchdog=30.0):
+        """Waits for `stream`; a poll that timed out raises KernelFailure
+        naming the rank whose data never came."""
+        _call(_library().lamportRankWait, self._handle,
+              ctypes.c_void_p(int(stream)), float(watchdog))
+
+    def close(self):
+        if self._handle:
+            _library().lamportRankDestroy(self._handle)
+            self._handle = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *_):
+        self.close()
+
+    def __del__(self):
+        if getattr(self, "_handle", None):
+            self.close()
+
+
+def _free_port():
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("", 0))
+        return s.getsockname()[1]
+
+
+class Boundary:
+    """A bundle's rank in a torch.distributed group: rank and tp from the
+    group, device from torch.cuda.current_device(), the rendezvous agreed
+    through the group. Calling it enqueues one step on torch's current
+    stream (capturable with torch.cuda.graph)."""
+
+    def __init__(self, bundle, group=None, device=None, timeout=60.0,
+                 pdl=True):
+        import torch
+        import torch.distributed as dist
+
+        rank = dist.get_rank(group)
+        tp = dist.get_world_size(group)
+        device = torch.cuda.current_device() if device is None else device
+        address = [None]
+        if rank == 0:
+            host = os.environ.get("MASTER_ADDR", socket.gethostname())
+            address[0] = f"tcp://{host}:{_free_port()}"
+        source = dist.get_global_rank(group, 0) if group is not None else 0
+        dist.broadcast_object_list(address, src=source, group=group)
+        self.rank = Rank(bundle, rank, tp, device, address[0], timeout, pdl)
+
+    def __call__(self, tokens=None, **buffers):
+        import torch
+
+        stream = torch.cuda.current_stream(self.rank.device).cuda_stream
+        self.rank.step(buffers, tokens=tokens, stream=stream)
+
+    def close(self):
+        self.rank.close()

@@ -1,0 +1,101 @@
+"""lamport.torch.Rank over libLamportRuntimeC.so with no GPU: two child
+processes, one per rank, over the host-only libcuda of test/Runtime/
+FakeDriver (whose cuMem copies are memfds the processes share, and whose
+polls wait for another process's publish with FAKE_CUDA_POLL_WAIT_MS). The
+torch half of lamport.torch (Boundary) needs torch and a GPU: docs/python.md
+shows it under torchrun."""
+
+import os
+import subprocess
+import sys
+import tempfile
+import textwrap
+
+import pytest
+
+import lamport.runtime
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), os.pardir, os.pardir))
+BUNDLE = os.path.join(ROOT, "test", "Runtime", "Inputs", "publish_poll_tp2")
+# The installed package's library unless $LAMPORT_RUNTIME_LIBRARY names one.
+LIBRARY = os.environ.get("LAMPORT_RUNTIME_LIBRARY") or lamport.runtime.find_library()
+FAKE_CUDA = os.environ.get("LAMPORT_FAKE_CUDA_DIR", "")
+
+requires_runtime = pytest.mark.skipif(
+    not (LIBRARY and os.path.exists(LIBRARY) and FAKE_CUDA
+         and os.path.exists(os.path.join(FAKE_CUDA, "libcuda.so.1"))),
+    reason="the runtime is not built (the package has no "
+           "libLamportRuntimeC.so, or LAMPORT_FAKE_CUDA_DIR is unset: "
+           "scripts/test.sh sets it)")
+
+RANK = textwrap.dedent(f"""
+    import ctypes, struct, sys
+    from lamport.torch import DeviceArray, Rank
+    from lamport.runtime import RuntimeFailure
+    rank, store = int(sys.argv[1]), sys.argv[2]
+    cuda = ctypes.CDLL("libcuda.so.1")  # the host-only driver
+
+    def alloc(nbytes):
+        pointer = ctypes.c_uint64()
+        assert cuda.cuMemAlloc_v2(ctypes.byref(pointer), ctypes.c_size_t(nbytes)) == 0
+        return pointer.value
+
+    with Rank({BUNDLE!r}, rank, 2, 0, store, timeout=10) as group:
+        m = 3
+        rows, out = alloc(m * 1024 * 2), alloc(2 * m * 1024 * 2)
+        data = struct.pack("<H", 0x3F80 + rank) * (m * 1024)
+        ctypes.memmove(rows, data, len(data))  # device memory is host memory
+        try:
+            group.step({{"rows": DeviceArray(rows, "f32", (m, 1024)),
+                        "out": DeviceArray(out, "bf16", (2, m, 1024))}})
+            raise SystemExit("a f32 buffer for a bf16 argument was accepted")
+        except RuntimeFailure as error:
+            assert f"rank {{rank}}, argument 'rows': expected bf16, got f32" in str(error), error
+        group.step({{"rows": DeviceArray(rows, "bf16", (m, 1024)),
+                    "out": DeviceArray(out, "bf16", (2, m, 1024))}})
+        group.wait()
+        got = ctypes.string_at(out, 2 * m * 1024 * 2)
+        for slot in range(2):
+            expected = struct.pack("<H", 0x3F80 + slot) * (m * 1024)
+            assert got[slot * m * 2048:(slot + 1) * m * 2048] == expected, slot
+    print("rank", rank, "ok")
+""")
+
+
+@requires_runtime
+def test_two_rank_processes_exchange_rows():
+    env = dict(os.environ)
+    env["LD_LIBRARY_PATH"] = FAKE_CUDA + os.pathsep + env.get("LD_LIBRARY_PATH", "")
+    env["FAKE_CUDA_POLL_WAIT_MS"] = "2000"
+    env["LAMPORT_RUNTIME_LIBRARY"] = LIBRARY
+    with tempfile.TemporaryDirectory() as store:
+        ranks = [subprocess.Popen([sys.executable, "-c", RANK, str(r),
+                                   "file://" + store],
+                                  env=env, stdout=subprocess.PIPE,
+                                  stderr=subprocess.STDOUT, text=True)
+                 for r in range(2)]
+        outputs = [p.communicate(timeout=60)[0] for p in ranks]
+    for r, (p, output) in enumerate(zip(ranks, outputs)):
+        assert p.returncode == 0, output
+        assert f"rank {r} ok" in output
+
+
+@requires_runtime
+def test_a_missing_rank_is_named():
+    env = dict(os.environ)
+    env["LD_LIBRARY_PATH"] = FAKE_CUDA + os.pathsep + env.get("LD_LIBRARY_PATH", "")
+    env["LAMPORT_RUNTIME_LIBRARY"] = LIBRARY
+    body = textwrap.dedent(f"""
+        import sys
+        from lamport.torch import Rank
+        from lamport.runtime import RuntimeFailure
+        try:
+            Rank({BUNDLE!r}, 0, 2, 0, "file://" + sys.argv[1], timeout=0.3)
+        except RuntimeFailure as error:
+            print(error)
+    """)
+    with tempfile.TemporaryDirectory() as store:
+        result = subprocess.run([sys.executable, "-c", body, store], env=env,
+                                capture_output=True, text=True, timeout=60)
+    assert "rank 1 never set it (died or never reached the rendezvous)" \
+        in result.stdout, result.stdout + result.stderr

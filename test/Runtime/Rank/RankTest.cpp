@@ -1,0 +1,378 @@
+//===- RankTest.cpp - Rank processes over the host-only driver ------------===//
+//
+// Part of the Lamport project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Every test forks one process per rank. Run with the fake libcuda on
+// LD_LIBRARY_PATH and FAKE_CUDA_POLL_WAIT_MS set (rank-processes.test), so
+// the ranks' cuMem copies are shared memfds and a poll waits for another
+// process's publish.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lamport-c/RuntimeRank.h"
+#include "lamport/Runtime/Driver.h"
+#include "lamport/Runtime/RankMailboxes.h"
+#include "lamport/Runtime/RankRuntime.h"
+#include "lamport/Runtime/Session.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <iostream>
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+using namespace lamport::runtime;
+
+namespace {
+
+const std::string kInputs = LAMPORT_RUNTIME_TEST_INPUTS;
+
+std::string freshDirectory() {
+  char pattern[] = "/tmp/lamport-rank-test-XXXXXX";
+  const char *made = ::mkdtemp(pattern);
+  return made ? made : "";
+}
+
+/// Runs \p body(rank) in one process per rank; returns each exit status
+/// (-1 for a process killed by a signal or past 30 s). A body that throws
+/// prints the message and exits 1.
+std::vector<int> runRanks(int tp, const std::function<int(int)> &body) {
+  std::vector<pid_t> pids;
+  for (int r = 0; r < tp; ++r) {
+    pid_t pid = ::fork();
+    if (pid == 0) {
+      int status = 1;
+      try {
+        status = body(r);
+      } catch (const std::exception &error) {
+        std::cerr << "rank " << r << ": " << error.what() << "\n";
+      }
+      std::cerr.flush();
+      ::_exit(status);
+    }
+    pids.push_back(pid);
+  }
+  std::vector<int> statuses;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  for (pid_t pid : pids) {
+    int status = 0;
+    while (::waitpid(pid, &status, WNOHANG) == 0) {
+      if (std::chrono::steady_clock::now() > deadline) {
+        ::kill(pid, SIGKILL);
+        ::waitpid(pid, &status, 0);
+        break;
+      }
+      ::usleep(1000);
+    }
+    statuses.push_back(WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+  }
+  return statuses;
+}
+
+/// Retains device 0's primary context and makes it current.
+void openContext() {
+  CUdevice device;
+  CUcontext context;
+  LAMPORT_CU(cuDeviceGet(&device, 0), "test");
+  LAMPORT_CU(cuDevicePrimaryCtxRetain(&context, device), "test");
+  LAMPORT_CU(cuCtxSetCurrent(context), "test");
+}
+
+TEST(RankMailboxes, EveryRankSeesWhatEveryRankWrote) {
+  std::string directory = freshDirectory();
+  const int tp = 3;
+  MailboxSpec spec;
+  spec.id = 0;
+  spec.name = "mb";
+  spec.tp = tp;
+  spec.capacity = 4;
+  spec.width = 8;
+  std::vector<int> statuses = runRanks(tp, [&](int rank) {
+    openContext();
+    auto store = openRendezvous(directory, rank, tp, 5);
+    RankMailboxes mailboxes({spec}, rank, 0, *store, 5);
+    // The descriptor: this rank, its copy local, every copy a peer.
+    std::vector<uint8_t> bytes(spec.descriptorBytes());
+    std::memcpy(bytes.data(), mailboxes.descriptor(0), bytes.size());
+    DescriptorFields fields = unpackDescriptor(bytes);
+    if (fields.rank != rank || fields.local != mailboxes.copy(0, rank) ||
+        fields.peers.size() != std::size_t(tp))
+      return 2;
+    // Rank r stores r + 1 at [stage 1, slot r, row 2, column 5] of every
+    // rank's copy, through the address this process maps it at.
+    for (int q = 0; q < tp; ++q) {
+      uint64_t offset = mailboxByteOffset(1, rank, 2, 5, tp, 4, 8);
+      uint16_t value = uint16_t(rank + 1);
+      LAMPORT_CU(cuMemcpyHtoD(fields.peers[q] + offset, &value, 2), "store");
+    }
+    store->barrier("written", 5);
+    std::vector<uint16_t> local(spec.copyBytes() / 2);
+    LAMPORT_CU(cuMemcpyDtoH(local.data(), fields.local, spec.copyBytes()),
+               "load");
+    for (std::size_t i = 0; i < local.size(); ++i) {
+      bool written = false;
+      for (int q = 0; q < tp; ++q)
+        if (i * 2 == mailboxByteOffset(1, q, 2, 5, tp, 4, 8)) {
+          written = true;
+          if (local[i] != q + 1)
+            return 3;
+        }
+      if (!written && local[i] != kSentinel)
+        return 4;
+    }
+    store->barrier("read", 5);
+    return 0;
+  });
+  EXPECT_EQ(statuses, std::vector<int>(tp, 0));
+  std::system(("rm -rf " + directory).c_str());
+}
+
+/// Rows of rank \p rank at step \p step: a distinct pattern per element.
+uint16_t rowValue(int rank, int step, std::size_t element) {
+  return uint16_t(0x3F80 + (rank * 977 + step * 131 + element) % 0x3F00);
+}
+
+/// One rank of publish_poll_tp2: eager steps, then a captured step replayed
+/// with new rows each time; every rank's rows must arrive in every slot.
+int publishPollRank(const std::string &address, int rank) {
+  RankConfig config;
+  config.rank = rank;
+  config.tp = 2;
+  config.device = 0;
+  config.rendezvous = address;
+  config.rendezvousSeconds = 10;
+  RankRuntime runtime(kInputs + "/publish_poll_tp2", config);
+  const int width = 1024, capacity = 16;
+  CUdeviceptr rows = 0, out = 0;
+  LAMPORT_CU(cuMemAlloc(&rows, capacity * width * 2), "rows");
+  LAMPORT_CU(cuMemAlloc(&out, 2 * capacity * width * 2), "out");
+  CUstream stream;
+  LAMPORT_CU(cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING), "stream");
+  auto buffers = [&](int m) {
+    return std::vector<BufferView>{
+        {rows, DType::BF16, {m, width}}, {}, {out, DType::BF16, {2, m, width}}};
+  };
+  // The checks name the rank and the argument.
+  try {
+    runtime.step(stream, 3,
+                 {{rows, DType::F32, {3, width}},
+                  {},
+                  {out, DType::BF16, {2, 3, width}}});
+    return 10;
+  } catch (const Error &error) {
+    if (std::string(error.what()) !=
+        concat("rank ", rank, ", argument 'rows': expected bf16, got f32"))
+      return 11;
+  }
+  try {
+    runtime.step(stream, 3, buffers(2));
+    return 12;
+  } catch (const Error &error) {
+    if (std::string(error.what())
+            .find("argument 'rows': expected shape [3, 1024] for 3 token(s)") ==
+        std::string::npos)
+      return 13;
+  }
+  auto upload = [&](int step, int m) {
+    std::vector<uint16_t> host(std::size_t(m) * width);
+    for (std::size_t i = 0; i < host.size(); ++i)
+      host[i] = rowValue(rank, step, i);
+    LAMPORT_CU(cuMemcpyHtoD(rows, host.data(), host.size() * 2), "rows");
+  };
+  auto check = [&](int step, int m) {
+    std::vector<uint16_t> host(std::size_t(2) * m * width);
+    LAMPORT_CU(cuMemcpyDtoH(host.data(), out, host.size() * 2), "out");
+    for (int slot = 0; slot < 2; ++slot)
+      for (std::size_t i = 0; i < std::size_t(m) * width; ++i)
+        if (host[slot * m * width + i] != rowValue(slot, step, i))
+          return false;
+    return true;
+  };
+  int step = 0;
+  for (int m : {1, 5, 16, 2}) {
+    upload(step, m);
+    runtime.step(stream, m, buffers(m));
+    runtime.wait(stream, 10, concat("step ", step));
+    if (!check(step, m))
+      return 20 + step;
+    runtime.store().barrier(concat("checked/", step), 10);
+    ++step;
+  }
+  // A captured step: its launches' parameters and the device's stage words
+  // carry it through every replay.
+  LAMPORT_CU(cuStreamBeginCapture(stream, CU_STREAM_CAPTURE_MODE_RELAXED),
+             "capture");
+  runtime.step(stream, 4, buffers(4));
+  CUgraph graph;
+  CUgraphExec exec;
+  LAMPORT_CU(cuStreamEndCapture(stream, &graph), "capture");
+  LAMPORT_CU(cuGraphInstantiateWithFlags(&exec, graph, 0), "instantiate");
+  for (int replay = 0; replay < 5; ++replay, ++step) {
+    upload(step, 4);
+    LAMPORT_CU(cuGraphLaunch(exec, stream), "replay");
+    runtime.wait(stream, 10, concat("replay ", replay));
+    if (!check(step, 4))
+      return 40 + replay;
+    runtime.store().barrier(concat("checked/", step), 10);
+  }
+  return 0;
+}
+
+TEST(RankRuntime, PublishPollAcrossProcessesEagerAndReplayed) {
+  // Rank 0 serves the store on a port picked now and handed to rank 1.
+  int ports[2];
+  ASSERT_EQ(::pipe(ports), 0);
+  std::vector<int> statuses = runRanks(2, [&](int rank) {
+    if (rank == 0) {
+      // Serve first, then tell rank 1 where.
+      auto probe = openRendezvous("tcp://127.0.0.1:0", 0, 2, 10);
+      int port = probe->port();
+      probe.reset();
+      (void)!::write(ports[1], &port, sizeof(port));
+      return publishPollRank(concat("tcp://127.0.0.1:", port), 0);
+    }
+    int port = 0;
+    if (::read(ports[0], &port, sizeof(port)) != sizeof(port))
+      return 9;
+    return publishPollRank(concat("tcp://127.0.0.1:", port), 1);
+  });
+  EXPECT_EQ(statuses, (std::vector<int>{0, 0}));
+  ::close(ports[0]);
+  ::close(ports[1]);
+}
+
+TEST(RankRuntime, ARankThatNeverArrivesIsNamed) {
+  std::string directory = freshDirectory();
+  auto start = std::chrono::steady_clock::now();
+  std::vector<int> statuses = runRanks(1, [&](int) {
+    RankConfig config;
+    config.rank = 0;
+    config.tp = 2;
+    config.rendezvous = directory;
+    config.rendezvousSeconds = 0.5;
+    try {
+      RankRuntime runtime(kInputs + "/publish_poll_tp2", config);
+    } catch (const RendezvousTimeout &error) {
+      std::cerr << error.what() << "\n";
+      return error.missing == std::vector<int>{1} ? 0 : 2;
+    }
+    return 3;
+  });
+  EXPECT_EQ(statuses, std::vector<int>{0});
+  EXPECT_LT(
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count(),
+      1.5);
+  std::system(("rm -rf " + directory).c_str());
+}
+
+TEST(RankRuntime, ARankThatDiesFailsItsPeersPollNamingIt) {
+  std::string directory = freshDirectory();
+  std::vector<int> statuses = runRanks(2, [&](int rank) {
+    RankConfig config;
+    config.rank = rank;
+    config.tp = 2;
+    config.rendezvous = directory;
+    config.rendezvousSeconds = 10;
+    RankRuntime runtime(kInputs + "/publish_poll_tp2", config);
+    if (rank == 1)
+      ::_exit(0); // Dies after the exchange, before publishing anything.
+    CUdeviceptr rows = 0, out = 0;
+    LAMPORT_CU(cuMemAlloc(&rows, 1024 * 2), "rows");
+    LAMPORT_CU(cuMemAlloc(&out, 2 * 1024 * 2), "out");
+    CUstream stream;
+    LAMPORT_CU(cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING), "stream");
+    try {
+      runtime.step(stream, 1,
+                   {{rows, DType::BF16, {1, 1024}},
+                    {},
+                    {out, DType::BF16, {2, 1, 1024}}});
+      runtime.wait(stream, 10, "the step after rank 1 died");
+    } catch (const KernelFailure &error) {
+      std::string message = error.what();
+      std::cerr << message << "\n";
+      return message.find("slot 1 (data of rank 1 never came)") !=
+                     std::string::npos
+                 ? 0
+                 : 2;
+    }
+    return 3;
+  });
+  EXPECT_EQ(statuses, (std::vector<int>{0, 0}));
+  std::system(("rm -rf " + directory).c_str());
+}
+
+void keepMessage(const char *message, size_t, void *userData) {
+  *static_cast<std::string *>(userData) = message;
+}
+
+/// One rank through the C API: a refused step, then a real one.
+int capiRank(const std::string &directory, int rank) {
+  std::string message;
+  LamportRank handle = nullptr;
+  if (lamportRankCreate((kInputs + "/publish_poll_tp2").c_str(), rank, 2, 0,
+                        ("file://" + directory).c_str(), 10, 1, &handle,
+                        keepMessage, &message) != LAMPORT_STATUS_OK) {
+    std::cerr << message << "\n";
+    return 2;
+  }
+  int count = 0;
+  if (lamportRankGetArgumentCount(handle, &count, nullptr, nullptr) !=
+          LAMPORT_STATUS_OK ||
+      count != 3)
+    return 3;
+  CUdeviceptr rows = 0, out = 0;
+  LAMPORT_CU(cuMemAlloc(&rows, 1024 * 2), "rows");
+  LAMPORT_CU(cuMemAlloc(&out, 2 * 1024 * 2), "out");
+  std::vector<uint16_t> host(1024, uint16_t(0x3F80 + rank));
+  LAMPORT_CU(cuMemcpyHtoD(rows, host.data(), 2048), "rows");
+  int64_t rowsShape[2] = {1, 1024}, outShape[3] = {2, 1, 1024};
+  int64_t transposed[3] = {1, 2, 2};
+  LamportBuffer buffers[3] = {
+      {rows, LAMPORT_DTYPE_BF16, 2, rowsShape, nullptr},
+      {0, 0, 0, nullptr, nullptr},
+      {out, LAMPORT_DTYPE_BF16, 3, outShape, transposed}};
+  if (lamportRankStep(handle, nullptr, 1, buffers, 3, keepMessage, &message) !=
+          LAMPORT_STATUS_ERROR ||
+      message.find(concat("rank ", rank, ", argument 'out': not contiguous")) !=
+          0)
+    return 4;
+  buffers[2].strides = nullptr;
+  if (lamportRankStep(handle, nullptr, 1, buffers, 2, keepMessage, &message) !=
+          LAMPORT_STATUS_ERROR ||
+      message.find("takes 3 argument(s), got 2 buffer(s)") == std::string::npos)
+    return 5;
+  if (lamportRankStep(handle, nullptr, 1, buffers, 3, keepMessage, &message) !=
+          LAMPORT_STATUS_OK ||
+      lamportRankWait(handle, nullptr, 10, keepMessage, &message) !=
+          LAMPORT_STATUS_OK) {
+    std::cerr << message << "\n";
+    return 6;
+  }
+  std::vector<uint16_t> got(2048);
+  LAMPORT_CU(cuMemcpyDtoH(got.data(), out, 4096), "out");
+  for (int slot = 0; slot < 2; ++slot)
+    for (int i = 0; i < 1024; ++i)
+      if (got[slot * 1024 + i] != 0x3F80 + slot)
+        return 7;
+  lamportRankDestroy(handle);
+  return 0;
+}
+
+TEST(RankCApi, StepsAndRefusals) {
+  std::string directory = freshDirectory();
+  std::vector<int> statuses =
+      runRanks(2, [&](int rank) { return capiRank(directory, rank); });
+  EXPECT_EQ(statuses, (std::vector<int>{0, 0}));
+  std::system(("rm -rf " + directory).c_str());
+}
+
+} // namespace

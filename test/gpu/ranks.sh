@@ -1,0 +1,220 @@
+#!/usr/bin/env bash
+#===- test/gpu/ranks.sh - One process per rank on one H200, under MPS ----===#
+#
+# The process-per-rank checks (lamport-launch over the RankRuntime), every
+# rank process sharing the one GPU under the CUDA MPS daemon:
+#   identical  tp 2, 4, 8: the attention, unpooler and reduce-norm
+#              boundaries (and the all-reduce example at tp 8) run as tp
+#              processes, every output checked against the host simulation,
+#              every rank's dual norms equal to rank 0's, and rank 0's output
+#              hashes equal to single-process lamport-run's (same seed,
+#              batch and tokens);
+#   graph      GRAPH_STEPS (100000) graph-replayed steps at tp 8, every
+#              CHECK_EVERY-th (10) replay's outputs checked;
+#   latency    tp 2, m = 1..16: per-step time of graph replays, rank
+#              processes (each its own graph) against lamport-run's
+#              in-process loopback graph, measured in the same call;
+#   kill       one rank process dies mid-run: how long the others take to
+#              fail, and that they name it;
+#   torch      the lamport.torch example under torchrun, when present.
+# Prints a short table last; logs and JSON go to build-gpu/ranks and, where
+# $OUT is set, summary.txt, latency.md and ranks.tar.gz go there.
+#
+#   bash test/gpu/prepare_boundary.sh    (here, with MLIR: bundles/boundary)
+#   bash test/gpu/ranks.sh               (there, with bundles/, third_party_cache/)
+#
+# Environment: BUILD_DIR (build-gpu), BUNDLES_DIR (bundles/boundary),
+# GRAPH_STEPS, CHECK_EVERY, LATENCY_STEPS (6400), SKIP_LATENCY=1.
+#
+#===----------------------------------------------------------------------===#
+set -uo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 \
+  NVSHMEM_DISABLE_NVLS=1
+build=${BUILD_DIR:-$root/build-gpu}
+bundles=${BUNDLES_DIR:-$root/bundles/boundary}
+out=$build/ranks
+rm -rf "$out" && mkdir -p "$out"
+graph_steps=${GRAPH_STEPS:-100000}
+check_every=${CHECK_EVERY:-10}
+latency_steps=${LATENCY_STEPS:-6400}
+summary=$out/summary.txt
+: >"$summary"
+failures=0
+note() { printf '%-10s %-34s %-5s %s\n' "$1" "$2" "$3" "$4" >>"$summary"; }
+
+echo "== build (runtime only, no MLIR)"
+if ! { cmake -G Ninja -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release \
+  -DLAMPORT_ENABLE_COMPILER=OFF -DLAMPORT_ENABLE_RUNTIME=ON &&
+  ninja -C "$build" lamport-run lamport-launch LamportRuntimeC; } >"$out/build.log" 2>&1; then
+  tail -30 "$out/build.log"
+  echo "ranks.sh: the runtime did not build (log: $out/build.log)"
+  exit 2
+fi
+run=$build/bin/lamport-run
+launch=$build/bin/lamport-launch
+
+echo "== MPS"
+started_mps=0
+if [ ! -e "${CUDA_MPS_PIPE_DIRECTORY:-/tmp/nvidia-mps}/control" ]; then
+  nvidia-cuda-mps-control -d && started_mps=1
+fi
+stop_mps() { [ "$started_mps" = 1 ] && echo quit | nvidia-cuda-mps-control; }
+trap stop_mps EXIT
+
+hashes_equal() { # launch.json run.json
+  python3 - "$1" "$2" <<'PY'
+import json, sys
+launch = json.load(open(sys.argv[1]))
+run = json.load(open(sys.argv[2]))
+a = launch["ranks"][0].get("output_hashes", {})
+b = run.get("output_hashes", {})
+sys.exit(0 if a and a == b else 1)
+PY
+}
+
+echo "== identical to lamport-run"
+for tp in 2 4 8; do
+  # At tp 8 the fused kernels' clusters of every rank must be resident at
+  # once on the one GPU: 8 tokens fit (docs/runtime.md, Transports).
+  tokens=all
+  [ "$tp" = 8 ] && tokens=8
+  kinds="attention_boundary unpooler_boundary reduce_norm_boundary"
+  for kind in $kinds; do
+    b=$bundles/${kind}_tp$tp
+    name=${kind}_tp$tp
+    [ -d "$b" ] || { note identical "$name" SKIP "no bundle"; continue; }
+    "$run" "$b" --tp "$tp" --transport loopback --tokens "$tokens" \
+      --steps 16 --batch 16 --check --json "$out/$name.run.json" \
+      >"$out/$name.run.log" 2>&1
+    if "$launch" "$b" --tp "$tp" --tokens "$tokens" --steps 64 --batch 16 \
+      --mps require --json "$out/$name.launch.json" \
+      >"$out/$name.launch.log" 2>&1 &&
+      hashes_equal "$out/$name.launch.json" "$out/$name.run.json"; then
+      note identical "$name" PASS "64 steps x $tp processes, == lamport-run"
+    else
+      note identical "$name" FAIL "see $name.launch.log"
+      failures=$((failures + 1))
+    fi
+  done
+done
+b=$bundles/py_all_reduce_tp8
+if [ -d "$b" ]; then
+  "$run" "$b" --tp 8 --transport loopback --tokens all --steps 16 --batch 16 \
+    --check --json "$out/all_reduce_tp8.run.json" >"$out/all_reduce_tp8.run.log" 2>&1
+  if "$launch" "$b" --tp 8 --tokens all --steps 64 --batch 16 --mps require \
+    --json "$out/all_reduce_tp8.launch.json" >"$out/all_reduce_tp8.launch.log" 2>&1 &&
+    hashes_equal "$out/all_reduce_tp8.launch.json" "$out/all_reduce_tp8.run.json"; then
+    note identical all_reduce_tp8 PASS "64 steps x 8 processes, == lamport-run"
+  else
+    note identical all_reduce_tp8 FAIL "see all_reduce_tp8.launch.log"
+    failures=$((failures + 1))
+  fi
+fi
+
+echo "== $graph_steps graph-replayed steps at tp 8"
+b=$bundles/attention_boundary_tp8
+start=$(date +%s.%N)
+if "$launch" "$b" --tp 8 --tokens 8 --batch 16 --graph --steps "$graph_steps" \
+  --check-every "$check_every" --mps require --json "$out/graph_tp8.json" \
+  >"$out/graph_tp8.log" 2>&1; then
+  note graph attention_boundary_tp8 PASS \
+    "$graph_steps steps, every ${check_every}th replay checked, $(python3 -c "print(round($(date +%s.%N) - $start))") s"
+else
+  note graph attention_boundary_tp8 FAIL "see graph_tp8.log"
+  failures=$((failures + 1))
+fi
+
+if [ -z "${SKIP_LATENCY:-}" ]; then
+  echo "== tp 2 per-step time, rank processes vs in-process loopback"
+  b=$bundles/attention_boundary_tp2
+  latency=$out/latency.md
+  {
+    echo "| m | in-process loopback (us) | process per rank (us) | ratio |"
+    echo "| --- | --- | --- | --- |"
+  } >"$latency"
+  for m in $(seq 1 16); do
+    "$run" "$b" --tp 2 --transport loopback --tokens "$m" --graph --bench \
+      --steps "$latency_steps" --batch 64 --json "$out/lat_run_$m.json" \
+      >"$out/lat_run_$m.log" 2>&1
+    "$launch" "$b" --tp 2 --tokens "$m" --graph --batch 64 \
+      --steps "$latency_steps" --check-every 1000000 --mps require \
+      --json "$out/lat_launch_$m.json" >"$out/lat_launch_$m.log" 2>&1
+    python3 - "$m" "$out/lat_run_$m.json" "$out/lat_launch_$m.json" \
+      >>"$latency" <<'PY'
+import json, sys
+m, run, launch = sys.argv[1], sys.argv[2], sys.argv[3]
+try:
+    a = json.load(open(run))["latency_us"]["median"]
+    b = max(r["graph_step_us_median"] for r in json.load(open(launch))["ranks"])
+    print(f"| {m} | {a:.2f} | {b:.2f} | {b / a:.3f} |")
+except Exception as error:
+    print(f"| {m} | failed | failed | {error} |")
+PY
+  done
+  note latency attention_boundary_tp2 DONE "latency.md"
+fi
+
+echo "== kill one rank mid-run"
+b=$bundles/reduce_norm_boundary_tp2
+"$launch" "$b" --tp 2 --tokens 4 --steps 100000 --kill-rank 1 \
+  --kill-after-steps 2000 --mps require --json "$out/kill.json" \
+  >"$out/kill.log" 2>&1
+python3 - "$out/kill.json" "$b/manifest.json" >"$out/kill.txt" <<'PY'
+import json, sys
+report = json.load(open(sys.argv[1]))
+manifest = json.load(open(sys.argv[2]))
+timeouts = [float(k.get("attributes", {}).get("timeout_ns", 0)) / 1e9
+            for k in manifest["kernels"]]
+died = report["ranks"][1]["exit_seconds"]
+rank0 = report["ranks"][0]
+named = "data of rank 1 never came" in rank0.get("error", "")
+after = rank0["exit_seconds"] - died
+limit = max(timeouts + [0]) + 1
+print(f"rank 0 failed {after:.2f} s after rank 1 died (poll timeout "
+      f"{max(timeouts + [0]):.2f} s + 1 s = {limit:.2f} s), named rank 1: {named}")
+sys.exit(0 if named and after <= limit else 1)
+PY
+if [ $? = 0 ]; then
+  note kill reduce_norm_boundary_tp2 PASS "$(cat "$out/kill.txt")"
+else
+  note kill reduce_norm_boundary_tp2 FAIL "$(cat "$out/kill.txt" 2>/dev/null) (see kill.log)"
+  failures=$((failures + 1))
+fi
+
+echo "== torchrun example"
+if python3 -c "import torch" 2>/dev/null && command -v torchrun >/dev/null &&
+  [ -d "$bundles/reduce_norm_boundary_tp2" ]; then
+  # docs/python.md's example, run as written but for the bundle's path.
+  python3 - "$root/docs/python.md" "$bundles/reduce_norm_boundary_tp2" \
+    >"$out/boundary.py" <<'PY'
+import sys
+text = open(sys.argv[1]).read()
+start = text.index("```python", text.index("A complete example")) + len("```python")
+code = text[start:text.index("```", start)]
+print(code.replace('"reduce_norm_tp2"', repr(sys.argv[2])))
+PY
+  if (cd "$out" && PYTHONPATH="$root/python" \
+    LAMPORT_RUNTIME_LIBRARY="$build/lib/libLamportRuntimeC.so" \
+    timeout 600 torchrun --nproc-per-node 2 boundary.py) >"$out/torch.log" 2>&1 &&
+    [ "$(grep -c 'bound 2^-8 |ref|: True' "$out/torch.log")" = 2 ]; then
+    note torch reduce_norm_boundary_tp2 PASS "torchrun, 2 processes, CUDA graph, within the bound"
+  else
+    note torch reduce_norm_boundary_tp2 FAIL "see torch.log"
+    failures=$((failures + 1))
+  fi
+else
+  note torch example SKIP "no torch, torchrun or bundle"
+fi
+
+tar -C "$build" -czf "$out/../ranks.tar.gz" ranks 2>/dev/null
+if [ -n "${OUT:-}" ]; then
+  cp "$summary" "$OUT/summary.txt"
+  [ -f "$out/latency.md" ] && cp "$out/latency.md" "$OUT/latency.md"
+  cp "$out/../ranks.tar.gz" "$OUT/ranks.tar.gz"
+fi
+echo "== summary"
+[ -f "$out/latency.md" ] && cat "$out/latency.md"
+cat "$summary"
+echo "$failures failure(s)"
+exit $((failures > 0))

@@ -1,0 +1,421 @@
+//===- RankProcess.cpp - One rank of lamport-launch -----------------------===//
+//
+// Part of the Lamport project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Inputs, poison and restored inputs follow lamport-run's checked steps, so
+// the host simulation's expectations (lib/Check) hold for every rank: exact
+// outputs bit for bit over the whole allocation, a dual norm's within its
+// bound of the FP64 reference. Each step is enqueued, waited for and checked
+// before the next (steps are timed as enqueue + wait).
+//
+//===----------------------------------------------------------------------===//
+
+#include "RankProcess.h"
+
+#include "lamport/Check/Inputs.h"
+#include "lamport/Check/Reference.h"
+#include "lamport/Check/Simulator.h"
+#include "lamport/Check/Statistics.h"
+#include "lamport/Runtime/CheckedMath.h"
+#include "lamport/Runtime/Driver.h"
+#include "lamport/Runtime/RankRuntime.h"
+#include "lamport/Runtime/Session.h"
+
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <cstring>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+
+#include <unistd.h>
+
+namespace lamport {
+namespace launch {
+
+using namespace runtime;
+using namespace check;
+
+namespace {
+
+std::string hex64(uint64_t value) {
+  std::ostringstream os;
+  os << std::hex << std::setw(16) << std::setfill('0') << value;
+  return os.str();
+}
+
+double valueAt(DType dtype, const uint8_t *bytes, std::size_t i) {
+  if (dtype == DType::BF16) {
+    uint16_t v;
+    std::memcpy(&v, bytes + 2 * i, 2);
+    return bf16ToFloat(v);
+  }
+  if (dtype == DType::F32) {
+    float v;
+    std::memcpy(&v, bytes + 4 * i, 4);
+    return v;
+  }
+  int32_t v;
+  std::memcpy(&v, bytes + 4 * i, 4);
+  return v;
+}
+
+/// The checked steps of one rank.
+class RankSteps {
+public:
+  RankSteps(const RankOptions &options, RankRuntime &rank)
+      : options(options), rank(rank), m(rank.manifest()),
+        plan(m, options.tp, /*strict=*/true) {
+    capacity = m.maxTokens();
+    if (options.tokens > capacity)
+      throw Error(concat("--tokens ", options.tokens,
+                         " exceeds the mailbox capacity ", capacity));
+    SimulationConfig config;
+    config.tp = options.tp;
+    config.seed = options.seed;
+    config.allocationBytes.assign(m.arguments.size(), 0);
+    for (const ArgumentSpec &arg : m.arguments)
+      if (arg.kind == ArgumentKind::Buffer)
+        config.allocationBytes[arg.index] = checkedRoundUp(
+            arg.bytes(capacity), 16, concat("argument '", arg.name, "'"));
+    bytes = config.allocationBytes;
+    for (int j = 0; j < options.batch; ++j) {
+      tokens.push_back(options.tokens ? options.tokens : 1 + j % capacity);
+      expected.push_back(simulateStep(m, plan, config, uint32_t(j), tokens[j]));
+    }
+    allocateBuffers();
+    LAMPORT_CU(cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING),
+               concat("rank ", options.rank, ": creating its stream"));
+  }
+
+  ~RankSteps() {
+    const DriverApi &cu = api();
+    if (exec)
+      cu.cuGraphExecDestroy(exec);
+    if (graph)
+      cu.cuGraphDestroy(graph);
+    for (CUdeviceptr pointer : pristineDevice)
+      if (pointer)
+        cu.cuMemFree(pointer);
+    for (CUdeviceptr pointer : buffers)
+      if (pointer)
+        cu.cuMemFree(pointer);
+    if (stream)
+      cu.cuStreamDestroy(stream);
+  }
+
+  /// Runs step \p s and checks it; throws Error on a wrong element.
+  void run(uint64_t s) {
+    int j = int(s % options.batch);
+    prepare(j);
+    auto start = std::chrono::steady_clock::now();
+    rank.step(stream, tokens[j], views(j));
+    rank.wait(stream, options.watchdogSeconds,
+              concat("rank ", options.rank, ": step ", s, " (", tokens[j],
+                     " token(s))"));
+    samples.push_back(std::chrono::duration<double, std::micro>(
+                          std::chrono::steady_clock::now() - start)
+                          .count());
+    check(s, j);
+  }
+
+  /// Captures one batch of steps (with their poison and restores) into a
+  /// graph on the rank's stream.
+  void capture() {
+    pristineDevice.assign(buffers.size(), 0);
+    for (const ArgumentSpec &arg : m.arguments) {
+      if (arg.kind != ArgumentKind::Buffer ||
+          !plan.arguments[arg.index].restore)
+        continue;
+      for (int j = 0; j < options.batch; ++j) {
+        const std::vector<uint8_t> &host = pristine[index(arg.index, j)];
+        CUdeviceptr &copy = pristineDevice[index(arg.index, j)];
+        LAMPORT_CU(cuMemAlloc(&copy, host.size()), "a pristine input");
+        LAMPORT_CU(cuMemcpyHtoD(copy, host.data(), host.size()),
+                   "a pristine input");
+      }
+    }
+    LAMPORT_CU(cuStreamBeginCapture(stream, CU_STREAM_CAPTURE_MODE_RELAXED),
+               concat("rank ", options.rank, ": capturing a batch"));
+    for (int j = 0; j < options.batch; ++j) {
+      for (const ArgumentSpec &arg : m.arguments) {
+        if (arg.kind != ArgumentKind::Buffer)
+          continue;
+        const ArgumentPlan &p = plan.arguments[arg.index];
+        CUdeviceptr pointer = buffers[index(arg.index, j)];
+        if (p.poison)
+          LAMPORT_CU(
+              cuMemsetD16Async(pointer, kPoison, bytes[arg.index] / 2, stream),
+              concat("poisoning '", arg.name, "'"));
+        if (p.restore)
+          LAMPORT_CU(cuMemcpyDtoDAsync(pointer,
+                                       pristineDevice[index(arg.index, j)],
+                                       bytes[arg.index], stream),
+                     concat("restoring '", arg.name, "'"));
+      }
+      rank.step(stream, tokens[j], views(j));
+    }
+    LAMPORT_CU(cuStreamEndCapture(stream, &graph),
+               concat("rank ", options.rank, ": capturing a batch"));
+    LAMPORT_CU(cuGraphInstantiateWithFlags(&exec, graph, 0),
+               concat("rank ", options.rank, ": instantiating its graph"));
+  }
+
+  /// Replays the graph: steps \p first .. first + batch - 1, checked when
+  /// \p checked.
+  void replay(uint64_t first, bool checked) {
+    auto start = std::chrono::steady_clock::now();
+    LAMPORT_CU(cuGraphLaunch(exec, stream),
+               concat("rank ", options.rank, ": replaying its graph"));
+    rank.wait(stream, options.watchdogSeconds + 0.01 * options.batch,
+              concat("rank ", options.rank, ": the replay of steps ", first,
+                     "..", first + options.batch - 1));
+    double us = std::chrono::duration<double, std::micro>(
+                    std::chrono::steady_clock::now() - start)
+                    .count();
+    graphSamples.push_back(us / options.batch);
+    if (checked)
+      for (int j = 0; j < options.batch; ++j)
+        check(first + j, j);
+  }
+
+  nlohmann::json report() const {
+    auto listed = [](const std::map<std::string, std::vector<uint64_t>> &all) {
+      nlohmann::json hashes = nlohmann::json::object();
+      for (auto &[name, values] : all) {
+        nlohmann::json list = nlohmann::json::array();
+        for (uint64_t h : values)
+          list.push_back(hex64(h));
+        hashes[name] = list;
+      }
+      return hashes;
+    };
+    LatencyStats stats = summarizeSamples(samples);
+    return {{"output_hashes", listed(outputHashes)},
+            {"norm_output_hashes", listed(normHashes)},
+            {"step_us_median", stats.median},
+            {"graph_step_us_median", summarizeSamples(graphSamples).median},
+            {"step_us_p99", stats.p99},
+            {"norm_error_vs_bound_max", worstNorm}};
+  }
+
+private:
+  std::size_t index(int arg, int j) const { return arg * options.batch + j; }
+
+  void allocateBuffers() {
+    buffers.assign(m.arguments.size() * options.batch, 0);
+    pristine.assign(buffers.size(), {});
+    for (const ArgumentSpec &arg : m.arguments) {
+      if (arg.kind != ArgumentKind::Buffer)
+        continue;
+      const ArgumentPlan &p = plan.arguments[arg.index];
+      for (int j = 0; j < options.batch; ++j) {
+        CUdeviceptr &pointer = buffers[index(arg.index, j)];
+        LAMPORT_CU(
+            cuMemAlloc(&pointer, bytes[arg.index]),
+            concat("rank ", options.rank, ": argument '", arg.name, "'"));
+        if (!p.input && !(!p.written && arg.io != BufferIO::Out))
+          continue;
+        pristine[index(arg.index, j)] = inputBytes(
+            p.spec, options.seed, uint32_t(j), options.rank, bytes[arg.index]);
+        const std::vector<uint8_t> &host = pristine[index(arg.index, j)];
+        LAMPORT_CU(cuMemcpyHtoD(pointer, host.data(), host.size()),
+                   concat("rank ", options.rank, ": input '", arg.name, "'"));
+      }
+    }
+  }
+
+  /// Poisons what the step writes whole, restores what it updates.
+  void prepare(int j) {
+    for (const ArgumentSpec &arg : m.arguments) {
+      if (arg.kind != ArgumentKind::Buffer)
+        continue;
+      const ArgumentPlan &p = plan.arguments[arg.index];
+      CUdeviceptr pointer = buffers[index(arg.index, j)];
+      if (p.poison)
+        LAMPORT_CU(cuMemsetD16(pointer, kPoison, bytes[arg.index] / 2),
+                   concat("poisoning '", arg.name, "'"));
+      if (p.restore) {
+        const std::vector<uint8_t> &host = pristine[index(arg.index, j)];
+        LAMPORT_CU(cuMemcpyHtoD(pointer, host.data(), host.size()),
+                   concat("restoring '", arg.name, "'"));
+      }
+    }
+  }
+
+  std::vector<BufferView> views(int j) const {
+    std::vector<BufferView> list(m.arguments.size());
+    for (const ArgumentSpec &arg : m.arguments)
+      if (arg.kind == ArgumentKind::Buffer) {
+        list[arg.index].pointer = buffers[index(arg.index, j)];
+        list[arg.index].dtype = arg.dtype;
+        list[arg.index].shape = arg.shapeFor(tokens[j]);
+        if (arg.shape[0] == -1)
+          list[arg.index].shape[0] = capacity; // The allocation's rows.
+      }
+    return list;
+  }
+
+  void check(uint64_t s, int j) {
+    for (const ArgumentSpec &arg : m.arguments) {
+      const ArgumentPlan &p = plan.arguments[arg.index];
+      if (arg.kind != ArgumentKind::Buffer || p.check == OutputCheck::None)
+        continue;
+      std::vector<uint8_t> got(bytes[arg.index]);
+      LAMPORT_CU(
+          cuMemcpyDtoH(got.data(), buffers[index(arg.index, j)], got.size()),
+          concat("downloading '", arg.name, "'"));
+      std::string who =
+          concat("rank ", options.rank, ", step ", s, " (m = ", tokens[j],
+                 "), output '", arg.name, "'");
+      if (s < uint64_t(options.batch)) {
+        auto &list = outputHashes[arg.name];
+        list.resize(options.batch);
+        list[j] = fnv1a(got.data(), std::min(got.size(), arg.bytes(tokens[j])));
+        if (p.check == OutputCheck::Norm) {
+          auto &norms = normHashes[arg.name];
+          norms.resize(options.batch);
+          norms[j] = list[j];
+        }
+      }
+      if (p.check == OutputCheck::Exact)
+        checkExact(who, arg, got, *expected[j].exact[arg.index][options.rank]);
+      else
+        checkNorm(who, arg, got, *expected[j].norm[arg.index]);
+    }
+  }
+
+  void checkExact(const std::string &who, const ArgumentSpec &arg,
+                  const std::vector<uint8_t> &got,
+                  const std::vector<uint8_t> &want) {
+    std::size_t width = dtypeBytes(arg.dtype);
+    for (std::size_t i = 0; i < got.size() / width; ++i)
+      if (std::memcmp(&got[i * width], &want[i * width], width))
+        throw Error(concat(who, ": element ", i,
+                           " differs from the host "
+                           "simulation"));
+  }
+
+  void checkNorm(const std::string &who, const ArgumentSpec &arg,
+                 const std::vector<uint8_t> &got, const NormExpectation &norm) {
+    std::size_t width = dtypeBytes(arg.dtype);
+    std::size_t written = std::size_t(norm.rows) * norm.rowLength;
+    for (std::size_t i = 0; i < got.size() / width; ++i) {
+      if (i >= written) {
+        if (std::memcmp(&got[i * width], &(*norm.base)[i * width], width))
+          throw Error(concat(who, ": element ", i,
+                             " past the rows the step writes changed"));
+        continue;
+      }
+      double value = valueAt(arg.dtype, got.data(), i);
+      if (!withinTolerance(value, norm.reference[i], norm.bound[i]))
+        throw Error(concat(who, ": element ", i, " is ", value,
+                           ", the FP64 reference ", norm.reference[i], " +- ",
+                           norm.bound[i]));
+      if (norm.bound[i] > 0)
+        worstNorm = std::max(worstNorm, std::abs(value - norm.reference[i]) /
+                                            norm.bound[i]);
+    }
+  }
+
+  const RankOptions &options;
+  RankRuntime &rank;
+  const Manifest &m;
+  ProgramPlan plan;
+  int capacity = 0;
+  std::vector<std::size_t> bytes;
+  std::vector<int> tokens;
+  std::vector<StepExpectation> expected;
+  std::vector<CUdeviceptr> buffers;           ///< [arg * batch + j]
+  std::vector<std::vector<uint8_t>> pristine; ///< Inputs, as uploaded.
+  CUstream stream = nullptr;
+  std::vector<CUdeviceptr> pristineDevice; ///< Restored inputs (graphs).
+  CUgraph graph = nullptr;
+  CUgraphExec exec = nullptr;
+  std::vector<double> samples, graphSamples;
+  /// Per output, per batch position (first batch): the FNV-1a hash of
+  /// what the step writes, as lamport-run's --json output_hashes.
+  std::map<std::string, std::vector<uint64_t>> outputHashes;
+  /// The same for the dual norms' outputs: every rank's must be rank 0's.
+  std::map<std::string, std::vector<uint64_t>> normHashes;
+  double worstNorm = 0;
+};
+
+void writeReport(const std::string &path, const nlohmann::json &report) {
+  if (path.empty())
+    return;
+  std::ofstream out(path);
+  out << report.dump(2) << "\n";
+}
+
+} // namespace
+
+int runRank(const RankOptions &options) {
+  if (options.absent)
+    ::_exit(8); // Never reaches the rendezvous: no report.
+  nlohmann::json report = {{"rank", options.rank}, {"steps_run", 0}};
+  int code = 0;
+  uint64_t done = 0;
+  try {
+    RankConfig config;
+    config.rank = options.rank;
+    config.tp = options.tp;
+    config.device = options.device;
+    config.rendezvous = options.rendezvous;
+    config.rendezvousSeconds = options.rendezvousSeconds;
+    config.pdl = options.pdl;
+    RankRuntime rank(options.bundle, config);
+    RankSteps steps(options, rank);
+    uint64_t eager = options.graph ? uint64_t(options.batch) : options.steps;
+    for (; done < std::min(eager, options.steps); ++done) {
+      if (options.dieAfterSteps >= 0 && done == uint64_t(options.dieAfterSteps))
+        ::_exit(9); // A rank process that dies mid-run: no report.
+      steps.run(done);
+    }
+    if (options.graph && done < options.steps) {
+      steps.capture();
+      for (uint64_t replay = 0; done < options.steps; ++replay) {
+        if (options.dieAfterSteps >= 0 &&
+            done >= uint64_t(options.dieAfterSteps))
+          ::_exit(9);
+        steps.replay(done, replay % options.checkEvery == 0);
+        done += options.batch;
+      }
+      report["steps_checked_every_replays"] = options.checkEvery;
+    }
+    report.update(steps.report());
+    // No rank's store closes while another still needs it.
+    rank.store().barrier("lamport-launch/done", options.rendezvousSeconds);
+    report["status"] = "pass";
+  } catch (const NoDeviceError &error) {
+    report["status"] = "no-device";
+    report["error"] = error.what();
+    code = 3;
+  } catch (const KernelFailure &error) {
+    report["status"] = "fail";
+    report["error"] = error.what();
+    code = 1;
+  } catch (const RendezvousTimeout &error) {
+    report["status"] = "fail";
+    report["error"] = error.what();
+    report["missing_ranks"] = error.missing;
+    code = 1;
+  } catch (const std::exception &error) {
+    report["status"] = "fail";
+    report["error"] = error.what();
+    code = done ? 1 : 2;
+  }
+  report["steps_run"] = done;
+  if (code)
+    std::cerr << "lamport-launch: rank " << options.rank << ": "
+              << report["error"].get<std::string>() << "\n";
+  writeReport(options.report, report);
+  return code;
+}
+
+} // namespace launch
+} // namespace lamport
