@@ -40,8 +40,10 @@ def build_function(name, arguments, body):
     return module
 
 
-def attention_boundary_tp8(tactics=TACTICS_TP8):
-    """docs/examples/attention_boundary_tp8.mlir, built op by op."""
+def attention_boundary_tp8(tactics=None):
+    """docs/examples/attention_boundary_tp8.mlir, built op by op: without
+    tactics, as the example (lamport-select-tactics chooses them), or with
+    `tactics` (dicts of TacticAttr.get's arguments)."""
     f32 = F32Type.get()
     arguments = {
         "attn": memref(None, K), "o_proj": memref(H, K),
@@ -55,7 +57,8 @@ def attention_boundary_tp8(tactics=TACTICS_TP8):
     def body(a):
         lp.gemm_publish(a["attn"], a["o_proj"], a["partial"],
                         mailbox=a["mailbox"],
-                        tactics=[lp.TacticAttr.get(**t) for t in tactics],
+                        tactics=(None if tactics is None else
+                                 [lp.TacticAttr.get(**t) for t in tactics]),
                         pdl=True)
         lp.all_reduce_dual_norm(
             a["mailbox"], a["stream"], a["alpha"], a["beta"], a["next_weight"],
@@ -74,8 +77,14 @@ def test_attention_boundary_is_the_example(context):
     with context:
         module = attention_boundary_tp8()
     assert module.verify() is True
-    # The same ops, operands, shapes, tactics and attributes as the example.
+    # The same ops, operands, shapes and attributes as the example, which
+    # leaves the tactics to the compiler.
     assert str(module) == str(reference(context, "attention_boundary_tp8.mlir"))
+    # Written tactics are the op's: they print with it.
+    with context:
+        given = attention_boundary_tp8(TACTICS_TP8)
+    assert given.verify() is True
+    assert str(given).count("#lamport.tactic<") == 2
 
 
 def test_print_parse_round_trip(context):
