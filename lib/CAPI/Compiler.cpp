@@ -76,7 +76,9 @@ static std::string toString(MlirStringRef ref) {
   return std::string(ref.data ? ref.data : "", ref.length);
 }
 
-/// `location: severity: message`, the form of mlir-opt's messages.
+/// `location: severity: message`, the form of mlir-opt's messages; a
+/// diagnostic about a whole file (line 0) names the file alone, never
+/// `file:0:0`.
 static std::string formatDiagnostic(const Diagnostic &diagnostic) {
   StringRef severity = "error";
   switch (diagnostic.getSeverity()) {
@@ -94,10 +96,11 @@ static std::string formatDiagnostic(const Diagnostic &diagnostic) {
   }
   std::string text;
   llvm::raw_string_ostream os(text);
-  if (auto file = diagnostic.getLocation()->findInstanceOf<FileLineColLoc>())
-    os << file.getFilename().getValue() << ':' << file.getLine() << ':'
-       << file.getColumn();
-  else
+  if (auto file = diagnostic.getLocation()->findInstanceOf<FileLineColLoc>()) {
+    os << file.getFilename().getValue();
+    if (file.getLine() != 0)
+      os << ':' << file.getLine() << ':' << file.getColumn();
+  } else
     os << diagnostic.getLocation();
   os << ": " << severity << ": " << diagnostic;
   return text;
@@ -170,7 +173,18 @@ struct SourceDiagnostics {
   SourceDiagnostics(MLIRContext *context, MlirStringRef source,
                     MlirStringRef sourceName, ErrorReport &report)
       : handler(addSource(sourceMgr, source, sourceName), context,
-                report.stream()) {}
+                report.stream()),
+        wholeFile(context, [this, &report](Diagnostic &diagnostic) {
+          // About the whole file: named alone, with no source line to quote.
+          auto file = dyn_cast<FileLineColLoc>(diagnostic.getLocation());
+          if (!file || file.getLine() != 0)
+            return failure();
+          report.stream() << formatDiagnostic(diagnostic) << "\n";
+          for (Diagnostic &note : diagnostic.getNotes())
+            handler.emitDiagnostic(note.getLocation(), note.str(),
+                                   note.getSeverity());
+          return success();
+        }) {}
 
   static llvm::SourceMgr &addSource(llvm::SourceMgr &sourceMgr,
                                     MlirStringRef source,
@@ -183,6 +197,8 @@ struct SourceDiagnostics {
 
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler handler;
+  /// Registered after `handler`, so it sees each diagnostic first.
+  ScopedDiagnosticHandler wholeFile;
 };
 
 /// Compiles `module`; diagnostics reach whatever handler the caller set up,
