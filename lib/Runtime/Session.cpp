@@ -280,6 +280,10 @@ void Session::upload(int rank, CUdeviceptr to, const void *from,
   makeCurrent(rank);
   LAMPORT_CU(cuMemcpyHtoD(to, from, bytes),
              concat("rank ", rank, ": uploading ", what));
+  // The copy runs on the legacy stream and may return before its bytes
+  // land; the ranks' non-blocking streams would not wait for it.
+  LAMPORT_CU(cuCtxSynchronize(),
+             concat("rank ", rank, ": waiting for the upload of ", what));
 }
 
 void Session::download(int rank, void *to, CUdeviceptr from, std::size_t bytes,

@@ -8,7 +8,14 @@
 // the host simulation's expectations (lib/Check) hold for every rank: exact
 // outputs bit for bit over the whole allocation, a dual norm's within its
 // bound of the FP64 reference. Each step is enqueued, waited for and checked
-// before the next (steps are timed as enqueue + wait).
+// before the next (steps are timed as enqueue + wait; graph replays with
+// CUDA events, as lamport-run times its own).
+//
+// A step's poison and restores go on the rank's stream, ahead of its
+// kernels: cuMemset and cuMemcpyHtoD run on the legacy stream and return
+// before their bytes reach device memory, and the rank's non-blocking
+// stream does not wait for them, so a one-kernel boundary would read a
+// half-restored residual stream or have its output poisoned after it wrote.
 //
 //===----------------------------------------------------------------------===//
 
@@ -94,6 +101,10 @@ public:
 
   ~RankSteps() {
     const DriverApi &cu = api();
+    if (replayStart)
+      cu.cuEventDestroy(replayStart);
+    if (replayEnd)
+      cu.cuEventDestroy(replayEnd);
     if (exec)
       cu.cuGraphExecDestroy(exec);
     if (graph)
@@ -126,37 +137,10 @@ public:
   /// Captures one batch of steps (with their poison and restores) into a
   /// graph on the rank's stream.
   void capture() {
-    pristineDevice.assign(buffers.size(), 0);
-    for (const ArgumentSpec &arg : m.arguments) {
-      if (arg.kind != ArgumentKind::Buffer ||
-          !plan.arguments[arg.index].restore)
-        continue;
-      for (int j = 0; j < options.batch; ++j) {
-        const std::vector<uint8_t> &host = pristine[index(arg.index, j)];
-        CUdeviceptr &copy = pristineDevice[index(arg.index, j)];
-        LAMPORT_CU(cuMemAlloc(&copy, host.size()), "a pristine input");
-        LAMPORT_CU(cuMemcpyHtoD(copy, host.data(), host.size()),
-                   "a pristine input");
-      }
-    }
     LAMPORT_CU(cuStreamBeginCapture(stream, CU_STREAM_CAPTURE_MODE_RELAXED),
                concat("rank ", options.rank, ": capturing a batch"));
     for (int j = 0; j < options.batch; ++j) {
-      for (const ArgumentSpec &arg : m.arguments) {
-        if (arg.kind != ArgumentKind::Buffer)
-          continue;
-        const ArgumentPlan &p = plan.arguments[arg.index];
-        CUdeviceptr pointer = buffers[index(arg.index, j)];
-        if (p.poison)
-          LAMPORT_CU(
-              cuMemsetD16Async(pointer, kPoison, bytes[arg.index] / 2, stream),
-              concat("poisoning '", arg.name, "'"));
-        if (p.restore)
-          LAMPORT_CU(cuMemcpyDtoDAsync(pointer,
-                                       pristineDevice[index(arg.index, j)],
-                                       bytes[arg.index], stream),
-                     concat("restoring '", arg.name, "'"));
-      }
+      prepare(j);
       rank.step(stream, tokens[j], views(j));
     }
     LAMPORT_CU(cuStreamEndCapture(stream, &graph),
@@ -168,16 +152,30 @@ public:
   /// Replays the graph: steps \p first .. first + batch - 1, checked when
   /// \p checked.
   void replay(uint64_t first, bool checked) {
-    auto start = std::chrono::steady_clock::now();
+    if (!replayStart) {
+      LAMPORT_CU(cuEventCreate(&replayStart, CU_EVENT_DEFAULT),
+                 concat("rank ", options.rank, ": a timing event"));
+      LAMPORT_CU(cuEventCreate(&replayEnd, CU_EVENT_DEFAULT),
+                 concat("rank ", options.rank, ": a timing event"));
+    }
+    // Timed on the GPU, as lamport-run --graph --bench times its replays
+    // (events around each, the median per step): the host's launch and
+    // wake-up are not part of a step.
+    LAMPORT_CU(cuEventRecord(replayStart, stream),
+               concat("rank ", options.rank, ": before a replay"));
     LAMPORT_CU(cuGraphLaunch(exec, stream),
                concat("rank ", options.rank, ": replaying its graph"));
+    LAMPORT_CU(cuEventRecord(replayEnd, stream),
+               concat("rank ", options.rank, ": after a replay"));
     rank.wait(stream, options.watchdogSeconds + 0.01 * options.batch,
               concat("rank ", options.rank, ": the replay of steps ", first,
                      "..", first + options.batch - 1));
-    double us = std::chrono::duration<double, std::micro>(
-                    std::chrono::steady_clock::now() - start)
-                    .count();
-    graphSamples.push_back(us / options.batch);
+    float ms = 0;
+    LAMPORT_CU(cuEventElapsedTime(&ms, replayStart, replayEnd),
+               concat("rank ", options.rank, ": timing a replay"));
+    // The first replay warms up and is not counted, as lamport-run's.
+    if (replays++)
+      graphSamples.push_back(1000.0 * ms / options.batch);
     if (checked)
       for (int j = 0; j < options.batch; ++j)
         check(first + j, j);
@@ -206,9 +204,12 @@ public:
 private:
   std::size_t index(int arg, int j) const { return arg * options.batch + j; }
 
+  /// Allocates and fills every batch position's buffers, and the device
+  /// copies of the inputs a step restores; waits until they have landed.
   void allocateBuffers() {
     buffers.assign(m.arguments.size() * options.batch, 0);
     pristine.assign(buffers.size(), {});
+    pristineDevice.assign(buffers.size(), 0);
     for (const ArgumentSpec &arg : m.arguments) {
       if (arg.kind != ArgumentKind::Buffer)
         continue;
@@ -225,11 +226,23 @@ private:
         const std::vector<uint8_t> &host = pristine[index(arg.index, j)];
         LAMPORT_CU(cuMemcpyHtoD(pointer, host.data(), host.size()),
                    concat("rank ", options.rank, ": input '", arg.name, "'"));
+        if (!p.restore)
+          continue;
+        CUdeviceptr &copy = pristineDevice[index(arg.index, j)];
+        LAMPORT_CU(
+            cuMemAlloc(&copy, host.size()),
+            concat("rank ", options.rank, ": pristine '", arg.name, "'"));
+        LAMPORT_CU(
+            cuMemcpyHtoD(copy, host.data(), host.size()),
+            concat("rank ", options.rank, ": pristine '", arg.name, "'"));
       }
     }
+    LAMPORT_CU(cuCtxSynchronize(),
+               concat("rank ", options.rank, ": uploading its inputs"));
   }
 
-  /// Poisons what the step writes whole, restores what it updates.
+  /// Poisons what step \p j writes whole and restores what it updates, on
+  /// the rank's stream ahead of the step's kernels.
   void prepare(int j) {
     for (const ArgumentSpec &arg : m.arguments) {
       if (arg.kind != ArgumentKind::Buffer)
@@ -237,13 +250,14 @@ private:
       const ArgumentPlan &p = plan.arguments[arg.index];
       CUdeviceptr pointer = buffers[index(arg.index, j)];
       if (p.poison)
-        LAMPORT_CU(cuMemsetD16(pointer, kPoison, bytes[arg.index] / 2),
-                   concat("poisoning '", arg.name, "'"));
-      if (p.restore) {
-        const std::vector<uint8_t> &host = pristine[index(arg.index, j)];
-        LAMPORT_CU(cuMemcpyHtoD(pointer, host.data(), host.size()),
-                   concat("restoring '", arg.name, "'"));
-      }
+        LAMPORT_CU(
+            cuMemsetD16Async(pointer, kPoison, bytes[arg.index] / 2, stream),
+            concat("rank ", options.rank, ": poisoning '", arg.name, "'"));
+      if (p.restore)
+        LAMPORT_CU(
+            cuMemcpyDtoDAsync(pointer, pristineDevice[index(arg.index, j)],
+                              bytes[arg.index], stream),
+            concat("rank ", options.rank, ": restoring '", arg.name, "'"));
     }
   }
 
@@ -336,6 +350,8 @@ private:
   std::vector<CUdeviceptr> pristineDevice; ///< Restored inputs (graphs).
   CUgraph graph = nullptr;
   CUgraphExec exec = nullptr;
+  CUevent replayStart = nullptr, replayEnd = nullptr;
+  uint64_t replays = 0;
   std::vector<double> samples, graphSamples;
   /// Per output, per batch position (first batch): the FNV-1a hash of
   /// what the step writes, as lamport-run's --json output_hashes.
@@ -344,6 +360,24 @@ private:
   std::map<std::string, std::vector<uint64_t>> normHashes;
   double worstNorm = 0;
 };
+
+/// The timeout records a trap left, as the report lists them: what a
+/// caller needs to bound how long a rank took to fail (their timeout_ns is
+/// what the polls were compiled with).
+nlohmann::json timeoutsJson(const std::vector<TimeoutRecord> &records) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const TimeoutRecord &r : records)
+    list.push_back({{"rank", r.rank},
+                    {"mailbox_id", r.mailboxId},
+                    {"stage", r.stage},
+                    {"slot", r.slot},
+                    {"row", r.row},
+                    {"column", r.column},
+                    {"block", r.block},
+                    {"elapsed_ns", r.elapsedNs},
+                    {"timeout_ns", r.timeoutNs}});
+  return list;
+}
 
 void writeReport(const std::string &path, const nlohmann::json &report) {
   if (path.empty())
@@ -398,6 +432,7 @@ int runRank(const RankOptions &options) {
   } catch (const KernelFailure &error) {
     report["status"] = "fail";
     report["error"] = error.what();
+    report["timeouts"] = timeoutsJson(error.records);
     code = 1;
   } catch (const RendezvousTimeout &error) {
     report["status"] = "fail";

@@ -155,6 +155,8 @@ public:
 
   /// A device allocation on rank \p rank's GPU, freed with the session.
   CUdeviceptr allocate(int rank, std::size_t bytes, const std::string &what);
+  /// Copies \p bytes from the host to rank \p rank's \p to and waits until
+  /// they have landed, so any stream's later work sees them.
   void upload(int rank, CUdeviceptr to, const void *from, std::size_t bytes,
               const std::string &what);
   void download(int rank, void *to, CUdeviceptr from, std::size_t bytes,

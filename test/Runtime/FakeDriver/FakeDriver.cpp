@@ -73,6 +73,7 @@
 #include <cstring>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
@@ -81,6 +82,33 @@ namespace {
 
 CUresult sticky = CUDA_SUCCESS;
 bool hung = false;
+
+/// FAKE_CUDA_LEGACY_LAGS: the synchronous cuMemset and cuMemcpyHtoD into
+/// device memory go to the legacy stream and land late, after what
+/// non-blocking streams ran meanwhile, at the next call that waits for the
+/// legacy stream (cuCtxSynchronize, cuMemcpyDtoH): the worst order a GPU
+/// allows, since neither call waits for its copy to reach device memory and
+/// a non-blocking stream does not wait for the legacy one.
+std::vector<std::function<void()>> legacyPending;
+
+bool legacyLags() { return std::getenv("FAKE_CUDA_LEGACY_LAGS") != nullptr; }
+
+/// Runs \p operation on the legacy stream: now, or late (legacyLags).
+CUresult onLegacyStream(std::function<void()> operation) {
+  if (legacyLags())
+    legacyPending.push_back(std::move(operation));
+  else
+    operation();
+  return sticky;
+}
+
+/// Lands what the legacy stream still holds.
+void landLegacy() {
+  std::vector<std::function<void()>> pending;
+  pending.swap(legacyPending);
+  for (auto &operation : pending)
+    operation();
+}
 long consumerLaunches = 0;
 
 /// The consumer launch FAKE_CUDA_FAULT=flip@N corrupts, or -1.
@@ -764,6 +792,7 @@ CUresult cuDevicePrimaryCtxRetain(CUcontext *c, CUdevice d) {
 CUresult cuDevicePrimaryCtxRelease_v2(CUdevice) { return CUDA_SUCCESS; }
 CUresult cuCtxSetCurrent(CUcontext) { return CUDA_SUCCESS; }
 CUresult cuCtxSynchronize() {
+  landLegacy();
   runWaitingConsumers();
   releaseHeld();
   return sticky;
@@ -882,25 +911,26 @@ CUresult cuMemFreeHost(void *p) {
   return CUDA_SUCCESS;
 }
 CUresult cuMemsetD16_v2(CUdeviceptr p, unsigned short v, size_t n) {
-  for (size_t i = 0; i < n; ++i)
-    at<uint16_t>(p)[i] = v;
-  return sticky;
+  return onLegacyStream([=] { std::fill_n(at<uint16_t>(p), n, v); });
 }
 CUresult cuMemsetD32_v2(CUdeviceptr p, unsigned v, size_t n) {
-  for (size_t i = 0; i < n; ++i)
-    at<uint32_t>(p)[i] = v;
-  return sticky;
+  return onLegacyStream([=] { std::fill_n(at<uint32_t>(p), n, v); });
 }
 CUresult cuMemsetD16Async(CUdeviceptr p, unsigned short v, size_t n,
                           CUstream stream) {
-  return enqueue([=] { cuMemsetD16_v2(p, v, n); }, false, stream);
+  return enqueue([=] { std::fill_n(at<uint16_t>(p), n, v); }, false, stream);
 }
 // A copy of no bytes may name null pointers, as the driver allows; memcpy
 // does not, so it is not called for one.
 CUresult cuMemcpyHtoD_v2(CUdeviceptr to, const void *from, size_t n) {
-  if (n)
-    std::memcpy(at<void>(to), from, n);
-  return sticky;
+  if (!n)
+    return sticky;
+  // The driver has copied the host bytes when the call returns.
+  auto bytes = std::make_shared<std::vector<uint8_t>>(
+      static_cast<const uint8_t *>(from),
+      static_cast<const uint8_t *>(from) + n);
+  return onLegacyStream(
+      [=] { std::memcpy(at<void>(to), bytes->data(), bytes->size()); });
 }
 CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr to, CUdeviceptr from, size_t n,
                               CUstream stream) {
@@ -908,6 +938,7 @@ CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr to, CUdeviceptr from, size_t n,
                  stream);
 }
 CUresult cuMemcpyDtoH_v2(void *to, CUdeviceptr from, size_t n) {
+  landLegacy();
   if (sticky != CUDA_SUCCESS)
     return sticky;
   if (n)
