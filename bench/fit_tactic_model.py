@@ -91,7 +91,8 @@ def estimate(c, n, k, m, t, publishes=False, tp=1):
     shared = (warps + splits) * token_tile * features * 4
 
     weight_registers = chunks * tiles * 8 * (2 if passes > 1 else 1)
-    registers = (c["registers"] + weight_registers + accs * tiles * token_blocks * 4 +
+    registers = (c["registers"] + weight_registers +
+                 accs * tiles * token_blocks * 4 +
                  token_blocks * 4)
     hint = t["min_ctas_per_sm"]
     budget = min(MAX_REGISTERS, SM_REGISTERS // (threads * max(hint, 1)))
@@ -148,7 +149,8 @@ def full_tactic(t):
 
 
 def load_points(results_dir):
-    """{(shape, m): [(tactic, measured us, n, k)]} of the passing candidates."""
+    """{(shape, m): [(tactic, measured us, n, k, emitted estimate)]} of the
+    passing candidates."""
     results = json.load(open(os.path.join(results_dir, "results.json")))
     cands = json.load(open(os.path.join(results_dir, "candidates.json")))
     knobs = {c["bundle"]: c for c in cands["candidates"]}
@@ -315,7 +317,8 @@ def check_opt(opt, points, seed):
     """Whether estimate() with CONSTANTS is lamport-opt's, on every measured
     candidate and seed point; returns the number of mismatches."""
     bad = total = 0
-    cases = [(shape, m, t, n, k) for (shape, m), cands in sorted(points.items())
+    cases = [(shape, m, t, n, k)
+             for (shape, m), cands in sorted(points.items())
              for t, _, n, k, _ in cands]
     cases += [(shape, m, t, n, k) for shape, n, k, m, t, _ in seed]
     for shape, m, t, n, k in cases:
