@@ -8,8 +8,9 @@
 // weights: its time is the fixed cost of a launch, the weight stream at the
 // bandwidth the tactic keeps in flight, x from L2 after the PDL wait, the
 // MMA chain, the reductions and the epilogue. The figures are fitted to the
-// seed shapes' measurements (docs/performance.md); docs/tactics.md has the
-// model's error against the tuner's times.
+// seed shapes' measurements and to the tuner's times of nine real-model
+// shapes; bench/fit_tactic_model.py mirrors this file, refits the figures
+// and checks them (docs/tactics.md, "The cost model").
 //
 //===----------------------------------------------------------------------===//
 
@@ -156,7 +157,7 @@ static double estimateRegister(const ChipModel &chip,
   // the accumulators, one x fragment per token block, and the rest.
   int64_t weightRegisters =
       chunks * shape.tiles * 8 * (shape.passes > 1 ? 2 : 1);
-  int64_t registers = 16 + weightRegisters +
+  int64_t registers = 18 + weightRegisters +
                       shape.accs * shape.tiles * tokenBlocks * 4 +
                       tokenBlocks * 4;
   int64_t hint = tactic.getMinCtasPerSm();
@@ -176,14 +177,17 @@ static double estimateRegister(const ChipModel &chip,
   int64_t activeSms = std::min(ctas, chip.sms);
 
   // The weight stream: what the resident CTAs keep in flight over the
-  // latency, what the SMs in use can pull, what the memory gives.
+  // latency, what the SMs in use can pull, what the memory gives; each
+  // further wave idles an SM while a CTA drains and the next ramps, which
+  // the SM's other CTAs partly hide.
   double weightBytes = 2.0 * problem.n * problem.k;
   double ctaBytes = 2.0 * (problem.k / shape.splits) * shape.featuresPerCta() *
                     (shape.passes > 1 ? 2 : 1);
   double bandwidth =
       std::min({chip.dramBytesPerUs, resident * ctaBytes / chip.latencyUs,
                 activeSms * chip.smBytesPerUs});
-  double stream = weightBytes / bandwidth * 1.06 + (waves - 1) * chip.latencyUs;
+  double stream =
+      weightBytes / bandwidth * 1.06 + (waves - 1) * chip.waveUs / perSm;
   // Without the register budget hint ptxas keeps registers low and issues
   // some weight loads late.
   if (!hint)
@@ -194,7 +198,7 @@ static double estimateRegister(const ChipModel &chip,
   double xBytes = 2.0 * shape.gridX() * m * problem.k;
   double activations = xBytes / chip.l2BytesPerUs;
   int64_t late = tactic.getLateChunks();
-  double lateGain = late ? activations * (late == 1 ? 0.25 : 0.35) : 0;
+  double lateGain = late ? activations * (late == 1 ? 0.25 : 0.6) : 0;
   double lateCost = 0.05 * late;
 
   // The MMA chain of one accumulator, and the reductions: the warps'
@@ -204,7 +208,7 @@ static double estimateRegister(const ChipModel &chip,
   double reduce = 0.02 + 2e-6 * shape.warps * shape.tokenTile *
                              shape.featuresPerCta() * shape.passes;
   if (shape.splits > 1)
-    reduce += chip.clusterUs + 0.05 * (shape.splits - 1);
+    reduce += chip.clusterUs + chip.splitUs * (shape.splits - 1);
   // Each further pass reduces and stores its block before the CTA moves on
   // (8 passes, and passes at o_proj tp16, lose: docs/design/gemm.md).
   reduce += 0.1 * (shape.passes - 1);

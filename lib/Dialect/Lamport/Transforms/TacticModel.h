@@ -47,10 +47,15 @@ struct ChipModel {
   double launchUs = 0.55;
   /// Latency of one memory round trip under load, us.
   double latencyUs = 0.6;
+  /// Each further wave of CTAs with one CTA per SM, us: the SM idles while
+  /// a CTA drains and the next ramps; more CTAs per SM hide part of it.
+  double waveUs = 0.6;
   /// One dependent mma.sync, us.
-  double mmaUs = 0.02;
+  double mmaUs = 0.01;
   /// The split-K exchange through the cluster, us.
-  double clusterUs = 0.1;
+  double clusterUs = 0.3;
+  /// Each further split's share of the exchange, us.
+  double splitUs = 0.1;
 
   /// The figures of `chip` (sm_90 = H200; sm_100a = B200).
   static ChipModel get(StringRef chip);
