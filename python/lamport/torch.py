@@ -22,9 +22,8 @@ import json
 import os
 import socket
 
-from .runtime import (_ErrorCallback, KernelFailure, NoDeviceError,
-                      RuntimeFailure, STATUS_KERNEL_FAILURE, STATUS_NO_DEVICE,
-                      STATUS_OK, find_library)
+from . import runtime as _runtime
+from .runtime import _ErrorCallback, _call
 
 __all__ = ["Boundary", "DeviceArray", "Rank"]
 
@@ -44,7 +43,8 @@ _lib = None
 def _library():
     global _lib
     if _lib is None:
-        lib = ctypes.CDLL(find_library())
+        # The runtime's library, loaded (and its load errors explained) once.
+        lib = _runtime._library()
         c_int, c_void_p, status = ctypes.c_int, ctypes.c_void_p, ctypes.c_int
         for name, types in {
             "lamportRankCreate": [ctypes.c_char_p, c_int, c_int, c_int,
@@ -62,24 +62,6 @@ def _library():
         lib.lamportRankDestroy.argtypes = [c_void_p]
         _lib = lib
     return _lib
-
-
-def _call(function, *args):
-    messages = []
-
-    def collect(message, length, _):
-        messages.append(ctypes.string_at(message, length).decode(
-            errors="replace"))
-
-    status = function(*args, _ErrorCallback(collect), None)
-    if status == STATUS_OK:
-        return
-    text = "\n".join(messages) or f"status {status}"
-    if status == STATUS_NO_DEVICE:
-        raise NoDeviceError(text)
-    if status == STATUS_KERNEL_FAILURE:
-        raise KernelFailure(text)
-    raise RuntimeFailure(text)
 
 
 class DeviceArray:
