@@ -53,15 +53,8 @@ void mlir::lamport::buildProgramPipeline(OpPassManager &pm,
                                          const CompileOptions &options) {
   if (options.checkProtocol)
     pm.addPass(createLamportCheckProtocol());
-  LamportSelectTacticsOptions selectOptions;
-  selectOptions.chip = options.chip;
-  selectOptions.tacticTable = options.tacticTable;
-  selectOptions.transport = options.transport;
-  selectOptions.explain = options.explainTactics;
-  pm.addPass(createLamportSelectTactics(selectOptions));
-  LamportGenerateKernelsOptions generateOptions;
-  generateOptions.transport = options.transport;
-  pm.addPass(createLamportGenerateKernels(generateOptions));
+  addKernelGenerationPasses(pm, options.chip, options.tacticTable,
+                            options.transport, options.explainTactics);
 }
 
 void mlir::lamport::registerCompilePasses() {

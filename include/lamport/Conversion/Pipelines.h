@@ -83,6 +83,14 @@ void buildLamportToNVVMPipeline(OpPassManager &pm,
 std::optional<std::string>
 checkNVVMTargetOptions(StringRef chip, StringRef features, unsigned optLevel);
 
+/// lamport-select-tactics (for `chip`, from `tacticTable` or the chip's
+/// table, remarking where each tactic came from if `explainTactics`) then
+/// lamport-generate-kernels, both for `transport`: how every pipeline turns
+/// a program's lamport ops into kernels.
+void addKernelGenerationPasses(OpPassManager &pm, StringRef chip,
+                               StringRef tacticTable, Transport transport,
+                               bool explainTactics);
+
 /// A whole program down to upstream dialects: lamport-select-tactics (the
 /// options' chip, tactic table and transport), lamport-generate-kernels
 /// (with the options' transport), the pipeline above, then

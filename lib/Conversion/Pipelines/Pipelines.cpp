@@ -222,17 +222,25 @@ void mlir::lamport::buildLamportToNVVMPipeline(
   pm.addPass(createGpuModuleToBinaryPass(binary));
 }
 
-void mlir::lamport::buildLamportLowerProgramPipeline(
-    OpPassManager &pm, const LamportToNVVMPipelineOptions &options) {
+void mlir::lamport::addKernelGenerationPasses(OpPassManager &pm, StringRef chip,
+                                              StringRef tacticTable,
+                                              Transport transport,
+                                              bool explainTactics) {
   LamportSelectTacticsOptions select;
-  select.chip = options.chip;
-  select.tacticTable = options.tacticTable;
-  select.transport = options.transport;
-  select.explain = options.explainTactics;
+  select.chip = chip.str();
+  select.tacticTable = tacticTable.str();
+  select.transport = transport;
+  select.explain = explainTactics;
   pm.addPass(createLamportSelectTactics(select));
   LamportGenerateKernelsOptions generate;
-  generate.transport = options.transport;
+  generate.transport = transport;
   pm.addPass(createLamportGenerateKernels(generate));
+}
+
+void mlir::lamport::buildLamportLowerProgramPipeline(
+    OpPassManager &pm, const LamportToNVVMPipelineOptions &options) {
+  addKernelGenerationPasses(pm, options.chip, options.tacticTable,
+                            options.transport, options.explainTactics);
   buildLamportToNVVMPipeline(pm, options);
   pm.addPass(createLowerLamportHostPass());
 }
