@@ -49,6 +49,13 @@ REAL = [
     "mixtral_8x7b_down_tp8:4096:1792",    # expert intermediate 14336 / 8
     "deepseek_v3_oproj_tp8:7168:2048",    # 128 heads x 128 / 8
     "deepseek_v3_down_tp16:7168:1152",    # dense intermediate 18432 / 16
+    "deepseek_v3_oproj_tp16:7168:1024",   # 128 heads x 128 / 16
+    "llama3_8b_oproj_tp8:4096:512",       # hidden 4096 / 8
+    "llama3_8b_down_tp16:4096:896",       # intermediate 14336 / 16
+    "llama31_405b_down_tp16:16384:3328",  # intermediate 53248 / 16
+    "mistral_7b_oproj_tp16:4096:256",     # hidden 4096 / 16
+    "qwen25_7b_oproj_tp4:3584:896",       # hidden 3584 / 4
+    "qwen25_14b_oproj_tp8:5120:640",      # hidden 5120 / 8
 ]
 
 

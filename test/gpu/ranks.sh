@@ -10,12 +10,13 @@
 #              hashes equal to single-process lamport-run's (same seed,
 #              batch and tokens);
 #   graph      GRAPH_STEPS (100000) graph-replayed steps at tp 8, every
-#              CHECK_EVERY-th (10) replay's outputs checked;
+#              CHECK_EVERY-th (1: every) replay's outputs checked;
 #   latency    tp 2, m = 1..16: per-step time of graph replays, rank
 #              processes (each its own graph) against lamport-run's
 #              in-process loopback graph, measured in the same call and
 #              the same way (CUDA events around each replay, the first not
-#              counted, the median per step; the slowest rank's);
+#              counted, the median per step; the slowest rank's); the rank
+#              processes enqueue unchecked replays back to back;
 #   kill       one rank process dies mid-run: how long the others take to
 #              fail (within the polls' timeout, read from the timeout
 #              records of their traps, plus 1 s), and that they name it;
@@ -45,7 +46,7 @@ bundles=${BUNDLES_DIR:-$root/bundles/boundary}
 out=$build/ranks
 rm -rf "$out" && mkdir -p "$out"
 graph_steps=${GRAPH_STEPS:-100000}
-check_every=${CHECK_EVERY:-10}
+check_every=${CHECK_EVERY:-1}
 latency_steps=${LATENCY_STEPS:-6400}
 only=" ${ONLY:-identical graph latency kill torch} "
 identical_steps=${IDENTICAL_STEPS:-64}

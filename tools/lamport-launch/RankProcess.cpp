@@ -7,9 +7,10 @@
 // Inputs, poison and restored inputs follow lamport-run's checked steps, so
 // the host simulation's expectations (lib/Check) hold for every rank: exact
 // outputs bit for bit over the whole allocation, a dual norm's within its
-// bound of the FP64 reference. Each step is enqueued, waited for and checked
-// before the next (steps are timed as enqueue + wait; graph replays with
-// CUDA events, as lamport-run times its own).
+// bound of the FP64 reference. Each eager step is enqueued, waited for and
+// checked before the next (timed as enqueue + wait); graph replays are timed
+// with CUDA events, as lamport-run times its own, and go back to back unless
+// their outputs are checked.
 //
 // A step's poison and restores go on the rank's stream, ahead of its
 // kernels: cuMemset and cuMemcpyHtoD run on the legacy stream and return
@@ -101,10 +102,8 @@ public:
 
   ~RankSteps() {
     const DriverApi &cu = api();
-    if (replayStart)
-      cu.cuEventDestroy(replayStart);
-    if (replayEnd)
-      cu.cuEventDestroy(replayEnd);
+    for (CUevent event : replayEvents)
+      cu.cuEventDestroy(event);
     if (exec)
       cu.cuGraphExecDestroy(exec);
     if (graph)
@@ -149,36 +148,58 @@ public:
                concat("rank ", options.rank, ": instantiating its graph"));
   }
 
-  /// Replays the graph: steps \p first .. first + batch - 1, checked when
-  /// \p checked.
-  void replay(uint64_t first, bool checked) {
-    if (!replayStart) {
-      LAMPORT_CU(cuEventCreate(&replayStart, CU_EVENT_DEFAULT),
+  /// Enqueues a replay of the graph (steps \p first .. first + batch - 1)
+  /// between two timing events and returns at once.
+  void enqueueReplay(uint64_t first) {
+    std::size_t slot = 2 * inFlight.size();
+    while (replayEvents.size() < slot + 2) {
+      CUevent event = nullptr;
+      LAMPORT_CU(cuEventCreate(&event, CU_EVENT_DEFAULT),
                  concat("rank ", options.rank, ": a timing event"));
-      LAMPORT_CU(cuEventCreate(&replayEnd, CU_EVENT_DEFAULT),
-                 concat("rank ", options.rank, ": a timing event"));
+      replayEvents.push_back(event);
     }
     // Timed on the GPU, as lamport-run --graph --bench times its replays
     // (events around each, the median per step): the host's launch and
     // wake-up are not part of a step.
-    LAMPORT_CU(cuEventRecord(replayStart, stream),
+    LAMPORT_CU(cuEventRecord(replayEvents[slot], stream),
                concat("rank ", options.rank, ": before a replay"));
     LAMPORT_CU(cuGraphLaunch(exec, stream),
                concat("rank ", options.rank, ": replaying its graph"));
-    LAMPORT_CU(cuEventRecord(replayEnd, stream),
+    LAMPORT_CU(cuEventRecord(replayEvents[slot + 1], stream),
                concat("rank ", options.rank, ": after a replay"));
-    rank.wait(stream, options.watchdogSeconds + 0.01 * options.batch,
-              concat("rank ", options.rank, ": the replay of steps ", first,
-                     "..", first + options.batch - 1));
-    float ms = 0;
-    LAMPORT_CU(cuEventElapsedTime(&ms, replayStart, replayEnd),
-               concat("rank ", options.rank, ": timing a replay"));
-    // The first replay warms up and is not counted, as lamport-run's.
-    if (replays++)
-      graphSamples.push_back(1000.0 * ms / options.batch);
-    if (checked)
+    inFlight.push_back(first);
+  }
+
+  /// Replays enqueued and not yet waited for.
+  std::size_t replaysInFlight() const { return inFlight.size(); }
+
+  /// Waits for every enqueued replay, keeps their per-step times (the run's
+  /// first replay warms up and is not counted, as lamport-run's) and checks
+  /// the last one's outputs when \p checkLast (the graph restores its
+  /// inputs, so only the newest replay's outputs are still there).
+  void finishReplays(bool checkLast) {
+    if (inFlight.empty())
+      return;
+    uint64_t first = inFlight.front(),
+             last = inFlight.back() + options.batch - 1;
+    rank.wait(stream,
+              options.watchdogSeconds +
+                  0.01 * options.batch * double(inFlight.size()),
+              concat("rank ", options.rank, ": the replays of steps ", first,
+                     "..", last));
+    for (std::size_t r = 0; r < inFlight.size(); ++r) {
+      float ms = 0;
+      LAMPORT_CU(
+          cuEventElapsedTime(&ms, replayEvents[2 * r], replayEvents[2 * r + 1]),
+          concat("rank ", options.rank, ": timing a replay"));
+      if (replays++)
+        graphSamples.push_back(1000.0 * ms / options.batch);
+    }
+    uint64_t newest = inFlight.back();
+    inFlight.clear();
+    if (checkLast)
       for (int j = 0; j < options.batch; ++j)
-        check(first + j, j);
+        check(newest + j, j);
   }
 
   nlohmann::json report() const {
@@ -350,7 +371,10 @@ private:
   std::vector<CUdeviceptr> pristineDevice; ///< Restored inputs (graphs).
   CUgraph graph = nullptr;
   CUgraphExec exec = nullptr;
-  CUevent replayStart = nullptr, replayEnd = nullptr;
+  /// A start and an end event per replay in flight.
+  std::vector<CUevent> replayEvents;
+  /// The first step of each replay enqueued and not yet waited for.
+  std::vector<uint64_t> inFlight;
   uint64_t replays = 0;
   std::vector<double> samples, graphSamples;
   /// Per output, per batch position (first batch): the FNV-1a hash of
@@ -412,12 +436,22 @@ int runRank(const RankOptions &options) {
     }
     if (options.graph && done < options.steps) {
       steps.capture();
+      // Unchecked replays go back to back, up to kReplaysInFlight before
+      // the host waits, as a serving process replays its graphs: each rank
+      // process waking on its own would otherwise put the skew between the
+      // processes' wake-ups into every replay. A checked replay is waited
+      // for and its outputs read before the next is enqueued.
+      constexpr std::size_t kReplaysInFlight = 32;
       for (uint64_t replay = 0; done < options.steps; ++replay) {
         if (options.dieAfterSteps >= 0 &&
             done >= uint64_t(options.dieAfterSteps))
           ::_exit(9);
-        steps.replay(done, replay % options.checkEvery == 0);
+        bool checked = replay % options.checkEvery == 0;
+        steps.enqueueReplay(done);
         done += options.batch;
+        if (checked || steps.replaysInFlight() == kReplaysInFlight ||
+            done >= options.steps)
+          steps.finishReplays(checked);
       }
       report["steps_checked_every_replays"] = options.checkEvery;
     }
