@@ -15,8 +15,9 @@
 #              processes (each its own graph) against lamport-run's
 #              in-process loopback graph, measured in the same call and
 #              the same way (CUDA events around each replay, the first not
-#              counted, the median per step; the slowest rank's); the rank
-#              processes enqueue unchecked replays back to back;
+#              counted, the median per step; the slowest rank's): both
+#              replay a plain graph of the kernels alone (no poison or
+#              restores), the rank processes back to back;
 #   kill       one rank process dies mid-run: how long the others take to
 #              fail (within the polls' timeout, read from the timeout
 #              records of their traps, plus 1 s), and that they name it;

@@ -104,10 +104,12 @@ public:
     const DriverApi &cu = api();
     for (CUevent event : replayEvents)
       cu.cuEventDestroy(event);
-    if (exec)
-      cu.cuGraphExecDestroy(exec);
-    if (graph)
-      cu.cuGraphDestroy(graph);
+    for (CUgraphExec exec : {checkedExec, plainExec})
+      if (exec)
+        cu.cuGraphExecDestroy(exec);
+    for (CUgraph graph : {checkedGraph, plainGraph})
+      if (graph)
+        cu.cuGraphDestroy(graph);
     for (CUdeviceptr pointer : pristineDevice)
       if (pointer)
         cu.cuMemFree(pointer);
@@ -133,24 +135,18 @@ public:
     check(s, j);
   }
 
-  /// Captures one batch of steps (with their poison and restores) into a
-  /// graph on the rank's stream.
+  /// Captures one batch of steps into two graphs on the rank's stream: the
+  /// checked one with each step's poison and restores, and the plain one
+  /// with the kernels alone, which the timed, unchecked replays run (as
+  /// lamport-run --graph --bench replays its plain graph).
   void capture() {
-    LAMPORT_CU(cuStreamBeginCapture(stream, CU_STREAM_CAPTURE_MODE_RELAXED),
-               concat("rank ", options.rank, ": capturing a batch"));
-    for (int j = 0; j < options.batch; ++j) {
-      prepare(j);
-      rank.step(stream, tokens[j], views(j));
-    }
-    LAMPORT_CU(cuStreamEndCapture(stream, &graph),
-               concat("rank ", options.rank, ": capturing a batch"));
-    LAMPORT_CU(cuGraphInstantiateWithFlags(&exec, graph, 0),
-               concat("rank ", options.rank, ": instantiating its graph"));
+    checkedExec = captureBatch(true, checkedGraph);
+    plainExec = captureBatch(false, plainGraph);
   }
 
-  /// Enqueues a replay of the graph (steps \p first .. first + batch - 1)
-  /// between two timing events and returns at once.
-  void enqueueReplay(uint64_t first) {
+  /// Enqueues a replay of the checked or the plain graph (steps \p first ..
+  /// first + batch - 1) between two timing events and returns at once.
+  void enqueueReplay(uint64_t first, bool checked) {
     std::size_t slot = 2 * inFlight.size();
     while (replayEvents.size() < slot + 2) {
       CUevent event = nullptr;
@@ -163,7 +159,7 @@ public:
     // wake-up are not part of a step.
     LAMPORT_CU(cuEventRecord(replayEvents[slot], stream),
                concat("rank ", options.rank, ": before a replay"));
-    LAMPORT_CU(cuGraphLaunch(exec, stream),
+    LAMPORT_CU(cuGraphLaunch(checked ? checkedExec : plainExec, stream),
                concat("rank ", options.rank, ": replaying its graph"));
     LAMPORT_CU(cuEventRecord(replayEvents[slot + 1], stream),
                concat("rank ", options.rank, ": after a replay"));
@@ -173,10 +169,9 @@ public:
   /// Replays enqueued and not yet waited for.
   std::size_t replaysInFlight() const { return inFlight.size(); }
 
-  /// Waits for every enqueued replay, keeps their per-step times (the run's
-  /// first replay warms up and is not counted, as lamport-run's) and checks
-  /// the last one's outputs when \p checkLast (the graph restores its
-  /// inputs, so only the newest replay's outputs are still there).
+  /// Waits for every enqueued replay, keeps their per-step times and checks
+  /// the last one's outputs when \p checkLast (that one replayed the
+  /// checked graph; only the newest replay's outputs are still there).
   void finishReplays(bool checkLast) {
     if (inFlight.empty())
       return;
@@ -192,8 +187,11 @@ public:
       LAMPORT_CU(
           cuEventElapsedTime(&ms, replayEvents[2 * r], replayEvents[2 * r + 1]),
           concat("rank ", options.rank, ": timing a replay"));
+      // The first replay warms up and is not counted, as lamport-run's.
+      bool checkedReplay = checkLast && r + 1 == inFlight.size();
       if (replays++)
-        graphSamples.push_back(1000.0 * ms / options.batch);
+        (checkedReplay ? checkedSamples : plainSamples)
+            .push_back(1000.0 * ms / options.batch);
     }
     uint64_t newest = inFlight.back();
     inFlight.clear();
@@ -214,12 +212,19 @@ public:
       return hashes;
     };
     LatencyStats stats = summarizeSamples(samples);
-    return {{"output_hashes", listed(outputHashes)},
-            {"norm_output_hashes", listed(normHashes)},
-            {"step_us_median", stats.median},
-            {"graph_step_us_median", summarizeSamples(graphSamples).median},
-            {"step_us_p99", stats.p99},
-            {"norm_error_vs_bound_max", worstNorm}};
+    return {
+        {"output_hashes", listed(outputHashes)},
+        {"norm_output_hashes", listed(normHashes)},
+        {"step_us_median", stats.median},
+        // The plain graph's replays where there were any: the kernels
+        // alone, as lamport-run --graph --bench times them.
+        {"graph_step_us_median",
+         summarizeSamples(plainSamples.empty() ? checkedSamples : plainSamples)
+             .median},
+        {"checked_graph_step_us_median",
+         summarizeSamples(checkedSamples).median},
+        {"step_us_p99", stats.p99},
+        {"norm_error_vs_bound_max", worstNorm}};
   }
 
 private:
@@ -280,6 +285,24 @@ private:
                               bytes[arg.index], stream),
             concat("rank ", options.rank, ": restoring '", arg.name, "'"));
     }
+  }
+
+  /// Captures the batch's steps, with their poison and restores when
+  /// \p checked, into \p graph; returns its executable graph.
+  CUgraphExec captureBatch(bool checked, CUgraph &graph) {
+    LAMPORT_CU(cuStreamBeginCapture(stream, CU_STREAM_CAPTURE_MODE_RELAXED),
+               concat("rank ", options.rank, ": capturing a batch"));
+    for (int j = 0; j < options.batch; ++j) {
+      if (checked)
+        prepare(j);
+      rank.step(stream, tokens[j], views(j));
+    }
+    LAMPORT_CU(cuStreamEndCapture(stream, &graph),
+               concat("rank ", options.rank, ": capturing a batch"));
+    CUgraphExec exec = nullptr;
+    LAMPORT_CU(cuGraphInstantiateWithFlags(&exec, graph, 0),
+               concat("rank ", options.rank, ": instantiating its graph"));
+    return exec;
   }
 
   std::vector<BufferView> views(int j) const {
@@ -369,14 +392,16 @@ private:
   std::vector<std::vector<uint8_t>> pristine; ///< Inputs, as uploaded.
   CUstream stream = nullptr;
   std::vector<CUdeviceptr> pristineDevice; ///< Restored inputs (graphs).
-  CUgraph graph = nullptr;
-  CUgraphExec exec = nullptr;
+  CUgraph checkedGraph = nullptr, plainGraph = nullptr;
+  CUgraphExec checkedExec = nullptr, plainExec = nullptr;
   /// A start and an end event per replay in flight.
   std::vector<CUevent> replayEvents;
   /// The first step of each replay enqueued and not yet waited for.
   std::vector<uint64_t> inFlight;
   uint64_t replays = 0;
-  std::vector<double> samples, graphSamples;
+  std::vector<double> samples;
+  /// Per-step times of the plain and the checked graph's replays.
+  std::vector<double> plainSamples, checkedSamples;
   /// Per output, per batch position (first batch): the FNV-1a hash of
   /// what the step writes, as lamport-run's --json output_hashes.
   std::map<std::string, std::vector<uint64_t>> outputHashes;
@@ -447,7 +472,7 @@ int runRank(const RankOptions &options) {
             done >= uint64_t(options.dieAfterSteps))
           ::_exit(9);
         bool checked = replay % options.checkEvery == 0;
-        steps.enqueueReplay(done);
+        steps.enqueueReplay(done, checked);
         done += options.batch;
         if (checked || steps.replaysInFlight() == kReplaysInFlight ||
             done >= options.steps)
