@@ -9,6 +9,7 @@
 #include "lamport/Runtime/KernelLoader.h"
 #include "lamport/Runtime/Session.h"
 
+#include <algorithm>
 #include <chrono>
 #include <thread>
 
@@ -29,7 +30,9 @@ static void checkRequest(const Bundle &bundle, const RankConfig &config) {
   if (bundle.manifest.mailboxes.empty())
     throw Error(concat("bundle '", bundle.directory,
                        "' has no mailbox: there is no TP group to join"));
-  if (bundle.manifest.transport == "multicast")
+  if (config.transport == RankTransport::Nccl)
+    ; // Nothing publishes through the mailboxes: any bundle transport.
+  else if (bundle.manifest.transport == "multicast")
     throw Error(concat("bundle '", bundle.directory,
                        "' publishes with NVLink multicast; a rank process "
                        "needs a unicast bundle"));
@@ -43,6 +46,15 @@ static void checkRequest(const Bundle &bundle, const RankConfig &config) {
 RankRuntime::RankRuntime(Bundle loaded, const RankConfig &config)
     : bundle(std::move(loaded)), config(config) {
   checkRequest(bundle, config);
+  if (config.transport == RankTransport::Nccl) {
+    try {
+      ncclActions = planNcclStep(bundle.manifest);
+    } catch (const Error &e) {
+      throw Error(concat("rank ", config.rank, ": bundle '", bundle.directory,
+                         "' (program '", bundle.manifest.program,
+                         "'): ", e.what()));
+    }
+  }
   std::string who =
       concat("rank ", config.rank, " (device ", config.device, ")");
   int count = 0;
@@ -66,24 +78,50 @@ RankRuntime::RankRuntime(Bundle loaded, const RankConfig &config)
     }
     rendezvous = openRendezvous(config.rendezvous, config.rank, config.tp,
                                 config.rendezvousSeconds);
-    rankMailboxes =
-        std::make_unique<RankMailboxes>(m.mailboxes, config.rank, config.device,
-                                        *rendezvous, config.rendezvousSeconds);
-    // Every rank has mapped every copy before any rank publishes.
-    rendezvous->barrier("lamport/opened", config.rendezvousSeconds);
-    pointers.assign(m.arguments.size(), 0);
-    for (std::size_t k = 0; k < m.kernels.size(); ++k)
-      params.push_back(kernelParamList(
-          m, int(k),
-          [&](int mailbox) { return rankMailboxes->descriptor(mailbox); },
-          [&](int argument) { return &pointers[argument]; }, &tokens));
+    openTransport();
   } catch (...) {
     release();
     throw;
   }
 }
 
+void RankRuntime::openTransport() {
+  const Manifest &m = bundle.manifest;
+  bool nccl = config.transport == RankTransport::Nccl;
+  if (nccl)
+    communicator = std::make_unique<NcclCommunicator>(
+        *rendezvous, config.rank, config.tp, config.rendezvousSeconds);
+  else
+    rankMailboxes =
+        std::make_unique<RankMailboxes>(m.mailboxes, config.rank, config.device,
+                                        *rendezvous, config.rendezvousSeconds);
+  // Every rank has mapped every copy (or joined the communicator) before
+  // any rank publishes.
+  rendezvous->barrier("lamport/opened", config.rendezvousSeconds);
+  pointers.assign(m.arguments.size(), 0);
+  params.resize(m.kernels.size());
+  for (std::size_t k = 0; k < m.kernels.size(); ++k) {
+    // Under nccl, the kernels that take a mailbox never launch.
+    bool takesMailbox = std::any_of(
+        m.kernels[k].params.begin(), m.kernels[k].params.end(),
+        [](const ParamSpec &p) { return p.kind == ParamKind::Mailbox; });
+    if (nccl && takesMailbox)
+      continue;
+    params[k] = kernelParamList(
+        m, int(k),
+        [&](int mailbox) { return rankMailboxes->descriptor(mailbox); },
+        [&](int argument) { return &pointers[argument]; }, &tokens);
+  }
+}
+
 RankRuntime::~RankRuntime() { release(); }
+
+RankMailboxes &RankRuntime::mailboxes() {
+  if (!rankMailboxes)
+    throw Error(concat("rank ", config.rank,
+                       ": the nccl transport has no mailbox copies"));
+  return *rankMailboxes;
+}
 
 void RankRuntime::release() {
   // Best effort, as the Session's: after a trap these calls fail.
@@ -91,6 +129,7 @@ void RankRuntime::release() {
   if (primary)
     cu.cuCtxSetCurrent(primary);
   rankMailboxes.reset();
+  communicator.reset();
   for (CUmodule module : modules)
     cu.cuModuleUnload(module);
   modules.clear();
@@ -152,23 +191,66 @@ void RankRuntime::step(CUstream stream, int stepTokens,
     if (spec.kind == ArgumentKind::Buffer)
       pointers[spec.index] = buffers[spec.index].pointer;
   tokens = stepTokens;
+  if (communicator) {
+    stepNccl(stream, stepTokens);
+    ++stepsRun;
+    return;
+  }
   // cuLaunchKernelEx copies the parameters, and a capture copies them into
   // the graph: the next step may rebind at once.
-  for (std::size_t i = 0; i < m.launches.size(); ++i) {
-    if (!m.launchRuns(i, stepTokens))
-      continue;
-    int k = m.launches[i];
-    CUlaunchConfig launchConfig;
-    CUlaunchAttribute attributes[2];
-    setLaunchConfig(m.kernels[k], stream, config.pdl, launchConfig, attributes);
-    CUresult result = api().cuLaunchKernelEx(&launchConfig, kernels[k],
-                                             params[k].data(), nullptr);
-    if (result != CUDA_SUCCESS)
-      fail(result, concat("rank ", config.rank, ": launching kernel '",
-                          m.kernels[k].name, "' (", m.kernels[k].op,
-                          ") of step ", stepsRun));
-  }
+  for (std::size_t i = 0; i < m.launches.size(); ++i)
+    if (m.launchRuns(i, stepTokens))
+      launch(stream, i);
   ++stepsRun;
+}
+
+void RankRuntime::launch(CUstream stream, std::size_t i) {
+  const Manifest &m = bundle.manifest;
+  int k = m.launches[i];
+  CUlaunchConfig launchConfig;
+  CUlaunchAttribute attributes[2];
+  setLaunchConfig(m.kernels[k], stream, config.pdl, launchConfig, attributes);
+  CUresult result = api().cuLaunchKernelEx(&launchConfig, kernels[k],
+                                           params[k].data(), nullptr);
+  if (result != CUDA_SUCCESS)
+    fail(result,
+         concat("rank ", config.rank, ": launching kernel '", m.kernels[k].name,
+                "' (", m.kernels[k].op, ") of step ", stepsRun));
+}
+
+void RankRuntime::stepNccl(CUstream stream, int stepTokens) {
+  const Manifest &m = bundle.manifest;
+  for (const NcclAction &action : ncclActions) {
+    if (!m.launchRuns(action.launch, stepTokens))
+      continue;
+    if (action.kind == NcclAction::Kind::Launch) {
+      launch(stream, action.launch);
+      continue;
+    }
+    // The rows publish_rows would have published, summed over the group
+    // into what all_reduce would have written.
+    communicator->allReduce(
+        pointers[action.send], pointers[action.out],
+        std::size_t(stepTokens) * std::size_t(action.width), stream,
+        concat("rank ", config.rank, ": step ", stepsRun, ", the all-reduce '",
+               m.arguments[action.send].name, "' -> '",
+               m.arguments[action.out].name, "' (mailbox '",
+               m.mailboxes[action.mailbox].name, "')"));
+  }
+}
+
+void RankRuntime::checkNccl(const std::string &during) {
+  if (!communicator)
+    return;
+  nccl::Result error = communicator->asyncError();
+  if (error == nccl::Success || error == nccl::InProgress)
+    return;
+  communicator->abort();
+  throw Error(concat(during, ": NCCL reports an asynchronous error on rank ",
+                     config.rank, " of tp ", config.tp, ": ",
+                     nccl::describe(error),
+                     "; the communicator is aborted (a peer rank may have "
+                     "died)"));
 }
 
 void RankRuntime::wait(CUstream stream, double seconds,
@@ -178,10 +260,21 @@ void RankRuntime::wait(CUstream stream, double seconds,
   auto deadline = Clock::now() + std::chrono::duration<double>(seconds);
   for (;;) {
     CUresult result = api().cuStreamQuery(stream);
+    checkNccl(during);
     if (result == CUDA_SUCCESS)
       return;
     if (result != CUDA_ERROR_NOT_READY)
       fail(result, during);
+    if (Clock::now() > deadline && communicator) {
+      communicator->abort();
+      fail(CUDA_ERROR_NOT_READY,
+           concat(during, ": the host watchdog fired after ", seconds,
+                  " s without the GPU finishing (rank ", config.rank, " of tp ",
+                  config.tp,
+                  ", nccl transport: the communicator is aborted; "
+                  "a peer rank may have died)"),
+           /*watchdog=*/true);
+    }
     if (Clock::now() > deadline)
       fail(CUDA_ERROR_NOT_READY,
            concat(during, ": the host watchdog fired after ", seconds,

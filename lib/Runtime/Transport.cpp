@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lamport/Runtime/Transport.h"
+#include "lamport/Runtime/Error.h"
 
 namespace lamport {
 namespace runtime {
@@ -29,6 +30,21 @@ std::string multicastRefusal(bool requested, const char *nvlsEnv) {
     return "the multicast transport must be asked for explicitly "
            "(--allow-multicast)";
   return "";
+}
+
+const char *rankTransportName(RankTransport transport) {
+  return transport == RankTransport::Nccl ? "nccl" : "mailbox";
+}
+
+RankTransport parseRankTransport(const std::string &name) {
+  if (name == "mailbox")
+    return RankTransport::Mailbox;
+  if (name == "nccl")
+    return RankTransport::Nccl;
+  throw Error(concat("unknown transport '", name,
+                     "': a rank process runs 'mailbox' (the compiled "
+                     "kernels over shared mailbox copies) or 'nccl' "
+                     "(ncclAllReduce for each all-reduce)"));
 }
 
 } // namespace runtime

@@ -23,8 +23,11 @@
 
 #include "lamport/Runtime/DeviceCheck.h"
 #include "lamport/Runtime/Manifest.h"
+#include "lamport/Runtime/Nccl.h"
+#include "lamport/Runtime/NcclPlan.h"
 #include "lamport/Runtime/RankMailboxes.h"
 #include "lamport/Runtime/Rendezvous.h"
+#include "lamport/Runtime/Transport.h"
 
 #include <cuda.h>
 
@@ -46,6 +49,10 @@ struct RankConfig {
   /// How long to wait for the other ranks at the rendezvous.
   double rendezvousSeconds = 60;
   bool pdl = true;
+  /// Mailbox: the compiled kernels over mailbox copies shared between the
+  /// rank processes. Nccl: each publish_rows + all_reduce pair as one
+  /// ncclAllReduce (NcclPlan.h), no mailbox allocated.
+  RankTransport transport = RankTransport::Mailbox;
 };
 
 /// A caller's buffer for one argument: a device pointer, its element type
@@ -76,7 +83,9 @@ public:
   /// The device's primary context (the one frameworks use).
   CUcontext context() const { return primary; }
   Rendezvous &store() { return *rendezvous; }
-  RankMailboxes &mailboxes() { return *rankMailboxes; }
+  RankTransport transport() const { return config.transport; }
+  /// The rank's mailbox copies (the mailbox transport only).
+  RankMailboxes &mailboxes();
 
   /// Checks \p buffers (one per argument of the manifest, in its order;
   /// mailbox arguments' entries are ignored) against a step of \p tokens
@@ -94,7 +103,9 @@ public:
   /// Waits for what \p stream holds, at most \p watchdogSeconds. Throws
   /// KernelFailure naming every timeout record this rank's polls left (the
   /// slot is the rank whose data never came) when the GPU fails or the
-  /// watchdog fires.
+  /// watchdog fires. Under the nccl transport it also polls the
+  /// communicator's asynchronous error; an error or the watchdog aborts the
+  /// communicator and throws naming the rank and tp.
   void wait(CUstream stream, double watchdogSeconds, const std::string &during);
 
   /// Steps enqueued so far.
@@ -104,6 +115,16 @@ private:
   [[noreturn]] void fail(CUresult result, const std::string &during,
                          bool watchdog = false) const;
   void makeCurrent() const;
+  /// Opens the mailbox copies, or the NCCL communicator, and the kernels'
+  /// parameter lists.
+  void openTransport();
+  /// Launches launch \p i of the manifest's step on \p stream.
+  void launch(CUstream stream, std::size_t i);
+  /// Enqueues the nccl transport's actions of one step.
+  void stepNccl(CUstream stream, int stepTokens);
+  /// Throws (aborting the communicator) if NCCL reports an asynchronous
+  /// error.
+  void checkNccl(const std::string &during);
   /// Releases the mailboxes, modules, context and store (also when the
   /// constructor fails half-way).
   void release();
@@ -117,9 +138,13 @@ private:
   std::vector<CUfunction> kernels;
   std::unique_ptr<Rendezvous> rendezvous;
   std::unique_ptr<RankMailboxes> rankMailboxes;
+  std::unique_ptr<NcclCommunicator> communicator;
+  /// The nccl transport's step (planned at open).
+  std::vector<NcclAction> ncclActions;
   /// What kernel parameters point at: per argument, the step's pointer.
   std::vector<CUdeviceptr> pointers;
-  std::vector<std::vector<void *>> params; ///< Per kernel.
+  /// Per kernel (empty for a kernel the nccl transport replaces).
+  std::vector<std::vector<void *>> params;
   int32_t tokens = 0;
   uint64_t stepsRun = 0;
 };

@@ -4,10 +4,10 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// The transports a Session brings a TP group up with, and the rule that
-// refuses NVLink multicast. Kept beside Session rather than with
-// lamport-run's command line, so that an embedding (the C API) names a
-// transport without taking the tool's options.
+// The transports a Session brings a TP group up with, the rule that
+// refuses NVLink multicast, and the transports of one process per rank. Kept
+// beside Session rather than with lamport-run's command line, so that an
+// embedding (the C API) names a transport without taking the tool's options.
 //
 //===----------------------------------------------------------------------===//
 
@@ -38,6 +38,22 @@ const char *transportName(TransportKind kind);
 /// explicitly, and NCCL_NVLS_ENABLE=0 (\p nvlsEnv, null when unset) forbids
 /// it outright.
 std::string multicastRefusal(bool requested, const char *nvlsEnv);
+
+/// How the ranks of a group opened one process per rank (RankRuntime.h)
+/// reduce their rows.
+enum class RankTransport {
+  /// The compiled kernels, over mailbox copies shared between the processes.
+  Mailbox,
+  /// Each publish_rows + all_reduce pair of a program as one ncclAllReduce
+  /// on the rank's communicator; the other kernels as compiled.
+  Nccl,
+};
+
+/// "mailbox" or "nccl".
+const char *rankTransportName(RankTransport transport);
+
+/// The transport named \p name; throws Error naming the choices.
+RankTransport parseRankTransport(const std::string &name);
 
 } // namespace runtime
 } // namespace lamport
