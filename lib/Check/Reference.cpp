@@ -98,6 +98,10 @@ double outTolerance(double ref, double nextWeight, double inv2, double alphaS,
   return std::ldexp(std::fabs(ref), -8) + carried + std::ldexp(1.0, -133);
 }
 
+double sumTolerance(double magnitudes, int tp) {
+  return tp * std::ldexp(magnitudes, -8) + std::ldexp(1.0, -133);
+}
+
 bool withinTolerance(double got, double ref, double bound) {
   if (!std::isfinite(got))
     return false;

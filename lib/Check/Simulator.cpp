@@ -16,6 +16,7 @@
 #include "lamport/Runtime/Error.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 
 namespace lamport {
@@ -293,6 +294,31 @@ private:
       for (std::size_t i = 0; i < elements; ++i)
         storeBf16(b, i, sum[i]);
     });
+    if (plan.arguments[out].check == OutputCheck::Norm)
+      boundSum(out, rows, elements, l.width);
+  }
+
+  /// The FP64 sum of \p rows and its bound (checkSumsWithinBound): what
+  /// out must hold, whatever the order of the sum.
+  void boundSum(int out, const std::vector<Rows> &rows, std::size_t elements,
+                int64_t width) {
+    auto norm = std::make_shared<NormExpectation>();
+    norm->rows = tokens;
+    norm->rowLength = width;
+    norm->reference.resize(elements);
+    norm->bound.resize(elements);
+    for (std::size_t i = 0; i < elements; ++i) {
+      double sum = 0, magnitudes = 0;
+      for (int s = 0; s < tp; ++s) {
+        double partial = bf16ToFloat((*rows[s])[i]);
+        sum += partial;
+        magnitudes += std::fabs(partial);
+      }
+      norm->reference[i] = sum;
+      norm->bound[i] = sumTolerance(magnitudes, tp);
+    }
+    norm->base = values[out][0];
+    norms[out] = norm;
   }
 
   void allGather(const PlannedLaunch &l) {

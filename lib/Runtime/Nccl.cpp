@@ -63,6 +63,8 @@ NcclApi loadNccl() {
   LAMPORT_RESOLVE_NCCL(ncclCommDestroy)
   LAMPORT_RESOLVE_NCCL(ncclGetErrorString)
 #undef LAMPORT_RESOLVE_NCCL
+  nccl.ncclGetLastError = reinterpret_cast<const char *(*)(Comm)>(
+      dlsym(library, "ncclGetLastError"));
   return nccl;
 }
 
@@ -107,10 +109,14 @@ const NcclApi &api() {
   return nccl;
 }
 
-std::string describe(Result result) {
-  const char *text = api().ncclGetErrorString(result);
+std::string describe(Result result, Comm comm) {
+  const NcclApi &nccl = api();
+  const char *text = nccl.ncclGetErrorString(result);
+  const char *last =
+      nccl.ncclGetLastError && comm ? nccl.ncclGetLastError(comm) : nullptr;
   return concat(resultName(result), " ", int(result),
-                " (NCCL: ", text ? text : "no description", ")");
+                " (NCCL: ", text ? text : "no description",
+                last && *last ? concat("; last error: ", last) : "", ")");
 }
 
 std::string versionText() {
@@ -215,10 +221,11 @@ void NcclCommunicator::allReduce(CUdeviceptr send, CUdeviceptr receive,
       count, nccl::Bfloat16, nccl::Sum, comm, stream);
   if (result == nccl::Success)
     return;
+  std::string why = nccl::describe(result, comm);
   abort();
   throw Error(concat(during, ": ncclAllReduce of ", count,
                      " BF16 element(s) failed (rank ", self, ", tp ", size,
-                     "): ", nccl::describe(result)));
+                     "): ", why));
 }
 
 nccl::Result NcclCommunicator::asyncError() const {

@@ -245,10 +245,10 @@ void RankRuntime::checkNccl(const std::string &during) {
   nccl::Result error = communicator->asyncError();
   if (error == nccl::Success || error == nccl::InProgress)
     return;
+  std::string why = communicator->describe(error);
   communicator->abort();
   throw Error(concat(during, ": NCCL reports an asynchronous error on rank ",
-                     config.rank, " of tp ", config.tp, ": ",
-                     nccl::describe(error),
+                     config.rank, " of tp ", config.tp, ": ", why,
                      "; the communicator is aborted (a peer rank may have "
                      "died)"));
 }

@@ -79,6 +79,10 @@ public:
       : options(options), rank(rank), m(rank.manifest()),
         plan(m, options.tp, /*strict=*/true) {
     capacity = m.maxTokens();
+    // NCCL sums in its own order: its all-reduces are checked within the
+    // BF16 bound of the FP64 sum, not bit for bit.
+    if (options.transport == RankTransport::Nccl)
+      plan.checkSumsWithinBound();
     if (options.tokens > capacity)
       throw Error(concat("--tokens ", options.tokens,
                          " exceeds the mailbox capacity ", capacity));
@@ -451,6 +455,8 @@ int runRank(const RankOptions &options) {
     config.rendezvous = options.rendezvous;
     config.rendezvousSeconds = options.rendezvousSeconds;
     config.pdl = options.pdl;
+    config.transport = options.transport;
+    report["transport"] = rankTransportName(options.transport);
     RankRuntime rank(options.bundle, config);
     RankSteps steps(options, rank);
     uint64_t eager = options.graph ? uint64_t(options.batch) : options.steps;

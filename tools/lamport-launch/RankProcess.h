@@ -14,6 +14,8 @@
 #ifndef LAMPORT_TOOLS_LAMPORT_LAUNCH_RANKPROCESS_H
 #define LAMPORT_TOOLS_LAMPORT_LAUNCH_RANKPROCESS_H
 
+#include "lamport/Runtime/Transport.h"
+
 #include <cstdint>
 #include <string>
 
@@ -31,6 +33,9 @@ struct RankOptions {
   int batch = 16;
   uint64_t seed = 1;
   bool pdl = true;
+  /// Mailbox: the compiled kernels; nccl: each all-reduce as ncclAllReduce,
+  /// its outputs checked within the BF16 bound of the FP64 sum.
+  runtime::RankTransport transport = runtime::RankTransport::Mailbox;
   /// After the first (eager) batch, the batch is captured into a CUDA graph
   /// on the rank's stream and replayed for the remaining steps.
   bool graph = false;

@@ -12,7 +12,9 @@
 // it, --mps require refuses to run without it, and without either the
 // launcher says so. A rank that fails ends the group: the others fail within
 // their poll timeout (or the rendezvous timeout), and whatever still runs
-// after a grace period is killed.
+// after a grace period is killed. --transport nccl runs each all-reduce as
+// ncclAllReduce on a communicator the ranks bootstrap through the same
+// rendezvous (NCCL_NVLS_ENABLE=0: never NVLink multicast).
 //
 //===----------------------------------------------------------------------===//
 
@@ -48,6 +50,7 @@ const char *kUsage =
     "         [--mps start|require|off] [--rendezvous ADDRESS]\n"
     "         [--rendezvous-timeout SECONDS] [--watchdog SECONDS]\n"
     "         [--grace SECONDS] [--no-pdl] [--graph [--check-every R]]\n"
+    "         [--transport mailbox|nccl]\n"
     "         [--json FILE]\n"
     "         [--kill-rank R --kill-after-steps K] [--absent-rank R]\n";
 
@@ -116,6 +119,13 @@ LaunchOptions parse(int argc, char **argv) {
       o.rank.checkEvery = uint64_t(number(a, next(i)));
       if (o.rank.checkEvery < 1)
         throw UsageError("--check-every must be at least 1");
+    } else if (a == "--transport") {
+      const char *name = next(i);
+      try {
+        o.rank.transport = runtime::parseRankTransport(name);
+      } catch (const runtime::Error &error) {
+        throw UsageError(error.what());
+      }
     } else if (a == "--no-pdl")
       o.rank.pdl = false;
     else if (a == "--json")

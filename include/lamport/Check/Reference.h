@@ -112,6 +112,12 @@ double streamTolerance(double alphaS, double betaH);
 double outTolerance(double ref, double nextWeight, double inv2, double alphaS,
                     double betaH);
 
+/// The largest |got - ref| allowed for a BF16 sum of \p tp partials in an
+/// order not known here (NCCL's ring or tree, which may round each partial
+/// sum to BF16 on its way): \p tp roundings, each at most half a BF16 ulp of
+/// a partial sum, so tp * 2^-8 * (sum of the partials' magnitudes), plus
+/// 2^-133 (the smallest BF16 subnormal).
+double sumTolerance(double magnitudes, int tp);
 /// |got - ref| <= bound; false for a NaN or infinite \p got.
 bool withinTolerance(double got, double ref, double bound);
 

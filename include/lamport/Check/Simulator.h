@@ -21,7 +21,9 @@
 //                         inputs are small integers); with a mailbox, also
 //                         slot[rank] = y, canonicalised
 //   poll_rows             out[slot, m, :] = slot's rows
-//   all_reduce            out = bf16(FP32 sum of the slots in sum_order)
+//   all_reduce            out = bf16(FP32 sum of the slots in sum_order);
+//                         under checkSumsWithinBound, also the FP64 sum
+//                         and its bound
 //   all_gather            out[m, r * W + c] = slot r's [m, c]
 //   all_reduce_dual_norm  r = FP32 sum of the slots in sum_order; the dual
 //                         norm in FP64 (Reference.h) gives the references
@@ -141,6 +143,13 @@ public:
   /// filled with Bits. A `ticket` role is refused either way: lamport-run
   /// does not drive ticket stages.
   ProgramPlan(const runtime::Manifest &manifest, int tp, bool strict);
+
+  /// For a step whose all-reduces run in another library's sum order (the
+  /// nccl transport): every all_reduce's out is checked within the BF16
+  /// bound of the FP64 sum (sumTolerance), not bit for bit. What later
+  /// launches read of it is still the simulation's value: the Integers
+  /// inputs make every order's sum the same.
+  void checkSumsWithinBound();
 
   std::vector<PlannedLaunch> launches;
   std::vector<ArgumentPlan> arguments;

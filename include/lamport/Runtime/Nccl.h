@@ -67,6 +67,9 @@ struct NcclApi {
   Result (*ncclCommAbort)(Comm comm);
   Result (*ncclCommDestroy)(Comm comm);
   const char *(*ncclGetErrorString)(Result result);
+  /// NCCL's text of the last error of a communicator (NCCL 2.13 and
+  /// later); null where the library lacks it.
+  const char *(*ncclGetLastError)(Comm comm);
 };
 
 /// NCCL, opened once; throws Error (every call, once it failed) saying the
@@ -74,9 +77,10 @@ struct NcclApi {
 /// function.
 const NcclApi &api();
 
-/// "ncclRemoteError (NCCL: remote process exited or there was a network
-/// error)": \p result with NCCL's own words.
-std::string describe(Result result);
+/// "ncclRemoteError 6 (NCCL: remote process exited or there was a network
+/// error)": \p result with NCCL's own words, and \p comm's last error
+/// where NCCL keeps one.
+std::string describe(Result result, Comm comm = nullptr);
 
 /// "2.28.9": the loaded library's version.
 std::string versionText();
@@ -109,6 +113,10 @@ public:
                  CUstream stream, const std::string &during);
   /// The communicator's asynchronous error (Success while healthy).
   nccl::Result asyncError() const;
+  /// \p result in NCCL's words, with this communicator's last error.
+  std::string describe(nccl::Result result) const {
+    return nccl::describe(result, comm);
+  }
   /// Aborts the communicator (idempotent): its pending operations end and
   /// the destructor destroys nothing more.
   void abort();

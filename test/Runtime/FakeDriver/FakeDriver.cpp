@@ -58,6 +58,8 @@
 // stream S: NAME", with the rank and stage words [ACTIVE, NEXT] of a
 // kernel that takes a mailbox and the ns of the delay kernel.
 // FAKE_CUDA_POLL_WAIT_MS lets a poll wait for another process's publish.
+// cuLaunchHostFunc runs its function in stream order (the fake NCCL's
+// collectives, test/Runtime/FakeNccl, enqueue themselves with it).
 // This is a test double, not a simulator: it checks the runtime's side of
 // the ABI, never a kernel's.
 //
@@ -959,6 +961,11 @@ CUresult cuStreamQuery(CUstream) {
   return sticky;
 }
 CUresult cuStreamWaitEvent(CUstream, CUevent, unsigned) { return sticky; }
+/// A host function on a stream: what the fake libnccl.so.2 enqueues its
+/// collectives as, so they run in stream order and a capture records them.
+CUresult cuLaunchHostFunc(CUstream stream, CUhostFn function, void *data) {
+  return enqueue([=] { function(data); }, false, stream);
+}
 CUresult cuStreamBeginCapture_v2(CUstream, CUstreamCaptureMode) {
   capturing = true;
   captured.clear();
