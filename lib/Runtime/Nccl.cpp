@@ -185,11 +185,16 @@ NcclCommunicator::NcclCommunicator(Rendezvous &store, int rank, int tp,
           concat(who, ": ncclGetUniqueId failed: ", nccl::describe(result)));
     store.set("lamport/nccl-id", encodeId(id));
   }
-  nccl::UniqueId id =
-      decodeId(store.get("lamport/nccl-id", 0, timeoutSeconds), rank);
-  // ncclCommInitRank blocks until every rank has joined and takes no
-  // timeout: start it only once every rank is known to be there.
-  store.barrier("lamport/nccl-join", timeoutSeconds);
+  nccl::UniqueId id{};
+  try {
+    id = decodeId(store.get("lamport/nccl-id", 0, timeoutSeconds), rank);
+    // ncclCommInitRank blocks until every rank has joined and takes no
+    // timeout: start it only once every rank is known to be there.
+    store.barrier("lamport/nccl-join", timeoutSeconds);
+  } catch (const RendezvousTimeout &e) {
+    throw RendezvousTimeout(concat(who, ": bootstrapping NCCL: ", e.what()),
+                            e.missing);
+  }
   nccl::Result result = nccl.ncclCommInitRank(&comm, tp, id, rank);
   if (result != nccl::Success) {
     if (comm)
