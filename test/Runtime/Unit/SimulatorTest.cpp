@@ -346,6 +346,47 @@ TEST(Simulate, AllReduceSumsInItsOrder) {
   }
 }
 
+TEST(Simulate, SumsWithinBoundForAnotherLibrarysOrder) {
+  // The nccl transport: out is checked within the bound of the FP64 sum,
+  // and later launches still read the simulated sum.
+  Builder b(4, 8, 256);
+  int rows = b.buffer("rows", "bf16", {-1, 256}, "in");
+  int mb = b.mailbox();
+  int out = b.buffer("out", "bf16", {-1, 256}, "out");
+  b.kernel("publish_rows", {{mb, "mailbox"}, {rows, "rows"}, {-1, ""}});
+  b.kernel("all_reduce", {{mb, "mailbox"}, {out, "out"}, {-1, ""}});
+  Manifest m = b.parse();
+  ProgramPlan plan(m, 4, true);
+  ASSERT_EQ(plan.arguments[out].check, OutputCheck::Exact);
+  plan.checkSumsWithinBound();
+  ASSERT_EQ(plan.arguments[out].check, OutputCheck::Norm);
+  StepExpectation e = simulateStep(m, plan, configFor(m, 4), 1, 3);
+  ASSERT_TRUE(e.exact[out].empty());
+  ASSERT_NE(e.norm[out], nullptr);
+  const NormExpectation &norm = *e.norm[out];
+  EXPECT_EQ(norm.rows, 3);
+  EXPECT_EQ(norm.rowLength, 256);
+  ASSERT_EQ(norm.reference.size(), 3u * 256);
+  for (int i = 0; i < 3 * 256; ++i) {
+    double sum = 0, magnitudes = 0;
+    for (int r = 0; r < 4; ++r) {
+      double v = bf16ToFloat(patternValue(PatternKind::Integers, 3, 1, r, i));
+      sum += v;
+      magnitudes += std::fabs(v);
+    }
+    ASSERT_EQ(norm.reference[i], sum) << i;
+    ASSERT_EQ(norm.bound[i], sumTolerance(magnitudes, 4)) << i;
+  }
+  // Past the rows the step writes, the poison must stay.
+  EXPECT_EQ(bf16At(*norm.base, 3 * 256), kPoison);
+}
+
+TEST(Reference, SumToleranceIsOneBf16RoundingPerRank) {
+  EXPECT_EQ(sumTolerance(256, 1), 1 + std::ldexp(1.0, -133));
+  EXPECT_EQ(sumTolerance(256, 4), 4 + std::ldexp(1.0, -133));
+  EXPECT_GT(sumTolerance(0, 8), 0);
+}
+
 TEST(Simulate, GemmAllGatherIsTheUnpoolerBoundary) {
   const int tp = 4, n = 64, k = 64, m = 6;
   Builder b(tp, 16, n);
