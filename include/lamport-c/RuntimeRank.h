@@ -57,15 +57,26 @@ LAMPORT_RUNTIME_EXPORTED LamportStatus lamportRankCreate(
     double rendezvousSeconds, int pdl, LamportRank *result,
     LamportErrorCallback errorCallback, void *userData);
 
+/** lamportRankCreate with a choice of `transport`: "mailbox" (what
+    lamportRankCreate opens: the compiled kernels over mailbox copies shared
+    between the rank processes) or "nccl" (each publish_rows + all_reduce
+    pair of the program as one ncclAllReduce on a communicator bootstrapped
+    through the same rendezvous, every other kernel as compiled; it needs
+    libnccl.so.2 at run time, runs only programs of that unfused form, and
+    sums in NCCL's order). Null is "mailbox"; any other name is an error. */
+LAMPORT_RUNTIME_EXPORTED LamportStatus lamportRankCreateWithTransport(
+    const char *bundle, int rank, int tp, int device, const char *rendezvous,
+    double rendezvousSeconds, int pdl, const char *transport,
+    LamportRank *result, LamportErrorCallback errorCallback, void *userData);
 /** Releases the rank: its mapped copies, modules and context. Null is a
     no-op. Work still queued on a caller's stream must be complete. */
 LAMPORT_RUNTIME_EXPORTED void lamportRankDestroy(LamportRank rank);
 
 /** The number of arguments of the program: a step takes this many buffers
     (a mailbox argument's entry is ignored). */
-LAMPORT_RUNTIME_EXPORTED LamportStatus lamportRankGetArgumentCount(
-    LamportRank rank, int *count, LamportErrorCallback errorCallback,
-    void *userData);
+LAMPORT_RUNTIME_EXPORTED LamportStatus
+lamportRankGetArgumentCount(LamportRank rank, int *count,
+                            LamportErrorCallback errorCallback, void *userData);
 
 /** Enqueues one decode step of `tokens` tokens (1..capacity) on `stream` (a
     CUstream of the device's primary context; null is its legacy default
@@ -80,9 +91,9 @@ LAMPORT_RUNTIME_EXPORTED LamportStatus lamportRankStep(
 /** Waits for everything on `stream`, at most `watchdogSeconds`. A poll that
     timed out (another rank never published: it died or diverged) gives
     LAMPORT_STATUS_KERNEL_FAILURE with a message naming that rank. */
-LAMPORT_RUNTIME_EXPORTED LamportStatus lamportRankWait(
-    LamportRank rank, void *stream, double watchdogSeconds,
-    LamportErrorCallback errorCallback, void *userData);
+LAMPORT_RUNTIME_EXPORTED LamportStatus
+lamportRankWait(LamportRank rank, void *stream, double watchdogSeconds,
+                LamportErrorCallback errorCallback, void *userData);
 
 #ifdef __cplusplus
 }

@@ -75,6 +75,15 @@ LamportStatus lamportRankCreate(const char *bundle, int rank, int tp,
                                 LamportRank *result,
                                 LamportErrorCallback errorCallback,
                                 void *userData) {
+  return lamportRankCreateWithTransport(bundle, rank, tp, device, rendezvous,
+                                        rendezvousSeconds, pdl, "mailbox",
+                                        result, errorCallback, userData);
+}
+
+LamportStatus lamportRankCreateWithTransport(
+    const char *bundle, int rank, int tp, int device, const char *rendezvous,
+    double rendezvousSeconds, int pdl, const char *transport,
+    LamportRank *result, LamportErrorCallback errorCallback, void *userData) {
   return guarded(errorCallback, userData, [&] {
     requireResult(result, "lamportRankCreate");
     *result = nullptr;
@@ -92,6 +101,7 @@ LamportStatus lamportRankCreate(const char *bundle, int rank, int tp,
     config.rendezvous = rendezvous;
     config.rendezvousSeconds = rendezvousSeconds;
     config.pdl = pdl != 0;
+    config.transport = parseRankTransport(transport ? transport : "mailbox");
     auto handle = std::make_unique<LamportRank_>();
     handle->runtime = std::make_unique<RankRuntime>(bundle, config);
     *result = handle.release();

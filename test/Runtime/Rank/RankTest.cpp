@@ -375,4 +375,111 @@ TEST(RankCApi, StepsAndRefusals) {
   std::system(("rm -rf " + directory).c_str());
 }
 
+/// One rank of all_reduce_tp4 over the nccl transport through the C API: an
+/// eager step, then a captured one replayed with new rows. Rank r's rows
+/// are r + 1 (then 2r + 2), so every out element is 10 (then 20).
+int ncclRank(const std::string &directory, int rank) {
+  std::string message;
+  LamportRank handle = nullptr;
+  std::string bundle = kInputs + "/all_reduce_tp4";
+  std::string store = "file://" + directory;
+  if (lamportRankCreateWithTransport(bundle.c_str(), rank, 4, 0, store.c_str(),
+                                     10, 1, "ucx", &handle, keepMessage,
+                                     &message) != LAMPORT_STATUS_ERROR ||
+      message.find("unknown transport 'ucx'") == std::string::npos || handle)
+    return 2;
+  if (lamportRankCreateWithTransport(bundle.c_str(), rank, 4, 0, store.c_str(),
+                                     10, 1, "nccl", &handle, keepMessage,
+                                     &message) != LAMPORT_STATUS_OK) {
+    std::cerr << message << "\n";
+    return 3;
+  }
+  const int m = 3;
+  CUdeviceptr rows = 0, out = 0;
+  LAMPORT_CU(cuMemAlloc(&rows, m * 256 * 2), "rows");
+  LAMPORT_CU(cuMemAlloc(&out, m * 256 * 2), "out");
+  auto fill = [&](float value) {
+    uint32_t bits;
+    std::memcpy(&bits, &value, 4);
+    std::vector<uint16_t> host(m * 256, uint16_t(bits >> 16));
+    LAMPORT_CU(cuMemcpyHtoD(rows, host.data(), host.size() * 2), "rows");
+  };
+  auto check = [&](uint16_t want) {
+    std::vector<uint16_t> got(m * 256);
+    LAMPORT_CU(cuMemcpyDtoH(got.data(), out, got.size() * 2), "out");
+    for (uint16_t v : got)
+      if (v != want)
+        return false;
+    return true;
+  };
+  int64_t shape[2] = {m, 256};
+  LamportBuffer buffers[3] = {{rows, LAMPORT_DTYPE_BF16, 2, shape, nullptr},
+                              {0, 0, 0, nullptr, nullptr},
+                              {out, LAMPORT_DTYPE_BF16, 2, shape, nullptr}};
+  fill(float(rank + 1));
+  if (lamportRankStep(handle, nullptr, m, buffers, 3, keepMessage, &message) !=
+          LAMPORT_STATUS_OK ||
+      lamportRankWait(handle, nullptr, 10, keepMessage, &message) !=
+          LAMPORT_STATUS_OK) {
+    std::cerr << message << "\n";
+    return 4;
+  }
+  if (!check(0x4120)) // 10.0
+    return 5;
+  CUstream stream = nullptr;
+  CUgraph graph = nullptr;
+  CUgraphExec exec = nullptr;
+  LAMPORT_CU(cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING), "stream");
+  LAMPORT_CU(cuStreamBeginCapture(stream, CU_STREAM_CAPTURE_MODE_RELAXED),
+             "capture");
+  if (lamportRankStep(handle, stream, m, buffers, 3, keepMessage, &message) !=
+      LAMPORT_STATUS_OK)
+    return 6;
+  LAMPORT_CU(cuStreamEndCapture(stream, &graph), "capture");
+  LAMPORT_CU(cuGraphInstantiateWithFlags(&exec, graph, 0), "instantiate");
+  fill(float(2 * rank + 2));
+  LAMPORT_CU(cuGraphLaunch(exec, stream), "replay");
+  if (lamportRankWait(handle, stream, 10, keepMessage, &message) !=
+      LAMPORT_STATUS_OK) {
+    std::cerr << message << "\n";
+    return 7;
+  }
+  if (!check(0x41A0)) // 20.0
+    return 8;
+  lamportRankDestroy(handle);
+  return 0;
+}
+
+TEST(RankCApi, NcclTransportEagerAndReplayed) {
+  std::string directory = freshDirectory();
+  std::vector<int> statuses =
+      runRanks(4, [&](int rank) { return ncclRank(directory, rank); });
+  EXPECT_EQ(statuses, (std::vector<int>{0, 0, 0, 0}));
+  std::system(("rm -rf " + directory).c_str());
+}
+
+TEST(RankRuntime, NcclTransportHasNoMailboxes) {
+  std::string directory = freshDirectory();
+  std::vector<int> statuses = runRanks(2, [&](int rank) {
+    RankConfig config;
+    config.rank = rank;
+    config.tp = 2;
+    config.rendezvous = "file://" + directory;
+    config.rendezvousSeconds = 10;
+    config.transport = RankTransport::Nccl;
+    RankRuntime runtime(kInputs + "/attention_unfused_tp2", config);
+    try {
+      runtime.mailboxes();
+    } catch (const Error &error) {
+      return std::string(error.what()).find("no mailbox copies") !=
+                     std::string::npos
+                 ? 0
+                 : 2;
+    }
+    return 3;
+  });
+  EXPECT_EQ(statuses, (std::vector<int>{0, 0}));
+  std::system(("rm -rf " + directory).c_str());
+}
+
 } // namespace
