@@ -43,7 +43,8 @@ if CMAKE_CXX_COMPILER_LAUNCHER=${CMAKE_CXX_COMPILER_LAUNCHER:-$(command -v ccach
    "$venv/bin/pip" install -q "$(ls "$wheels"/lamport-*.whl)[test]" \
      >>"$results/wheel.log" 2>&1; then
   (cd "$results" && LAMPORT_TEST_INSTALLED=1 \
-    LAMPORT_FAKE_CUDA_DIR="$build/fake-cuda" LAMPORT_FAKE_NCCL_DIR="$build/fake-nccl" LAMPORT_RUN="$build/bin/lamport-run" \
+    LAMPORT_FAKE_CUDA_DIR="$build/fake-cuda" LAMPORT_FAKE_NCCL_DIR="$build/fake-nccl" \
+    LAMPORT_RUN="$build/bin/lamport-run" \
     "$venv/bin/python" -m pytest -q -p no:cacheprovider \
     --junitxml="$results/python.xml" "$root/test/Python" \
     >"$results/python.log" 2>&1) || { status=1; cat "$results/python.log"; }

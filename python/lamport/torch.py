@@ -47,9 +47,10 @@ def _library():
         lib = _runtime._library()
         c_int, c_void_p, status = ctypes.c_int, ctypes.c_void_p, ctypes.c_int
         for name, types in {
-            "lamportRankCreate": [ctypes.c_char_p, c_int, c_int, c_int,
-                                  ctypes.c_char_p, ctypes.c_double, c_int,
-                                  ctypes.POINTER(c_void_p)],
+            "lamportRankCreateWithTransport": [
+                ctypes.c_char_p, c_int, c_int, c_int, ctypes.c_char_p,
+                ctypes.c_double, c_int, ctypes.c_char_p,
+                ctypes.POINTER(c_void_p)],
             "lamportRankGetArgumentCount": [c_void_p, ctypes.POINTER(c_int)],
             "lamportRankStep": [c_void_p, c_void_p, c_int,
                                 ctypes.POINTER(_Buffer), c_int],
@@ -109,21 +110,36 @@ def _describe(value, device, name):
                     f"{type(value).__name__}")
 
 
+TRANSPORTS = ("mailbox", "nccl")
+
+
+def _check_transport(transport):
+    if transport not in TRANSPORTS:
+        raise ValueError(f"transport must be one of {list(TRANSPORTS)}, got "
+                         f"{transport!r}")
+
+
 class Rank:
     """Rank `rank` of the `tp`-rank group of a bundle, on CUDA device
     `device`, meeting the other ranks at `rendezvous` ("tcp://HOST:PORT",
-    rank 0 serving; "file://DIR")."""
+    rank 0 serving; "file://DIR"). `transport` "mailbox" runs the compiled
+    kernels over mailbox copies shared between the rank processes; "nccl"
+    runs each publish_rows + all_reduce pair as one ncclAllReduce (NCCL's
+    sum order; libnccl.so.2 needed) and the other kernels as compiled, for
+    programs of that unfused form only."""
 
     def __init__(self, bundle, rank, tp, device, rendezvous, timeout=60.0,
-                 pdl=True):
+                 pdl=True, transport="mailbox"):
+        _check_transport(transport)
+        self.transport = transport
         self.bundle = os.fspath(bundle)
         with open(os.path.join(self.bundle, "manifest.json")) as f:
             self.arguments = json.load(f)["arguments"]
         self.rank, self.tp, self.device = rank, tp, device
         handle = ctypes.c_void_p()
-        _call(_library().lamportRankCreate, self.bundle.encode(), rank, tp,
-              device, rendezvous.encode(), float(timeout), int(bool(pdl)),
-              ctypes.byref(handle))
+        _call(_library().lamportRankCreateWithTransport, self.bundle.encode(),
+              rank, tp, device, rendezvous.encode(), float(timeout),
+              int(bool(pdl)), transport.encode(), ctypes.byref(handle))
         self._handle = handle
 
     def _buffers(self, buffers):
@@ -204,11 +220,12 @@ def _free_port():
 class Boundary:
     """A bundle's rank in a torch.distributed group: rank and tp from the
     group, device from torch.cuda.current_device(), the rendezvous agreed
-    through the group. Calling it enqueues one step on torch's current
+    through the group; `transport` as Rank's. Calling it enqueues one step on torch's current
     stream (capturable with torch.cuda.graph)."""
 
     def __init__(self, bundle, group=None, device=None, timeout=60.0,
-                 pdl=True):
+                 pdl=True, transport="mailbox"):
+        _check_transport(transport)
         import torch
         import torch.distributed as dist
 
@@ -221,7 +238,8 @@ class Boundary:
             address[0] = f"tcp://{host}:{_free_port()}"
         source = dist.get_global_rank(group, 0) if group is not None else 0
         dist.broadcast_object_list(address, src=source, group=group)
-        self.rank = Rank(bundle, rank, tp, device, address[0], timeout, pdl)
+        self.rank = Rank(bundle, rank, tp, device, address[0], timeout, pdl,
+                         transport)
 
     def __call__(self, tokens=None, **buffers):
         import torch

@@ -3,7 +3,8 @@ processes, one per rank, over the host-only libcuda of test/Runtime/
 FakeDriver (whose cuMem copies are memfds the processes share, and whose
 polls wait for another process's publish with FAKE_CUDA_POLL_WAIT_MS). The
 torch half of lamport.torch (Boundary) needs torch and a GPU: docs/python.md
-shows it under torchrun."""
+shows it under torchrun. The nccl transport runs over the host-only
+libnccl.so.2 of test/Runtime/FakeNccl."""
 
 import os
 import subprocess
@@ -20,6 +21,7 @@ BUNDLE = os.path.join(ROOT, "test", "Runtime", "Inputs", "publish_poll_tp2")
 # The installed package's library unless $LAMPORT_RUNTIME_LIBRARY names one.
 LIBRARY = os.environ.get("LAMPORT_RUNTIME_LIBRARY") or lamport.runtime.find_library()
 FAKE_CUDA = os.environ.get("LAMPORT_FAKE_CUDA_DIR", "")
+FAKE_NCCL = os.environ.get("LAMPORT_FAKE_NCCL_DIR", "")
 
 requires_runtime = pytest.mark.skipif(
     not (LIBRARY and os.path.exists(LIBRARY) and FAKE_CUDA
@@ -99,3 +101,60 @@ def test_a_missing_rank_is_named():
                                 capture_output=True, text=True, timeout=60)
     assert "rank 1 never set it (died or never reached the rendezvous)" \
         in result.stdout, result.stdout + result.stderr
+
+
+def test_an_unknown_transport_is_refused_before_anything_opens():
+    from lamport.torch import Boundary, Rank
+    with pytest.raises(ValueError, match=r"transport must be one of "
+                       r"\['mailbox', 'nccl'\], got 'ucx'"):
+        Rank(BUNDLE, 0, 2, 0, "file:///nonexistent", transport="ucx")
+    with pytest.raises(ValueError, match="got 'NCCL'"):
+        Boundary(BUNDLE, transport="NCCL")
+
+
+NCCL_RANK = textwrap.dedent(f"""
+    import ctypes, struct, sys
+    from lamport.torch import DeviceArray, Rank
+    rank, store = int(sys.argv[1]), sys.argv[2]
+    cuda = ctypes.CDLL("libcuda.so.1")  # the host-only driver
+
+    def alloc(nbytes):
+        pointer = ctypes.c_uint64()
+        assert cuda.cuMemAlloc_v2(ctypes.byref(pointer), ctypes.c_size_t(nbytes)) == 0
+        return pointer.value
+
+    bundle = {os.path.join(ROOT, "test", "Runtime", "Inputs", "all_reduce_tp4")!r}
+    with Rank(bundle, rank, 4, 0, store, timeout=10, transport="nccl") as group:
+        assert group.transport == "nccl"
+        m = 2
+        rows, out = alloc(m * 256 * 2), alloc(m * 256 * 2)
+        data = struct.pack("<H", 0x3F80) * (m * 256)  # 1.0 on every rank
+        ctypes.memmove(rows, data, len(data))
+        group.step({{"rows": DeviceArray(rows, "bf16", (m, 256)),
+                    "out": DeviceArray(out, "bf16", (m, 256))}})
+        group.wait()
+        got = ctypes.string_at(out, m * 256 * 2)
+        assert got == struct.pack("<H", 0x4080) * (m * 256), got[:8]  # 4.0
+    print("rank", rank, "ok")
+""")
+
+
+@requires_runtime
+@pytest.mark.skipif(not (FAKE_NCCL and os.path.exists(
+    os.path.join(FAKE_NCCL, "libnccl.so.2"))),
+    reason="LAMPORT_FAKE_NCCL_DIR is unset (scripts/test.sh sets it)")
+def test_four_rank_processes_all_reduce_over_nccl():
+    env = dict(os.environ)
+    env["LD_LIBRARY_PATH"] = os.pathsep.join(
+        [FAKE_NCCL, FAKE_CUDA, env.get("LD_LIBRARY_PATH", "")])
+    env["LAMPORT_RUNTIME_LIBRARY"] = LIBRARY
+    with tempfile.TemporaryDirectory() as store:
+        ranks = [subprocess.Popen([sys.executable, "-c", NCCL_RANK, str(r),
+                                   "file://" + store],
+                                  env=env, stdout=subprocess.PIPE,
+                                  stderr=subprocess.STDOUT, text=True)
+                 for r in range(4)]
+        outputs = [p.communicate(timeout=60)[0] for p in ranks]
+    for r, (p, output) in enumerate(zip(ranks, outputs)):
+        assert p.returncode == 0, output
+        assert f"rank {r} ok" in output
