@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lamport/Check/Harness.h"
+#include "lamport/Check/OutputChecks.h"
 
 #include <algorithm>
 #include <cmath>
@@ -37,23 +38,6 @@ std::string hex32(uint32_t bits) {
   std::ostringstream os;
   os << "0x" << std::hex << std::setw(8) << std::setfill('0') << bits;
   return os.str();
-}
-
-/// Element \p i of a buffer of \p dtype as a double (BF16, F32, I32).
-double elementValue(DType dtype, const uint8_t *bytes, std::size_t i) {
-  if (dtype == DType::BF16) {
-    uint16_t v;
-    std::memcpy(&v, bytes + 2 * i, 2);
-    return bf16ToFloat(v);
-  }
-  if (dtype == DType::F32) {
-    float v;
-    std::memcpy(&v, bytes + 4 * i, 4);
-    return v;
-  }
-  int32_t v;
-  std::memcpy(&v, bytes + 4 * i, 4);
-  return v;
 }
 
 } // namespace
@@ -128,53 +112,30 @@ void Harness::verifyNorm(uint64_t step, std::size_t output,
   const std::vector<uint8_t> &first = got[0];
   std::size_t width = dtypeBytes(spec.dtype);
   std::size_t written = std::size_t(norm.rows) * norm.rowLength;
-  std::size_t outside = 0, firstOutside = 0, violations = 0, worstAt = 0;
-  double worst = 0, worstViolation = -1;
-  for (std::size_t i = 0; i < first.size() / width; ++i) {
-    if (i >= written) {
-      if (std::memcmp(&first[i * width], &(*norm.base)[i * width], width) &&
-          outside++ == 0)
-        firstOutside = i;
-      continue;
-    }
-    double value = elementValue(spec.dtype, first.data(), i);
-    double ratio = std::isfinite(value)
-                       ? std::fabs(value - norm.reference[i]) / norm.bound[i]
-                       : INFINITY;
-    worst = std::max(worst, ratio);
-    if (!withinTolerance(value, norm.reference[i], norm.bound[i])) {
-      ++violations;
-      if (ratio > worstViolation) {
-        worstViolation = ratio;
-        worstAt = i;
-      }
-    }
-  }
-  if (violations) {
-    double value = elementValue(spec.dtype, first.data(), worstAt);
+  BoundCheck found = checkWithinBound(spec.dtype, first, norm);
+  if (found.violations) {
+    std::size_t at = found.worstAt;
+    double value = elementValue(spec.dtype, first.data(), at);
     throw Error(concat("wrong result: ", where, "rank 0, output '", spec.name,
-                       "' ", describeElement(arg, j, worstAt), " is ", value,
-                       " (", elementBits(arg, first.data(), worstAt),
-                       "), the FP64 reference is ", norm.reference[worstAt],
-                       " and the bound ", norm.bound[worstAt], " (error ",
-                       worstViolation, " x the bound; ", violations, " of ",
-                       written, " elements outside it)"));
+                       "' ", describeElement(arg, j, at), " is ", value, " (",
+                       elementBits(arg, first.data(), at),
+                       "), the FP64 reference is ", norm.reference[at],
+                       " and the bound ", norm.bound[at], " (error ",
+                       found.worstViolation, " x the bound; ", found.violations,
+                       " of ", written, " elements outside it)"));
   }
-  if (outside)
-    throw Error(
-        concat("wrong result: ", where, "rank 0, output '", spec.name, "' ",
-               describeElement(arg, j, firstOutside), " is ",
-               elementBits(arg, first.data(), firstOutside), ", expected ",
-               elementBits(arg, norm.base->data(), firstOutside), " (", outside,
-               " of ", first.size() / width, " elements differ)"));
-  normWorst[output] = std::max(normWorst[output], worst);
+  if (found.outside)
+    throw Error(concat(
+        "wrong result: ", where, "rank 0, output '", spec.name, "' ",
+        describeElement(arg, j, found.firstOutside), " is ",
+        elementBits(arg, first.data(), found.firstOutside), ", expected ",
+        elementBits(arg, norm.base->data(), found.firstOutside), " (",
+        found.outside, " of ", first.size() / width, " elements differ)"));
+  normWorst[output] = std::max(normWorst[output], found.worst);
   // (i) every rank wrote rank 0's bytes.
   for (int r = 1; r < options.tp; ++r) {
-    std::size_t differ = 0, firstBad = 0;
-    for (std::size_t i = 0; i < first.size() / width; ++i)
-      if (std::memcmp(&got[r][i * width], &first[i * width], width) &&
-          differ++ == 0)
-        firstBad = i;
+    std::size_t firstBad = 0;
+    std::size_t differ = countMismatches(width, got[r], first, &firstBad);
     if (differ)
       throw Error(concat("wrong result: ", where, "rank ", r, ", output '",
                          spec.name, "' ", describeElement(arg, j, firstBad),
@@ -224,11 +185,9 @@ void Harness::hostVerify(uint64_t first, uint64_t count,
       for (int r = 0; r < options.tp; ++r) {
         const std::vector<uint8_t> &want =
             exact ? *expected[j].exact[arg][r] : known;
-        std::size_t mismatches = 0, firstBad = 0;
-        for (std::size_t i = 0; i < got[r].size() / width; ++i)
-          if (std::memcmp(&got[r][i * width], &want[i * width], width) &&
-              mismatches++ == 0)
-            firstBad = i;
+        std::size_t firstBad = 0;
+        std::size_t mismatches =
+            countMismatches(width, got[r], want, &firstBad);
         if (mismatches)
           throw Error(concat(
               "wrong result: step ", s, " (m = ", tokens[j], "), rank ", r,

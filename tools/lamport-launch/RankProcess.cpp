@@ -23,6 +23,7 @@
 #include "RankProcess.h"
 
 #include "lamport/Check/Inputs.h"
+#include "lamport/Check/OutputChecks.h"
 #include "lamport/Check/Reference.h"
 #include "lamport/Check/Simulator.h"
 #include "lamport/Check/Statistics.h"
@@ -54,22 +55,6 @@ std::string hex64(uint64_t value) {
   std::ostringstream os;
   os << std::hex << std::setw(16) << std::setfill('0') << value;
   return os.str();
-}
-
-double valueAt(DType dtype, const uint8_t *bytes, std::size_t i) {
-  if (dtype == DType::BF16) {
-    uint16_t v;
-    std::memcpy(&v, bytes + 2 * i, 2);
-    return bf16ToFloat(v);
-  }
-  if (dtype == DType::F32) {
-    float v;
-    std::memcpy(&v, bytes + 4 * i, 4);
-    return v;
-  }
-  int32_t v;
-  std::memcpy(&v, bytes + 4 * i, 4);
-  return v;
 }
 
 /// The checked steps of one rank.
@@ -354,34 +339,31 @@ private:
   void checkExact(const std::string &who, const ArgumentSpec &arg,
                   const std::vector<uint8_t> &got,
                   const std::vector<uint8_t> &want) {
-    std::size_t width = dtypeBytes(arg.dtype);
-    for (std::size_t i = 0; i < got.size() / width; ++i)
-      if (std::memcmp(&got[i * width], &want[i * width], width))
-        throw Error(concat(who, ": element ", i,
-                           " differs from the host "
-                           "simulation"));
+    std::size_t first = 0;
+    std::size_t mismatches =
+        countMismatches(dtypeBytes(arg.dtype), got, want, &first);
+    if (mismatches)
+      throw Error(concat(who, ": element ", first,
+                         " differs from the host simulation (", mismatches,
+                         " element(s) differ)"));
   }
 
   void checkNorm(const std::string &who, const ArgumentSpec &arg,
                  const std::vector<uint8_t> &got, const NormExpectation &norm) {
-    std::size_t width = dtypeBytes(arg.dtype);
-    std::size_t written = std::size_t(norm.rows) * norm.rowLength;
-    for (std::size_t i = 0; i < got.size() / width; ++i) {
-      if (i >= written) {
-        if (std::memcmp(&got[i * width], &(*norm.base)[i * width], width))
-          throw Error(concat(who, ": element ", i,
-                             " past the rows the step writes changed"));
-        continue;
-      }
-      double value = valueAt(arg.dtype, got.data(), i);
-      if (!withinTolerance(value, norm.reference[i], norm.bound[i]))
-        throw Error(concat(who, ": element ", i, " is ", value,
-                           ", the FP64 reference ", norm.reference[i], " +- ",
-                           norm.bound[i]));
-      if (norm.bound[i] > 0)
-        worstNorm = std::max(worstNorm, std::abs(value - norm.reference[i]) /
-                                            norm.bound[i]);
+    BoundCheck found = checkWithinBound(arg.dtype, got, norm);
+    if (found.violations) {
+      std::size_t at = found.worstAt;
+      throw Error(concat(who, ": element ", at, " is ",
+                         elementValue(arg.dtype, got.data(), at),
+                         ", the FP64 reference ", norm.reference[at], " +- ",
+                         norm.bound[at], " (", found.violations,
+                         " element(s) outside the bound)"));
     }
+    if (found.outside)
+      throw Error(concat(who, ": element ", found.firstOutside,
+                         " past the rows the step writes changed (",
+                         found.outside, " element(s))"));
+    worstNorm = std::max(worstNorm, found.worst);
   }
 
   const RankOptions &options;
