@@ -1,4 +1,4 @@
-//===- OutputChecks.cpp - Comparing what a step wrote with its expectation ===//
+//===- OutputChecks.cpp - Checking what a step wrote ----------------------===//
 //
 // Part of the Lamport project.
 //

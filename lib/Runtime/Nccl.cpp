@@ -175,7 +175,13 @@ NcclCommunicator::NcclCommunicator(Rendezvous &store, int rank, int tp,
                                    double timeoutSeconds)
     : self(rank), size(tp) {
   std::string who = concat("rank ", rank, " (tp ", tp, ", nccl transport)");
-  const nccl::NcclApi &nccl = nccl::api();
+  const nccl::NcclApi *loaded = nullptr;
+  try {
+    loaded = &nccl::api();
+  } catch (const Error &e) {
+    throw Error(concat(who, ": ", e.what()));
+  }
+  const nccl::NcclApi &nccl = *loaded;
   disableNcclMulticast();
   if (rank == 0) {
     nccl::UniqueId id{};

@@ -30,7 +30,9 @@ requires_runtime = pytest.mark.skipif(
            "libLamportRuntimeC.so, or LAMPORT_FAKE_CUDA_DIR is unset: "
            "scripts/test.sh sets it)")
 
-RANK = textwrap.dedent(f"""
+# What every rank process starts with: its rank, the store, and device
+# memory from the host-only driver.
+PRELUDE = textwrap.dedent("""
     import ctypes, struct, sys
     from lamport.torch import DeviceArray, Rank
     from lamport.runtime import RuntimeFailure
@@ -41,7 +43,9 @@ RANK = textwrap.dedent(f"""
         pointer = ctypes.c_uint64()
         assert cuda.cuMemAlloc_v2(ctypes.byref(pointer), ctypes.c_size_t(nbytes)) == 0
         return pointer.value
+""")
 
+RANK = PRELUDE + textwrap.dedent(f"""
     with Rank({BUNDLE!r}, rank, 2, 0, store, timeout=10) as group:
         m = 3
         rows, out = alloc(m * 1024 * 2), alloc(2 * m * 1024 * 2)
@@ -112,17 +116,7 @@ def test_an_unknown_transport_is_refused_before_anything_opens():
         Boundary(BUNDLE, transport="NCCL")
 
 
-NCCL_RANK = textwrap.dedent(f"""
-    import ctypes, struct, sys
-    from lamport.torch import DeviceArray, Rank
-    rank, store = int(sys.argv[1]), sys.argv[2]
-    cuda = ctypes.CDLL("libcuda.so.1")  # the host-only driver
-
-    def alloc(nbytes):
-        pointer = ctypes.c_uint64()
-        assert cuda.cuMemAlloc_v2(ctypes.byref(pointer), ctypes.c_size_t(nbytes)) == 0
-        return pointer.value
-
+NCCL_RANK = PRELUDE + textwrap.dedent(f"""
     bundle = {os.path.join(ROOT, "test", "Runtime", "Inputs", "all_reduce_tp4")!r}
     with Rank(bundle, rank, 4, 0, store, timeout=10, transport="nccl") as group:
         assert group.transport == "nccl"

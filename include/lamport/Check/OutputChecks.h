@@ -1,5 +1,4 @@
-//===- OutputChecks.h - Comparing what a step wrote with its expectation -*-
-// C++ -*-===//
+//===- OutputChecks.h - Checking what a step wrote --------------*- C++ -*-===//
 //
 // Part of the Lamport project.
 //

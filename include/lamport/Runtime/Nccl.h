@@ -1,5 +1,4 @@
-//===- Nccl.h - NCCL, loaded at run time, and one rank's communicator -*- C++
-//-*-===//
+//===- Nccl.h - NCCL at run time, and one rank's communicator ---*- C++ -*-===//
 //
 // Part of the Lamport project.
 //

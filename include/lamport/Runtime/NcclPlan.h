@@ -1,5 +1,4 @@
-//===- NcclPlan.h - A step of the nccl transport --------------------*- C++
-//-*-===//
+//===- NcclPlan.h - A step of the nccl transport ----------------*- C++ -*-===//
 //
 // Part of the Lamport project.
 //
