@@ -81,9 +81,9 @@ void checkBf16(const Manifest &m, const KernelSpec &kernel, int argument,
 
 std::vector<NcclAction> planNcclStep(const Manifest &m) {
   std::vector<NcclAction> actions;
-  // Per mailbox: the argument its last publish_rows published, not yet
-  // reduced.
-  std::map<int, int> published;
+  // Per mailbox: the argument its last publish_rows published, and whether
+  // an all_reduce has read it since.
+  std::map<int, std::pair<int, bool>> published;
   for (std::size_t i = 0; i < m.launches.size(); ++i) {
     const KernelSpec &kernel = m.kernels[m.launches[i]];
     int mailbox = mailboxOf(m, kernel);
@@ -98,9 +98,13 @@ std::vector<NcclAction> planNcclStep(const Manifest &m) {
     const MailboxSpec &spec = m.mailboxes[mailbox];
     if (kernel.op == "publish_rows" &&
         kernel.mailboxUse == KernelSpec::MailboxUse::Publish) {
+      // Alternatives by M could publish different arguments: one
+      // all-reduce could not stand for them.
+      if (m.launchTokens[i])
+        refuse(kernel, "runs for a range of M only");
       int rows = bufferOf(kernel, "rows");
       checkBf16(m, kernel, rows, spec.width);
-      published[mailbox] = rows;
+      published[mailbox] = {rows, false};
       continue;
     }
     if (kernel.op == "all_reduce" &&
@@ -109,26 +113,25 @@ std::vector<NcclAction> planNcclStep(const Manifest &m) {
       if (found == published.end())
         refuse(kernel, concat("reduces mailbox '", spec.name,
                               "' without a publish_rows before it"));
+      // Alternatives of the all_reduce by M each become the same call, run
+      // for their range of M.
       action.kind = NcclAction::Kind::AllReduce;
-      action.send = found->second;
+      action.send = found->second.first;
       action.out = bufferOf(kernel, "out");
       action.mailbox = mailbox;
       action.width = spec.width;
       checkBf16(m, kernel, action.out, spec.width);
-      if (m.launchTokens[i])
-        refuse(kernel, "runs for a range of M only");
-      published.erase(found);
+      found->second.second = true;
       actions.push_back(action);
       continue;
     }
     refuse(kernel, concat(useText(kernel.mailboxUse), " ('", spec.name, "')"));
   }
-  if (!published.empty()) {
-    const MailboxSpec &spec = m.mailboxes[published.begin()->first];
-    throw Error(
-        concat("mailbox '", spec.name,
-               "' is published into but no all_reduce reads it: ", kRuns));
-  }
+  for (const auto &[mailbox, entry] : published)
+    if (!entry.second)
+      throw Error(
+          concat("mailbox '", m.mailboxes[mailbox].name,
+                 "' is published into but no all_reduce reads it: ", kRuns));
   return actions;
 }
 

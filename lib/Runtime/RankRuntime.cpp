@@ -30,9 +30,9 @@ static void checkRequest(const Bundle &bundle, const RankConfig &config) {
   if (bundle.manifest.mailboxes.empty())
     throw Error(concat("bundle '", bundle.directory,
                        "' has no mailbox: there is no TP group to join"));
-  if (config.transport == RankTransport::Nccl)
-    ; // Nothing publishes through the mailboxes: any bundle transport.
-  else if (bundle.manifest.transport == "multicast")
+  // Under nccl no kernel publishes, so the bundle's transport is moot.
+  if (config.transport == RankTransport::Mailbox &&
+      bundle.manifest.transport == "multicast")
     throw Error(concat("bundle '", bundle.directory,
                        "' publishes with NVLink multicast; a rank process "
                        "needs a unicast bundle"));

@@ -81,6 +81,39 @@ TEST(NcclPlan, RefusesWhatNeedsTheMailboxProtocol) {
   EXPECT_FALSE(gather.empty());
 }
 
+TEST(NcclPlan, APublishAndAnAllReduceGoTogether) {
+  Manifest m = manifestOf("all_reduce_tp4");
+  Manifest publishOnly = m;
+  publishOnly.launches = {0};
+  publishOnly.launchTokens = {std::nullopt};
+  EXPECT_NE(refusal(publishOnly)
+                .find("mailbox 'mb' is published into but no all_reduce "
+                      "reads it"),
+            std::string::npos);
+  Manifest reduceOnly = m;
+  reduceOnly.launches = {1};
+  reduceOnly.launchTokens = {std::nullopt};
+  EXPECT_NE(refusal(reduceOnly)
+                .find("kernel 'all_reduce_0' (all_reduce) reduces mailbox "
+                      "'mb' without a publish_rows before it"),
+            std::string::npos);
+  // Alternatives of the all_reduce by M: one call each, for its range.
+  Manifest alternatives = m;
+  alternatives.launches = {0, 1, 1};
+  alternatives.launchTokens = {std::nullopt, TokenRange{1, 4},
+                               TokenRange{5, 8}};
+  std::vector<NcclAction> actions = planNcclStep(alternatives);
+  ASSERT_EQ(actions.size(), 2u);
+  EXPECT_EQ(actions[1].launch, 2u);
+  EXPECT_EQ(actions[1].send, actions[0].send);
+  // Alternatives of the publish could publish different rows: refused.
+  Manifest publishes = m;
+  publishes.launches = {0, 0, 1};
+  publishes.launchTokens = {TokenRange{1, 4}, TokenRange{5, 8}, std::nullopt};
+  EXPECT_NE(refusal(publishes).find("runs for a range of M only"),
+            std::string::npos);
+}
+
 TEST(NcclPlan, TransportNames) {
   EXPECT_EQ(parseRankTransport("mailbox"), RankTransport::Mailbox);
   EXPECT_EQ(parseRankTransport("nccl"), RankTransport::Nccl);
