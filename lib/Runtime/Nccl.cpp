@@ -217,15 +217,20 @@ NcclCommunicator::~NcclCommunicator() {
   // A communicator whose peer failed is aborted, not destroyed: destroy
   // would wait for the peer's side of the operations still pending.
   const nccl::NcclApi &nccl = nccl::api();
-  if (asyncError() != nccl::Success ||
-      nccl.ncclCommDestroy(comm) != nccl::Success)
+  if (asyncError() != nccl::Success)
     nccl.ncclCommAbort(comm);
+  else
+    nccl.ncclCommDestroy(comm);
   comm = nullptr;
 }
 
 void NcclCommunicator::allReduce(CUdeviceptr send, CUdeviceptr receive,
                                  std::size_t count, CUstream stream,
                                  const std::string &during) {
+  if (!comm)
+    throw Error(concat(during, ": rank ", self, " (tp ", size,
+                       ") aborted its NCCL communicator after an earlier "
+                       "failure; open the rank again"));
   const nccl::NcclApi &nccl = nccl::api();
   nccl::Result result = nccl.ncclAllReduce(
       reinterpret_cast<const void *>(send), reinterpret_cast<void *>(receive),
