@@ -382,7 +382,9 @@ void Harness::enqueueStep(int j, bool checks, bool forkJoin) {
   std::size_t kernels = m.kernels.size();
   // All ranks' first launch, then all ranks' second: publishers reach the
   // GPU before the pollers that wait for them. With --publish-barrier, the
-  // first launch that is not a publish waits for every rank's publishes.
+  // first launch that polls a mailbox without publishing into it (the
+  // consumer, after the unfused boundary's plain GEMM and publish_rows)
+  // waits for every rank's publishes.
   // A launch whose `tokens` range leaves out this step's M does not run: of
   // an op's alternatives, only the one for this M does.
   bool barrierPending = options.publishBarrier;
@@ -390,7 +392,8 @@ void Harness::enqueueStep(int j, bool checks, bool forkJoin) {
     if (!m.launchRuns(i, tokens[j]))
       continue;
     int k = m.launches[i];
-    if (barrierPending && !m.kernels[k].publishes()) {
+    if (barrierPending &&
+        m.kernels[k].mailboxUse == KernelSpec::MailboxUse::Poll) {
       for (int r = 0; r < options.tp; ++r)
         session->markPublished(r);
       for (int r = 0; r < options.tp; ++r)

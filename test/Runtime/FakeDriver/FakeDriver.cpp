@@ -960,7 +960,15 @@ CUresult cuStreamQuery(CUstream) {
   releaseHeld();
   return sticky;
 }
-CUresult cuStreamWaitEvent(CUstream, CUevent, unsigned) { return sticky; }
+/// With FAKE_CUDA_TRACE_EVENTS set, says where a stream waits for an event
+/// among the traced kernels (apart from FAKE_CUDA_TRACE, whose tests follow
+/// the kernels alone).
+CUresult cuStreamWaitEvent(CUstream stream, CUevent, unsigned) {
+  if (std::getenv("FAKE_CUDA_TRACE_EVENTS"))
+    std::fprintf(stderr, "fake-cuda: stream %d: waits for an event\n",
+                 streamNumber(stream));
+  return sticky;
+}
 /// A host function on a stream: what the fake libnccl.so.2 enqueues its
 /// collectives as, so they run in stream order and a capture records them.
 CUresult cuLaunchHostFunc(CUstream stream, CUhostFn function, void *data) {
