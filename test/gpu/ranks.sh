@@ -17,7 +17,10 @@
 #              the same way (CUDA events around each replay, the first not
 #              counted, the median per step; the slowest rank's): both
 #              replay a plain graph of the kernels alone (no poison or
-#              restores), the rank processes back to back;
+#              restores), the rank processes back to back; lamport-run both
+#              as it steps by default (the ranks' streams joined after every
+#              step) and with --pipelined (joined once per replay, as the
+#              rank processes' streams never are);
 #   kill       one rank process dies mid-run: how long the others take to
 #              fail (within the polls' timeout, read from the timeout
 #              records of their traps, plus 1 s), and that they name it;
@@ -149,26 +152,30 @@ if [ -z "${SKIP_LATENCY:-}" ] && wanted latency; then
   b=$bundles/attention_boundary_tp2
   latency=$out/latency.md
   {
-    echo "| m | in-process loopback (us) | process per rank (us) | ratio |"
-    echo "| --- | --- | --- | --- |"
+    echo "| m | in-process loopback (us) | in-process, --pipelined (us) | process per rank (us) | ratio | ratio to --pipelined |"
+    echo "| --- | --- | --- | --- | --- | --- |"
   } >"$latency"
   for m in $(seq 1 16); do
     "$run" "$b" --tp 2 --transport loopback --tokens "$m" --graph --bench \
       --steps "$latency_steps" --batch 64 --json "$out/lat_run_$m.json" \
       >"$out/lat_run_$m.log" 2>&1
+    "$run" "$b" --tp 2 --transport loopback --tokens "$m" --graph --bench \
+      --pipelined --steps "$latency_steps" --batch 64 \
+      --json "$out/lat_pipe_$m.json" >"$out/lat_pipe_$m.log" 2>&1
     "$launch" "$b" --tp 2 --tokens "$m" --graph --batch 64 \
       --steps "$latency_steps" --check-every 1000000 --mps require \
       --json "$out/lat_launch_$m.json" >"$out/lat_launch_$m.log" 2>&1
-    python3 - "$m" "$out/lat_run_$m.json" "$out/lat_launch_$m.json" \
-      >>"$latency" <<'PY'
+    python3 - "$m" "$out/lat_run_$m.json" "$out/lat_pipe_$m.json" \
+      "$out/lat_launch_$m.json" >>"$latency" <<'PY'
 import json, sys
-m, run, launch = sys.argv[1], sys.argv[2], sys.argv[3]
+m, run, pipe, launch = sys.argv[1:5]
 try:
     a = json.load(open(run))["latency_us"]["median"]
+    p = json.load(open(pipe))["latency_us"]["median"]
     b = max(r["graph_step_us_median"] for r in json.load(open(launch))["ranks"])
-    print(f"| {m} | {a:.2f} | {b:.2f} | {b / a:.3f} |")
+    print(f"| {m} | {a:.2f} | {p:.2f} | {b:.2f} | {b / a:.3f} | {b / p:.3f} |")
 except Exception as error:
-    print(f"| {m} | failed | failed | {error} |")
+    print(f"| {m} | failed | failed | failed | {error} | |")
 PY
   done
   note latency attention_boundary_tp2 DONE "latency.md"
