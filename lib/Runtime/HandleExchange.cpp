@@ -15,13 +15,13 @@
 
 #include "lamport/Runtime/HandleExchange.h"
 
+#include "Socket.h"
+
 #include <cerrno>
-#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 
-#include <poll.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -40,35 +40,14 @@ namespace {
 /// The most descriptors one rank sends (one per mailbox).
 constexpr std::size_t kMaxFds = 250;
 
-using Clock = std::chrono::steady_clock;
-
 struct Exchange {
   Rendezvous &store;
   std::string prefix;
-  Clock::time_point deadline;
+  Deadline deadline;
   double timeoutSeconds;
 
   std::string who() const {
     return concat("rendezvous ", store.address(), ": rank ", store.rank());
-  }
-
-  /// Milliseconds left, at least 0.
-  int msLeft() const {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-        deadline - Clock::now());
-    return left.count() > 0 ? int(left.count()) : 0;
-  }
-
-  /// Waits for \p fd to be readable until the deadline; false at the
-  /// deadline.
-  bool readable(int fd) const {
-    for (;;) {
-      pollfd p{fd, POLLIN, 0};
-      int n = ::poll(&p, 1, msLeft());
-      if (n < 0 && errno == EINTR)
-        continue;
-      return n > 0;
-    }
   }
 
   [[noreturn]] void failSocket(const std::string &what) const {
@@ -87,24 +66,6 @@ struct Exchange {
         missing);
   }
 };
-
-/// Reads exactly \p count bytes before the deadline; false on end of
-/// stream, error or the deadline.
-bool readExactly(const Exchange &x, int fd, void *to, std::size_t count) {
-  char *p = static_cast<char *>(to);
-  while (count) {
-    if (!x.readable(fd))
-      return false;
-    ssize_t n = ::recv(fd, p, count, 0);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0)
-      return false;
-    p += n;
-    count -= std::size_t(n);
-  }
-  return true;
-}
 
 sockaddr_un socketAddress(const Exchange &x, const std::string &path) {
   sockaddr_un address{};
@@ -137,18 +98,9 @@ void sendHandles(const Exchange &x, int to, int peer,
   }
   // The descriptors travel with the first byte; the rest may follow.
   ssize_t sent = ::sendmsg(to, &message, MSG_NOSIGNAL);
-  if (sent < 0)
+  if (sent < 0 ||
+      !sendAll(to, bytes.data() + sent, bytes.size() - std::size_t(sent)))
     x.failSocket(concat("sending its handles to rank ", peer));
-  std::size_t done = std::size_t(sent);
-  while (done < bytes.size()) {
-    ssize_t n =
-        ::send(to, bytes.data() + done, bytes.size() - done, MSG_NOSIGNAL);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0)
-      x.failSocket(concat("sending its handles to rank ", peer));
-    done += std::size_t(n);
-  }
 }
 
 /// Receives rank \p peer's answer on \p from.
@@ -162,7 +114,7 @@ PeerHandles receiveHandles(const Exchange &x, int from, int peer) {
   message.msg_iovlen = 1;
   message.msg_control = control.data();
   message.msg_controllen = control.size();
-  if (!x.readable(from))
+  if (!waitReadable(from, x.deadline))
     x.timedOut({peer}, "send its mailbox handles");
   ssize_t n = ::recvmsg(from, &message, MSG_CMSG_CLOEXEC | MSG_WAITALL);
   // Take ownership of whatever arrived before judging the message.
@@ -185,8 +137,8 @@ PeerHandles receiveHandles(const Exchange &x, int from, int peer) {
     throw Error(concat(x.who(), ": rank ", peer, " sent ", header[0],
                        " handle(s), ", handles.fds.size(), " arrived"));
   handles.payload.resize(header[1]);
-  if (header[1] &&
-      !readExactly(x, from, handles.payload.data(), handles.payload.size()))
+  if (header[1] && !receiveAll(from, handles.payload.data(),
+                               handles.payload.size(), x.deadline))
     x.timedOut({peer}, "send the rest of its handles");
   return handles;
 }
@@ -205,7 +157,7 @@ UniqueFd connectTo(const Exchange &x, int peer, const std::string &path) {
                peer, " died"),
         {peer});
   int32_t self = x.store.rank();
-  if (::send(fd.get(), &self, sizeof(self), MSG_NOSIGNAL) != sizeof(self))
+  if (!sendAll(fd.get(), &self, sizeof(self)))
     x.failSocket(concat("asking rank ", peer, " for its handles"));
   return fd;
 }
@@ -221,17 +173,17 @@ void serveHandles(const Exchange &x, int listener, const std::vector<int> &fds,
     for (int r = 0; r < tp; ++r)
       if (!served[r])
         missing.push_back(r);
-    if (!x.readable(listener))
+    if (!waitReadable(listener, x.deadline))
       x.timedOut(missing, "connect to its handle socket");
-    UniqueFd client(::accept4(listener, nullptr, nullptr, SOCK_CLOEXEC));
+    UniqueFd client(acceptConnection(listener));
     if (!client) {
-      if (errno == EINTR || errno == EAGAIN)
+      if (errno == EAGAIN)
         continue;
       x.failSocket("accepting a connection");
     }
     int32_t peer = -1;
-    if (!readExactly(x, client.get(), &peer, sizeof(peer)) || peer < 0 ||
-        peer >= tp || served[peer])
+    if (!receiveAll(client.get(), &peer, sizeof(peer), x.deadline) ||
+        peer < 0 || peer >= tp || served[peer])
       continue; // Not a rank of this group, or one that left: not counted.
     sendHandles(x, client.get(), peer, fds, payload);
     served[peer] = true;
@@ -246,10 +198,7 @@ std::vector<PeerHandles> exchangeHandles(Rendezvous &store,
                                          const std::vector<int> &fds,
                                          const std::string &payload,
                                          double timeoutSeconds) {
-  Exchange x{store, prefix,
-             Clock::now() +
-                 std::chrono::microseconds(int64_t(timeoutSeconds * 1e6)),
-             timeoutSeconds};
+  Exchange x{store, prefix, Deadline::after(timeoutSeconds), timeoutSeconds};
   if (fds.size() > kMaxFds)
     throw Error(concat(x.who(), ": ", fds.size(), " handles to share, at most ",
                        kMaxFds));
@@ -277,8 +226,8 @@ std::vector<PeerHandles> exchangeHandles(Rendezvous &store,
   if (::listen(listener.get(), tp) != 0)
     x.failSocket("listening on its handle socket");
   store.set(concat(prefix, "/socket/", rank), path);
-  std::vector<std::string> paths =
-      store.gather(concat(prefix, "/socket"), x.msLeft() / 1000.0 + 1e-3);
+  std::vector<std::string> paths = store.gather(
+      concat(prefix, "/socket"), x.deadline.msLeft() / 1000.0 + 1e-3);
   std::vector<UniqueFd> outgoing(tp);
   for (int q = 0; q < tp; ++q)
     if (q != rank)

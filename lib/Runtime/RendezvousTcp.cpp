@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "RendezvousImpl.h"
+#include "Socket.h"
 
 #include <atomic>
 #include <cerrno>
@@ -33,36 +34,6 @@ namespace lamport {
 namespace runtime {
 
 namespace {
-
-/// Writes all of \p bytes; false when the peer is gone.
-bool sendAll(int fd, const std::string &bytes) {
-  std::size_t sent = 0;
-  while (sent < bytes.size()) {
-    ssize_t n =
-        ::send(fd, bytes.data() + sent, bytes.size() - sent, MSG_NOSIGNAL);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0)
-      return false;
-    sent += std::size_t(n);
-  }
-  return true;
-}
-
-/// Reads exactly \p count bytes; false on end of stream or error.
-bool receiveAll(int fd, void *to, std::size_t count) {
-  char *p = static_cast<char *>(to);
-  while (count) {
-    ssize_t n = ::recv(fd, p, count, 0);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0)
-      return false;
-    p += n;
-    count -= std::size_t(n);
-  }
-  return true;
-}
 
 void appendField(std::string &frame, const std::string &field) {
   uint32_t length = uint32_t(field.size());
@@ -192,7 +163,7 @@ private:
           ::close(fds[i].fd);
       }
       if (fds[1].revents & POLLIN) {
-        int fd = ::accept4(listener, nullptr, nullptr, SOCK_CLOEXEC);
+        int fd = acceptConnection(listener);
         if (fd >= 0) {
           int one = 1;
           ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
