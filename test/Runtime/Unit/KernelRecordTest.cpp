@@ -7,46 +7,28 @@
 #include "lamport/Runtime/KernelRecord.h"
 #include "lamport/Runtime/Manifest.h"
 
+#include "TestManifests.h"
+
 #include <gtest/gtest.h>
 
 using namespace lamport::runtime;
 
 namespace {
 
-/// A tp = 2 publish/poll manifest whose publish names its buffer's role.
+/// The shared tp = 2 publish/poll manifest with an f32 output, each kernel's
+/// mailbox use, and buffers that say their io; the publish's names its role.
 Manifest publishPoll() {
-  return parseManifest(R"({
-    "format": "lamport-bundle", "version": 1, "chip": "sm_90",
-    "transport": "unicast", "program": "publish_poll",
-    "mailboxes": [{"id": 0, "name": "mb", "tp": 2, "capacity": 16,
-                   "width": 1024}],
-    "arguments": [
-      {"index": 0, "name": "rows", "kind": "buffer", "dtype": "bf16",
-       "shape": [-1, 1024], "io": "in"},
-      {"index": 1, "name": "mb", "kind": "mailbox", "mailbox": 0},
-      {"index": 2, "name": "out", "kind": "buffer", "dtype": "f32",
-       "shape": [2, -1, 1024], "io": "out"}],
-    "kernels": [
-      {"name": "publish_rows_0", "op": "publish_rows",
-       "ptx": "publish_rows_0.ptx", "cubin": "publish_rows_0.cubin",
-       "grid": [16, 1, 1], "block": [128, 1, 1], "cluster": [1, 1, 1],
-       "shared_bytes": 0, "pdl": true, "mailbox_use": "publish",
-       "params": [
-         {"kind": "mailbox", "argument": 1, "size": 56, "align": 8},
-         {"kind": "buffer", "argument": 0, "size": 8, "align": 8,
-          "io": "in", "role": "rows"},
-         {"kind": "tokens", "size": 4, "align": 4}]},
-      {"name": "poll_rows_0", "op": "poll_rows",
-       "ptx": "poll_rows_0.ptx", "cubin": "poll_rows_0.cubin",
-       "grid": [16, 1, 1], "block": [128, 1, 1], "cluster": [1, 1, 1],
-       "shared_bytes": 0, "pdl": false, "mailbox_use": "poll",
-       "params": [
-         {"kind": "mailbox", "argument": 1, "size": 56, "align": 8},
-         {"kind": "buffer", "argument": 2, "size": 8, "align": 8,
-          "io": "out"},
-         {"kind": "tokens", "size": 4, "align": 4}]}],
-    "launches": [{"kernel": "publish_rows_0"}, {"kernel": "poll_rows_0"}]
-  })");
+  nlohmann::json m = lamport::test::publishPollManifest();
+  m["arguments"][2]["dtype"] = "f32";
+  nlohmann::json &publish = m["kernels"][0], &poll = m["kernels"][1];
+  publish["mailbox_use"] = "publish";
+  poll["mailbox_use"] = "poll";
+  publish.erase("attributes");
+  poll.erase("attributes");
+  publish["params"][1]["io"] = "in";
+  publish["params"][1]["role"] = "rows";
+  poll["params"][1]["io"] = "out";
+  return parseManifest(m.dump());
 }
 
 const char *kPublish =
