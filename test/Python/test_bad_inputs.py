@@ -7,23 +7,12 @@ the test session, and the child's stderr shows any exception a __del__
 raised."""
 
 import os
-import subprocess
-import sys
 import textwrap
 
-PRELUDE = textwrap.dedent(f"""
-    import lamport
+import conftest
+from conftest import EXPECT
 
-    def expect(fn, kind, *pieces):
-        try:
-            fn()
-        except kind as error:
-            text = str(error)
-            assert all(p in text for p in pieces), text
-            print("ok:", text.splitlines()[0][:200])
-        else:
-            raise AssertionError("no error")
-""")
+PRELUDE = "import lamport\n" + EXPECT
 
 PROGRAM = """\
 !mailbox = !lamport.mailbox<tp = 2, capacity = 16, width = 8192>
@@ -40,14 +29,8 @@ def run_child(body, env=None, prelude=PRELUDE):
     """Runs PRELUDE + body in a child interpreter; its stdout. The child
     must exit 0 and write nothing to stderr (an exception ignored in
     __del__ among it)."""
-    result = subprocess.run(
-        [sys.executable, "-c", prelude + textwrap.dedent(body)],
-        env=dict(os.environ, **(env or {})), capture_output=True, text=True,
-        timeout=120)
-    assert result.returncode == 0, (result.returncode, result.stdout,
-                                    result.stderr)
-    assert result.stderr == "", result.stderr
-    return result.stdout
+    return conftest.run_child(prelude + textwrap.dedent(body),
+                              env=dict(os.environ, **(env or {})), quiet=True)
 
 
 def test_pipeline_target_options_raise():

@@ -14,21 +14,11 @@ import textwrap
 
 import pytest
 
-import lamport.runtime
+from conftest import LIBRARY, ROOT, fake_cuda_env, requires_runtime
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), os.pardir, os.pardir))
 BUNDLE = os.path.join(ROOT, "test", "Runtime", "Inputs", "publish_poll_tp2")
-# The installed package's library unless $LAMPORT_RUNTIME_LIBRARY names one.
-LIBRARY = os.environ.get("LAMPORT_RUNTIME_LIBRARY") or lamport.runtime.find_library()
-FAKE_CUDA = os.environ.get("LAMPORT_FAKE_CUDA_DIR", "")
+# The folder of test/Runtime/FakeNccl's host-only libnccl.so.2.
 FAKE_NCCL = os.environ.get("LAMPORT_FAKE_NCCL_DIR", "")
-
-requires_runtime = pytest.mark.skipif(
-    not (LIBRARY and os.path.exists(LIBRARY) and FAKE_CUDA
-         and os.path.exists(os.path.join(FAKE_CUDA, "libcuda.so.1"))),
-    reason="the runtime is not built (the package has no "
-           "libLamportRuntimeC.so, or LAMPORT_FAKE_CUDA_DIR is unset: "
-           "scripts/test.sh sets it)")
 
 # What every rank process starts with: its rank, the store, and device
 # memory from the host-only driver.
@@ -68,18 +58,15 @@ RANK = PRELUDE + textwrap.dedent(f"""
 """)
 
 
-@requires_runtime
-def test_two_rank_processes_exchange_rows():
-    env = dict(os.environ)
-    env["LD_LIBRARY_PATH"] = FAKE_CUDA + os.pathsep + env.get("LD_LIBRARY_PATH", "")
-    env["FAKE_CUDA_POLL_WAIT_MS"] = "2000"
-    env["LAMPORT_RUNTIME_LIBRARY"] = LIBRARY
+def run_ranks(source, tp, env):
+    """Runs source in tp child interpreters at once, rank r with arguments
+    r and a fresh file store; each must exit 0 saying "rank R ok"."""
     with tempfile.TemporaryDirectory() as store:
-        ranks = [subprocess.Popen([sys.executable, "-c", RANK, str(r),
+        ranks = [subprocess.Popen([sys.executable, "-c", source, str(r),
                                    "file://" + store],
                                   env=env, stdout=subprocess.PIPE,
                                   stderr=subprocess.STDOUT, text=True)
-                 for r in range(2)]
+                 for r in range(tp)]
         outputs = [p.communicate(timeout=60)[0] for p in ranks]
     for r, (p, output) in enumerate(zip(ranks, outputs)):
         assert p.returncode == 0, output
@@ -87,10 +74,15 @@ def test_two_rank_processes_exchange_rows():
 
 
 @requires_runtime
+def test_two_rank_processes_exchange_rows():
+    env = fake_cuda_env(FAKE_CUDA_POLL_WAIT_MS="2000",
+                        LAMPORT_RUNTIME_LIBRARY=LIBRARY)
+    run_ranks(RANK, 2, env)
+
+
+@requires_runtime
 def test_a_missing_rank_is_named():
-    env = dict(os.environ)
-    env["LD_LIBRARY_PATH"] = FAKE_CUDA + os.pathsep + env.get("LD_LIBRARY_PATH", "")
-    env["LAMPORT_RUNTIME_LIBRARY"] = LIBRARY
+    env = fake_cuda_env(LAMPORT_RUNTIME_LIBRARY=LIBRARY)
     body = textwrap.dedent(f"""
         import sys
         from lamport.torch import Rank
@@ -138,17 +130,6 @@ NCCL_RANK = PRELUDE + textwrap.dedent(f"""
     os.path.join(FAKE_NCCL, "libnccl.so.2"))),
     reason="LAMPORT_FAKE_NCCL_DIR is unset (scripts/test.sh sets it)")
 def test_four_rank_processes_all_reduce_over_nccl():
-    env = dict(os.environ)
-    env["LD_LIBRARY_PATH"] = os.pathsep.join(
-        [FAKE_NCCL, FAKE_CUDA, env.get("LD_LIBRARY_PATH", "")])
-    env["LAMPORT_RUNTIME_LIBRARY"] = LIBRARY
-    with tempfile.TemporaryDirectory() as store:
-        ranks = [subprocess.Popen([sys.executable, "-c", NCCL_RANK, str(r),
-                                   "file://" + store],
-                                  env=env, stdout=subprocess.PIPE,
-                                  stderr=subprocess.STDOUT, text=True)
-                 for r in range(4)]
-        outputs = [p.communicate(timeout=60)[0] for p in ranks]
-    for r, (p, output) in enumerate(zip(ranks, outputs)):
-        assert p.returncode == 0, output
-        assert f"rank {r} ok" in output
+    env = fake_cuda_env(LAMPORT_RUNTIME_LIBRARY=LIBRARY)
+    env["LD_LIBRARY_PATH"] = FAKE_NCCL + os.pathsep + env["LD_LIBRARY_PATH"]
+    run_ranks(NCCL_RANK, 4, env)

@@ -12,20 +12,10 @@ import textwrap
 
 import pytest
 
-import lamport.runtime
+import conftest
+from conftest import EXPECT, ROOT, fake_cuda_env, requires_runtime
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), os.pardir, os.pardir))
 BUNDLE = os.path.join(ROOT, "test", "Runtime", "Inputs", "all_reduce_tp4")
-# The installed package's library unless $LAMPORT_RUNTIME_LIBRARY names one.
-LIBRARY = os.environ.get("LAMPORT_RUNTIME_LIBRARY") or lamport.runtime.find_library()
-FAKE_CUDA = os.environ.get("LAMPORT_FAKE_CUDA_DIR", "")
-
-requires_runtime = pytest.mark.skipif(
-    not (LIBRARY and os.path.exists(LIBRARY) and FAKE_CUDA
-         and os.path.exists(os.path.join(FAKE_CUDA, "libcuda.so.1"))),
-    reason="the runtime is not built (the package has no "
-           "libLamportRuntimeC.so, or LAMPORT_FAKE_CUDA_DIR is unset: "
-           "scripts/test.sh sets it)")
 
 PRELUDE = textwrap.dedent(f"""
     import struct, sys
@@ -39,17 +29,15 @@ PRELUDE = textwrap.dedent(f"""
     def floats(data):
         return [struct.unpack("<f", b"\\0\\0" + data[i:i + 2])[0]
                 for i in range(0, len(data), 2)]
-""")
+""") + EXPECT
 
 
-def run_child(body, fake=True):
-    env = dict(os.environ)
-    if fake:
-        env["LD_LIBRARY_PATH"] = FAKE_CUDA + os.pathsep + env.get("LD_LIBRARY_PATH", "")
-    result = subprocess.run([sys.executable, "-c", PRELUDE + textwrap.dedent(body)],
-                            env=env, capture_output=True, text=True, timeout=120)
-    assert result.returncode == 0, result.stdout + result.stderr
-    return result.stdout
+def run_child(body, fake=True, quiet=False):
+    """Runs PRELUDE + body in a child interpreter, over the host-only libcuda
+    when fake; its stdout."""
+    return conftest.run_child(PRELUDE + textwrap.dedent(body),
+                              env=fake_cuda_env() if fake else None,
+                              quiet=quiet)
 
 
 @requires_runtime
@@ -84,16 +72,6 @@ def test_all_reduce_steps_match_the_exact_sum():
 @requires_runtime
 def test_bad_use_is_reported_with_its_context():
     out = run_child("""
-        def expect(fn, kind, *pieces):
-            try:
-                fn()
-            except kind as error:
-                text = str(error)
-                assert all(p in text for p in pieces), text
-                print("ok:", text.splitlines()[0])
-            else:
-                raise AssertionError("no error")
-
         expect(lambda: lamport.Runtime(BUNDLE, tp=2), lamport.RuntimeFailure,
                "tp 2 does not match mailbox 'mb'", "tp = 4")
         expect(lambda: lamport.Runtime(BUNDLE, tp=4, transport="multicast"),
@@ -153,20 +131,8 @@ def test_integers_are_checked_before_ctypes():
     # ctypes keeps the low bits of a Python int: tp 2**32 + 4 reached the
     # library as 4 and ran, 2**64 + 256 bytes allocated 256. A Runtime whose
     # construction failed raised AttributeError from __del__.
-    env = dict(os.environ)
-    env["LD_LIBRARY_PATH"] = FAKE_CUDA + os.pathsep + env.get("LD_LIBRARY_PATH", "")
-    result = subprocess.run([sys.executable, "-c", PRELUDE + textwrap.dedent("""
+    out = run_child("""
         import gc
-
-        def expect(fn, kind, *pieces):
-            try:
-                fn()
-            except kind as error:
-                text = str(error)
-                assert all(p in text for p in pieces), text
-                print("ok:", text.splitlines()[0])
-            else:
-                raise AssertionError("no error")
 
         expect(lambda: lamport.Runtime(BUNDLE, tp=2**32 + 4), ValueError,
                "tp must be in [-2147483648, 2147483647] (a C int), got 4294967300")
@@ -202,10 +168,8 @@ def test_integers_are_checked_before_ctypes():
                    lamport.RuntimeFailure,
                    "32 bytes at 0xfffffffffffffff0 run past the end of the "
                    "address space")
-    """)], env=env, capture_output=True, text=True, timeout=120)
-    assert result.returncode == 0, result.stdout + result.stderr
-    assert result.stderr == "", result.stderr
-    assert result.stdout.count("ok:") == 12
+    """, quiet=True)
+    assert out.count("ok:") == 12
 
 
 @requires_runtime
