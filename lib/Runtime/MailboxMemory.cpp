@@ -18,19 +18,36 @@ std::string mailboxWho(const MailboxSpec &spec, int rank) {
   return concat("mailbox '", spec.name, "' (id ", spec.id, "), rank ", rank);
 }
 
-/// Pinned device memory on device \p ordinal, POSIX-fd exportable if asked.
-static CUmemAllocationProp allocationProp(int ordinal, bool exportable) {
+const char *copyHandleName(CopyHandle handle) {
+  switch (handle) {
+  case CopyHandle::PosixFd:
+    return "posix-fd";
+  case CopyHandle::Fabric:
+    return "fabric";
+  case CopyHandle::None:
+    break;
+  }
+  return "none";
+}
+
+/// Pinned device memory on device \p ordinal, exportable as \p exportAs.
+static CUmemAllocationProp allocationProp(int ordinal, CopyHandle exportAs) {
   CUmemAllocationProp prop{};
   prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
   prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
   prop.location.id = ordinal;
-  if (exportable)
+  if (exportAs == CopyHandle::PosixFd)
     prop.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+  else if (exportAs == CopyHandle::Fabric)
+    prop.requestedHandleTypes = CU_MEM_HANDLE_TYPE_FABRIC;
   return prop;
 }
 
-static std::size_t granularityOf(int ordinal, const std::string &who) {
-  CUmemAllocationProp prop = allocationProp(ordinal, false);
+/// The granularity of an allocation on device \p ordinal exportable as
+/// \p exportAs (a fabric allocation's may be coarser).
+static std::size_t granularityOf(int ordinal, const std::string &who,
+                                 CopyHandle exportAs = CopyHandle::None) {
+  CUmemAllocationProp prop = allocationProp(ordinal, exportAs);
   std::size_t granularity = 0;
   LAMPORT_CU(cuMemGetAllocationGranularity(
                  &granularity, &prop, CU_MEM_ALLOC_GRANULARITY_RECOMMENDED),
@@ -62,15 +79,18 @@ MappedAllocation::operator=(MappedAllocation &&other) noexcept {
 }
 
 MappedAllocation MappedAllocation::create(int ordinal, std::size_t bytes,
-                                          bool exportable,
+                                          CopyHandle exportAs,
                                           const std::string &who) {
   MappedAllocation allocation;
-  allocation.size = mappedBytes(ordinal, bytes, who);
-  CUmemAllocationProp prop = allocationProp(ordinal, exportable);
+  std::size_t granularity = granularityOf(ordinal, who, exportAs);
+  allocation.size = checkedRoundUp(
+      bytes, granularity,
+      concat(who, ": its copy rounded up to the VMM granularity"));
+  CUmemAllocationProp prop = allocationProp(ordinal, exportAs);
   LAMPORT_CU(cuMemCreate(&allocation.handle, allocation.size, &prop, 0),
              concat(who, ": creating ", allocation.size, " bytes"));
   allocation.hasHandle = true;
-  allocation.map(granularityOf(ordinal, who), who);
+  allocation.map(granularity, who);
   return allocation;
 }
 
@@ -84,8 +104,65 @@ MappedAllocation MappedAllocation::import(int fd, std::size_t bytes,
                  CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR),
              concat(who, ": importing its copy from file descriptor ", fd));
   allocation.hasHandle = true;
-  allocation.map(granularityOf(ordinal, who), who);
+  allocation.map(granularityOf(ordinal, who, CopyHandle::PosixFd), who);
   return allocation;
+}
+
+/// The first bytes of \p fabric in hex: enough to tell two handles apart in
+/// an error.
+static std::string fabricPrefix(const CUmemFabricHandle &fabric) {
+  static const char digits[] = "0123456789abcdef";
+  std::string text;
+  for (int i = 0; i < 8; ++i)
+    text += {digits[fabric.data[i] >> 4], digits[fabric.data[i] & 15]};
+  return text + "...";
+}
+
+MappedAllocation MappedAllocation::importFabric(const CUmemFabricHandle &fabric,
+                                                std::size_t bytes, int ordinal,
+                                                const std::string &who) {
+  MappedAllocation allocation;
+  allocation.size = bytes;
+  CUmemFabricHandle copy = fabric;
+  CUresult result = api().cuMemImportFromShareableHandle(
+      &allocation.handle, &copy, CU_MEM_HANDLE_TYPE_FABRIC);
+  std::string what = concat(who, ": importing its copy from fabric handle ",
+                            fabricPrefix(fabric));
+  if (result == CUDA_ERROR_NOT_PERMITTED)
+    what += " (this process has no access to the exporter's IMEX channel)";
+  check(result, "cuMemImportFromShareableHandle", what);
+  allocation.hasHandle = true;
+  allocation.map(granularityOf(ordinal, who, CopyHandle::Fabric), who);
+  return allocation;
+}
+
+bool MappedAllocation::offersFabric(int ordinal) {
+  const DriverApi &cu = api();
+  CUdevice device = 0;
+  int supported = 0;
+  if (cu.cuDeviceGet(&device, ordinal) != CUDA_SUCCESS ||
+      cu.cuDeviceGetAttribute(&supported,
+                              CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_FABRIC_SUPPORTED,
+                              device) != CUDA_SUCCESS ||
+      !supported)
+    return false;
+  // The attribute says what the device can do; the trial says whether this
+  // system lets this process do it (an IMEX channel, a fabric manager).
+  try {
+    CUmemAllocationProp prop = allocationProp(ordinal, CopyHandle::Fabric);
+    std::size_t bytes =
+        granularityOf(ordinal, "fabric handle trial", CopyHandle::Fabric);
+    CUmemGenericAllocationHandle trial = 0;
+    if (cu.cuMemCreate(&trial, bytes, &prop, 0) != CUDA_SUCCESS)
+      return false;
+    CUmemFabricHandle fabric;
+    CUresult exported = cu.cuMemExportToShareableHandle(
+        &fabric, trial, CU_MEM_HANDLE_TYPE_FABRIC, 0);
+    cu.cuMemRelease(trial);
+    return exported == CUDA_SUCCESS;
+  } catch (const Error &) {
+    return false;
+  }
 }
 
 void MappedAllocation::map(std::size_t alignment, const std::string &who) {
@@ -114,6 +191,14 @@ int MappedAllocation::exportFd(const std::string &who) const {
                  &fd, handle, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0),
              concat(who, ": exporting its copy as a file descriptor"));
   return fd;
+}
+
+CUmemFabricHandle MappedAllocation::exportFabric(const std::string &who) const {
+  CUmemFabricHandle fabric;
+  LAMPORT_CU(cuMemExportToShareableHandle(&fabric, handle,
+                                          CU_MEM_HANDLE_TYPE_FABRIC, 0),
+             concat(who, ": exporting its copy as a fabric handle"));
+  return fabric;
 }
 
 void MappedAllocation::reset() {

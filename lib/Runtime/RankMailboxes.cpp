@@ -8,6 +8,11 @@
 // waits for that to finish before it hands the copy out, so no peer can
 // publish into a copy that is still being filled.
 //
+// The ranks first agree on one kind of handle: fabric handles when every
+// rank's device offers them (64 bytes each, passed through the store, so the
+// ranks may be on different nodes), else POSIX file descriptors over the
+// handle exchange's Unix domain sockets (one host).
+//
 //===----------------------------------------------------------------------===//
 
 #include "lamport/Runtime/RankMailboxes.h"
@@ -15,6 +20,8 @@
 #include "lamport/Runtime/HandleExchange.h"
 #include "lamport/Runtime/Session.h"
 
+#include <algorithm>
+#include <chrono>
 #include <sstream>
 
 namespace lamport {
@@ -37,6 +44,9 @@ struct RankMailboxes::Mailbox {
   }
 };
 
+/// Where the mailbox exchange keeps its keys in the store.
+static const char kPrefix[] = "lamport/mailboxes";
+
 /// "id:bytes" of every mailbox: what a peer must agree on before mapping.
 static std::string describeCopies(const std::vector<std::size_t> &ids,
                                   const std::vector<std::size_t> &bytes) {
@@ -46,30 +56,123 @@ static std::string describeCopies(const std::vector<std::size_t> &ids,
   return text.str();
 }
 
+/// Throws unless rank \p q's copies (\p theirs) are this rank's (\p mine).
+static void checkSameCopies(int rank, int q, const std::string &theirs,
+                            const std::string &mine) {
+  if (theirs != mine)
+    throw Error(concat("rank ", rank, ": rank ", q, " shares mailbox copies {",
+                       theirs, "} (id:bytes), this rank's are {", mine,
+                       "}: the ranks run different bundles"));
+}
+
+/// Fabric handles when every rank's device offers them, else POSIX file
+/// descriptors: one kind for the whole group, agreed through the store.
+static CopyHandle agreeOnHandles(Rendezvous &store, int ordinal,
+                                 double seconds) {
+  CopyHandle offered = MappedAllocation::offersFabric(ordinal)
+                           ? CopyHandle::Fabric
+                           : CopyHandle::PosixFd;
+  store.set(concat(kPrefix, "/handles/", store.rank()),
+            copyHandleName(offered));
+  for (const std::string &kind :
+       store.gather(concat(kPrefix, "/handles"), seconds))
+    if (kind != copyHandleName(CopyHandle::Fabric))
+      return CopyHandle::PosixFd;
+  return CopyHandle::Fabric;
+}
+
+static std::string toHex(const CUmemFabricHandle &fabric) {
+  static const char digits[] = "0123456789abcdef";
+  std::string text;
+  for (unsigned char byte : fabric.data)
+    text += {digits[byte >> 4], digits[byte & 15]};
+  return text;
+}
+
+/// The handle whose hex is at \p text[at, at + 128); false if it is not hex.
+static bool fromHex(const std::string &text, std::size_t at,
+                    CUmemFabricHandle &fabric) {
+  auto nibble = [](char c) {
+    return c >= '0' && c <= '9'   ? c - '0'
+           : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                                  : -1;
+  };
+  for (std::size_t i = 0; i < sizeof(fabric.data); ++i) {
+    int high = nibble(text[at + 2 * i]), low = nibble(text[at + 2 * i + 1]);
+    if (high < 0 || low < 0)
+      return false;
+    fabric.data[i] = static_cast<unsigned char>(high << 4 | low);
+  }
+  return true;
+}
+
+/// Publishes this rank's fabric handles, one per mailbox, with its copies'
+/// \p copies ("id:bytes") under PREFIX/fabric/RANK, and reads every
+/// rank's: per rank, per mailbox, the handle (this rank's entry empty).
+static std::vector<std::vector<CUmemFabricHandle>>
+shareFabricHandles(Rendezvous &store, const std::vector<MailboxSpec> &specs,
+                   const std::vector<CUmemFabricHandle> &own,
+                   const std::string &copies, double seconds) {
+  int rank = store.rank();
+  std::string value = copies + "|";
+  for (const CUmemFabricHandle &fabric : own)
+    value += toHex(fabric);
+  store.set(concat(kPrefix, "/fabric/", rank), value);
+  std::vector<std::string> values =
+      store.gather(concat(kPrefix, "/fabric"), seconds);
+  std::vector<std::vector<CUmemFabricHandle>> peers(values.size());
+  const std::size_t hexBytes = 2 * sizeof(CUmemFabricHandle::data);
+  for (int q = 0; q < int(values.size()); ++q) {
+    if (q == rank)
+      continue;
+    std::size_t bar = values[q].find('|');
+    checkSameCopies(rank, q, values[q].substr(0, bar), copies);
+    std::string hex = values[q].substr(bar + 1);
+    if (hex.size() != own.size() * hexBytes)
+      throw Error(concat("rank ", rank, ": rank ", q, " shared ", hex.size(),
+                         " hex digits of fabric handles for ", own.size(),
+                         " mailbox(es), not ", own.size() * hexBytes));
+    peers[q].resize(own.size());
+    for (std::size_t m = 0; m < own.size(); ++m)
+      if (!fromHex(hex, m * hexBytes, peers[q][m]))
+        throw Error(concat(mailboxWho(specs[m], q), ", mapped by rank ", rank,
+                           ": rank ", q,
+                           "'s fabric handle is not hex: the store holds a "
+                           "value of another program"));
+  }
+  return peers;
+}
+
 RankMailboxes::RankMailboxes(const std::vector<MailboxSpec> &specs, int rank,
                              int ordinal, Rendezvous &store,
                              double timeoutSeconds) {
+  // One deadline for the whole exchange, however many rounds it takes.
+  auto start = std::chrono::steady_clock::now();
+  auto secondsLeft = [&] {
+    std::chrono::duration<double> spent =
+        std::chrono::steady_clock::now() - start;
+    return std::max(timeoutSeconds - spent.count(), 1e-3);
+  };
   int tp = store.size();
-  std::vector<int> fds;
-  std::vector<UniqueFd> exported;
+  for (const MailboxSpec &spec : specs)
+    if (spec.tp != tp)
+      throw Error(concat(mailboxWho(spec, rank),
+                         ": the bundle's mailbox has tp = ", spec.tp,
+                         ", but the group has ", tp, " ranks"));
+  handles = agreeOnHandles(store, ordinal, secondsLeft());
   std::vector<std::size_t> ids, sizes;
   for (const MailboxSpec &spec : specs) {
     std::string who = mailboxWho(spec, rank);
-    if (spec.tp != tp)
-      throw Error(concat(who, ": the bundle's mailbox has tp = ", spec.tp,
-                         ", but the group has ", tp, " ranks"));
     auto mailbox = std::make_unique<Mailbox>();
     mailbox->spec = spec;
     mailbox->rank = rank;
-    mailbox->own = MappedAllocation::create(ordinal, spec.copyBytes(),
-                                            /*exportable=*/true, who);
+    mailbox->own =
+        MappedAllocation::create(ordinal, spec.copyBytes(), handles, who);
     mailbox->own.grantAccess({ordinal}, who);
     LAMPORT_CU(cuMemAlloc(&mailbox->stage, kStageWords * sizeof(int32_t)),
                concat(who, ": allocating its stage words"));
     armCopy(mailbox->own.address(), spec.copyBytes(), mailbox->stage, who);
     mailbox->record = allocateTimeoutRecord(who);
-    exported.emplace_back(mailbox->own.exportFd(who));
-    fds.push_back(exported.back().get());
     ids.push_back(std::size_t(spec.id));
     sizes.push_back(mailbox->own.bytes());
     mailboxes.push_back(std::move(mailbox));
@@ -77,16 +180,25 @@ RankMailboxes::RankMailboxes(const std::vector<MailboxSpec> &specs, int rank,
   LAMPORT_CU(cuCtxSynchronize(),
              concat("rank ", rank, ": arming its mailbox copies"));
   std::string mine = describeCopies(ids, sizes);
-  std::vector<PeerHandles> peers =
-      exchangeHandles(store, "lamport/mailboxes", fds, mine, timeoutSeconds);
-  for (int q = 0; q < tp; ++q) {
-    if (q == rank)
-      continue;
-    if (peers[q].payload != mine)
-      throw Error(concat("rank ", rank, ": rank ", q,
-                         " shares mailbox copies {", peers[q].payload,
-                         "} (id:bytes), this rank's are {", mine,
-                         "}: the ranks run different bundles"));
+  std::vector<PeerHandles> fdPeers;
+  std::vector<std::vector<CUmemFabricHandle>> fabricPeers;
+  if (handles == CopyHandle::Fabric) {
+    std::vector<CUmemFabricHandle> own;
+    for (const auto &mailbox : mailboxes)
+      own.push_back(mailbox->own.exportFabric(mailboxWho(mailbox->spec, rank)));
+    fabricPeers = shareFabricHandles(store, specs, own, mine, secondsLeft());
+  } else {
+    std::vector<int> fds;
+    std::vector<UniqueFd> exported;
+    for (const auto &mailbox : mailboxes) {
+      exported.emplace_back(
+          mailbox->own.exportFd(mailboxWho(mailbox->spec, rank)));
+      fds.push_back(exported.back().get());
+    }
+    fdPeers = exchangeHandles(store, kPrefix, fds, mine, secondsLeft());
+    for (int q = 0; q < tp; ++q)
+      if (q != rank)
+        checkSameCopies(rank, q, fdPeers[q].payload, mine);
   }
   for (std::size_t m = 0; m < mailboxes.size(); ++m) {
     Mailbox &mailbox = *mailboxes[m];
@@ -98,8 +210,12 @@ RankMailboxes::RankMailboxes(const std::vector<MailboxSpec> &specs, int rank,
       }
       std::string who =
           concat(mailboxWho(mailbox.spec, q), ", mapped by rank ", rank);
-      mailbox.imported[q] = MappedAllocation::import(
-          peers[q].fds[m].get(), mailbox.own.bytes(), ordinal, who);
+      mailbox.imported[q] =
+          handles == CopyHandle::Fabric
+              ? MappedAllocation::importFabric(
+                    fabricPeers[q][m], mailbox.own.bytes(), ordinal, who)
+              : MappedAllocation::import(fdPeers[q].fds[m].get(),
+                                         mailbox.own.bytes(), ordinal, who);
       mailbox.imported[q].grantAccess({ordinal}, who);
       mailbox.copies.push_back(mailbox.imported[q].address());
     }

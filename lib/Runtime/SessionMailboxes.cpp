@@ -56,7 +56,7 @@ CUdeviceptr Session::mapPeerCopy(Mailbox &mailbox, int r, std::size_t bytes,
   // A VMM allocation on this rank's GPU, mapped once at one address that
   // every rank's device is then granted access to.
   MappedAllocation copy =
-      MappedAllocation::create(ranks[r]->ordinal, bytes, false, who);
+      MappedAllocation::create(ranks[r]->ordinal, bytes, CopyHandle::None, who);
   std::vector<int> ordinals;
   for (int q = 0; q < config.tp; ++q)
     ordinals.push_back(ranks[q]->ordinal);

@@ -7,7 +7,8 @@
 // The pieces of one rank's mailbox copy that every way of bringing a TP
 // group up shares (the in-process Session and the process-per-rank
 // RankMailboxes): a cuMem VMM allocation mapped at a reserved address (made
-// here, or imported from another process's exported handle), the sentinel
+// here, or imported from another process's exported handle: a POSIX file
+// descriptor or a fabric handle), the sentinel
 // fill and zeroed stage words, the host-mapped timeout record, and the
 // descriptor a rank's kernels take.
 //
@@ -31,6 +32,15 @@ namespace runtime {
 /// "mailbox 'name' (id 0), rank 1": where a mailbox's errors happen.
 std::string mailboxWho(const MailboxSpec &spec, int rank);
 
+/// How a mailbox copy is handed to another process: not at all (the
+/// in-process Session), as a POSIX file descriptor (passed over a Unix
+/// domain socket: one host), or as a fabric handle (64 bytes any process
+/// of the fabric imports, across nodes too).
+enum class CopyHandle { None, PosixFd, Fabric };
+
+/// "none", "posix-fd" or "fabric".
+const char *copyHandleName(CopyHandle handle);
+
 /// A cuMem allocation mapped at an address of its own. Unmapped, its
 /// address range freed and its handle released when destroyed (or moved
 /// from); every step of its making undone when a later one fails.
@@ -46,13 +56,22 @@ public:
   MappedAllocation &operator=(const MappedAllocation &) = delete;
 
   /// \p bytes (rounded up to the VMM granularity) on device \p ordinal,
-  /// mapped; with \p exportable, exportable as a POSIX file descriptor.
+  /// mapped, exportable as \p exportAs.
   static MappedAllocation create(int ordinal, std::size_t bytes,
-                                 bool exportable, const std::string &who);
+                                 CopyHandle exportAs, const std::string &who);
   /// The allocation another process exported as \p fd (which stays the
   /// caller's), \p bytes long, mapped here for device \p ordinal.
   static MappedAllocation import(int fd, std::size_t bytes, int ordinal,
                                  const std::string &who);
+  /// The allocation another process exported as \p fabric, \p bytes long,
+  /// mapped here for device \p ordinal.
+  static MappedAllocation importFabric(const CUmemFabricHandle &fabric,
+                                       std::size_t bytes, int ordinal,
+                                       const std::string &who);
+  /// Whether device \p ordinal offers fabric handles: it reports
+  /// CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_FABRIC_SUPPORTED and a trial allocation
+  /// requesting them is made and exported (then released). Never throws.
+  static bool offersFabric(int ordinal);
   /// The bytes an allocation of \p bytes on device \p ordinal takes: rounded
   /// up to the granularity, as create() does.
   static std::size_t mappedBytes(int ordinal, std::size_t bytes,
@@ -63,6 +82,8 @@ public:
                    const std::string &who) const;
   /// A new POSIX file descriptor for the allocation (the caller closes it).
   int exportFd(const std::string &who) const;
+  /// The allocation's fabric handle (made with CopyHandle::Fabric).
+  CUmemFabricHandle exportFabric(const std::string &who) const;
 
   CUdeviceptr address() const { return base; }
   std::size_t bytes() const { return size; }

@@ -6,11 +6,13 @@
 //===----------------------------------------------------------------------===//
 //
 // When every rank of a TP group is its own process, each rank allocates its
-// own copy of every mailbox (cuMem, exportable as a POSIX file descriptor),
-// fills it with the sentinel, shares it with the other ranks through the
-// handle exchange, imports and maps theirs, and packs the descriptor its
-// kernels take: the same bytes the in-process Session packs, with peers[]
-// the addresses at which this process maps every rank's copy.
+// own copy of every mailbox (cuMem, exportable as a fabric handle where every
+// rank's driver offers them, else as a POSIX file descriptor), fills it with
+// the sentinel, shares it with the other ranks (fabric handles through the
+// rendezvous store, file descriptors through the handle exchange), imports
+// and maps theirs, and packs the descriptor its kernels take: the same bytes
+// the in-process Session packs, with peers[] the addresses at which this
+// process maps every rank's copy.
 //
 //===----------------------------------------------------------------------===//
 
@@ -53,9 +55,13 @@ public:
   std::vector<TimeoutRecord> claimedTimeouts(int *unfilled = nullptr) const;
   /// The name of the mailbox with id \p id (or "#id").
   std::string mailboxName(int id) const;
+  /// How this rank's copies were shared (the same for every rank):
+  /// CopyHandle::Fabric or CopyHandle::PosixFd.
+  CopyHandle handleType() const { return handles; }
 
 private:
   struct Mailbox;
+  CopyHandle handles = CopyHandle::PosixFd;
   std::vector<std::unique_ptr<Mailbox>> mailboxes;
 };
 

@@ -37,7 +37,8 @@
 // publishes only the first T rows, as a GPU kernel of that tile would, so a
 // runtime that runs the wrong alternative of a choice by M is caught),
 // "gate=G" (elements of alpha and beta), "eps=E" and "order=pairwise" say
-// the rest. FAKE_CUDA_DEVICES sets the device count.
+// the rest. FAKE_CUDA_DEVICES sets the device count; FAKE_CUDA_FABRIC=1
+// offers fabric handles (FakeVmm.cpp).
 // FAKE_CUDA_FAULT plants a kernel bug, to show the checks catch it:
 //   flip@N      the Nth consumer launch (from 0) flips one output bit;
 //   flip-y@N    the Nth gemm_publish launch flips one bit of y after
@@ -64,6 +65,8 @@
 // the ABI, never a kernel's.
 //
 //===----------------------------------------------------------------------===//
+
+#include "FakeVmm.h"
 
 #include <cuda.h>
 
@@ -724,9 +727,26 @@ CUresult cuDriverGetVersion(int *v) {
   return CUDA_SUCCESS;
 }
 CUresult cuGetErrorName(CUresult e, const char **s) {
-  *s = e == CUDA_ERROR_LAUNCH_FAILED ? "CUDA_ERROR_LAUNCH_FAILED"
-       : e == CUDA_ERROR_NOT_READY   ? "CUDA_ERROR_NOT_READY"
-                                     : "CUDA_ERROR_UNKNOWN";
+  switch (e) {
+  case CUDA_ERROR_LAUNCH_FAILED:
+    *s = "CUDA_ERROR_LAUNCH_FAILED";
+    break;
+  case CUDA_ERROR_NOT_READY:
+    *s = "CUDA_ERROR_NOT_READY";
+    break;
+  // What the fake's cuMem* return (FakeVmm.cpp).
+  case CUDA_ERROR_INVALID_VALUE:
+    *s = "CUDA_ERROR_INVALID_VALUE";
+    break;
+  case CUDA_ERROR_OUT_OF_MEMORY:
+    *s = "CUDA_ERROR_OUT_OF_MEMORY";
+    break;
+  case CUDA_ERROR_NOT_SUPPORTED:
+    *s = "CUDA_ERROR_NOT_SUPPORTED";
+    break;
+  default:
+    *s = "CUDA_ERROR_UNKNOWN";
+  }
   return CUDA_SUCCESS;
 }
 CUresult cuGetErrorString(CUresult e, const char **s) {
@@ -777,6 +797,9 @@ CUresult cuDeviceGetAttribute(int *v, CUdevice_attribute a, CUdevice) {
     break;
   case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z:
     *v = 64;
+    break;
+  case CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_FABRIC_SUPPORTED:
+    *v = fakecuda::fakeFabric() ? 1 : 0;
     break;
   default:
     *v = 1;

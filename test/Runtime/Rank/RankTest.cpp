@@ -11,125 +11,40 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "RankProcesses.h"
+
 #include "lamport-c/RuntimeRank.h"
-#include "lamport/Runtime/Driver.h"
-#include "lamport/Runtime/RankMailboxes.h"
 #include "lamport/Runtime/RankRuntime.h"
 #include "lamport/Runtime/Session.h"
 
 #include <gtest/gtest.h>
 
-#include <chrono>
-#include <cstdlib>
-#include <cstring>
-#include <functional>
-#include <iostream>
-
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 using namespace lamport::runtime;
+using namespace ranktest;
 
 namespace {
 
-const std::string kInputs = LAMPORT_RUNTIME_TEST_INPUTS;
-
-std::string freshDirectory() {
-  char pattern[] = "/tmp/lamport-rank-test-XXXXXX";
-  const char *made = ::mkdtemp(pattern);
-  return made ? made : "";
-}
-
-/// Runs \p body(rank) in one process per rank; returns each exit status
-/// (-1 for a process killed by a signal or past 30 s). A body that throws
-/// prints the message and exits 1.
-std::vector<int> runRanks(int tp, const std::function<int(int)> &body) {
-  std::vector<pid_t> pids;
-  for (int r = 0; r < tp; ++r) {
-    pid_t pid = ::fork();
-    if (pid == 0) {
-      int status = 1;
-      try {
-        status = body(r);
-      } catch (const std::exception &error) {
-        std::cerr << "rank " << r << ": " << error.what() << "\n";
-      }
-      std::cerr.flush();
-      ::_exit(status);
-    }
-    pids.push_back(pid);
-  }
-  std::vector<int> statuses;
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-  for (pid_t pid : pids) {
-    int status = 0;
-    while (::waitpid(pid, &status, WNOHANG) == 0) {
-      if (std::chrono::steady_clock::now() > deadline) {
-        ::kill(pid, SIGKILL);
-        ::waitpid(pid, &status, 0);
-        break;
-      }
-      ::usleep(1000);
-    }
-    statuses.push_back(WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-  }
-  return statuses;
-}
-
-/// Retains device 0's primary context and makes it current.
-void openContext() {
-  CUdevice device;
-  CUcontext context;
-  LAMPORT_CU(cuDeviceGet(&device, 0), "test");
-  LAMPORT_CU(cuDevicePrimaryCtxRetain(&context, device), "test");
-  LAMPORT_CU(cuCtxSetCurrent(context), "test");
+/// The handle type this run's fake driver leads every rank to.
+CopyHandle expectedHandles() {
+  const char *fabric = std::getenv("FAKE_CUDA_FABRIC");
+  return fabric && std::string(fabric) == "1" ? CopyHandle::Fabric
+                                              : CopyHandle::PosixFd;
 }
 
 TEST(RankMailboxes, EveryRankSeesWhatEveryRankWrote) {
   std::string directory = freshDirectory();
   const int tp = 3;
-  MailboxSpec spec;
-  spec.id = 0;
-  spec.name = "mb";
-  spec.tp = tp;
-  spec.capacity = 4;
-  spec.width = 8;
+  MailboxSpec spec = smallMailbox(tp);
   std::vector<int> statuses = runRanks(tp, [&](int rank) {
     openContext();
     auto store = openRendezvous(directory, rank, tp, 5);
     RankMailboxes mailboxes({spec}, rank, 0, *store, 5);
-    // The descriptor: this rank, its copy local, every copy a peer.
-    std::vector<uint8_t> bytes(spec.descriptorBytes());
-    std::memcpy(bytes.data(), mailboxes.descriptor(0), bytes.size());
-    DescriptorFields fields = unpackDescriptor(bytes);
-    if (fields.rank != rank || fields.local != mailboxes.copy(0, rank) ||
-        fields.peers.size() != std::size_t(tp))
-      return 2;
-    // Rank r stores r + 1 at [stage 1, slot r, row 2, column 5] of every
-    // rank's copy, through the address this process maps it at.
-    for (int q = 0; q < tp; ++q) {
-      uint64_t offset = mailboxByteOffset(1, rank, 2, 5, tp, 4, 8);
-      uint16_t value = uint16_t(rank + 1);
-      LAMPORT_CU(cuMemcpyHtoD(fields.peers[q] + offset, &value, 2), "store");
-    }
-    store->barrier("written", 5);
-    std::vector<uint16_t> local(spec.copyBytes() / 2);
-    LAMPORT_CU(cuMemcpyDtoH(local.data(), fields.local, spec.copyBytes()),
-               "load");
-    for (std::size_t i = 0; i < local.size(); ++i) {
-      bool written = false;
-      for (int q = 0; q < tp; ++q)
-        if (i * 2 == mailboxByteOffset(1, q, 2, 5, tp, 4, 8)) {
-          written = true;
-          if (local[i] != q + 1)
-            return 3;
-        }
-      if (!written && local[i] != kSentinel)
-        return 4;
-    }
-    store->barrier("read", 5);
-    return 0;
+    if (rank == 0)
+      std::cerr << "rank 0 shared its mailbox copies as "
+                << copyHandleName(mailboxes.handleType()) << " handles\n";
+    if (mailboxes.handleType() != expectedHandles())
+      return 5;
+    return writeEveryCopy(mailboxes, spec, rank, *store);
   });
   EXPECT_EQ(statuses, std::vector<int>(tp, 0));
   std::system(("rm -rf " + directory).c_str());
