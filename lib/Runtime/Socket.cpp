@@ -40,10 +40,12 @@ bool waitReadable(int fd, const Deadline &deadline) {
   }
 }
 
-bool sendAll(int fd, const void *data, std::size_t count) {
-  const char *p = static_cast<const char *>(data);
+/// Calls \p transfer(p, count) until \p count bytes at \p p have moved,
+/// retrying on EINTR; false when it moves nothing or fails.
+template <typename Byte, typename Transfer>
+static bool transferAll(Byte *p, std::size_t count, Transfer transfer) {
   while (count) {
-    ssize_t n = ::send(fd, p, count, MSG_NOSIGNAL);
+    ssize_t n = transfer(p, count);
     if (n < 0 && errno == EINTR)
       continue;
     if (n <= 0)
@@ -54,22 +56,22 @@ bool sendAll(int fd, const void *data, std::size_t count) {
   return true;
 }
 
+bool sendAll(int fd, const void *data, std::size_t count) {
+  return transferAll(static_cast<const char *>(data), count,
+                     [fd](const char *p, std::size_t left) {
+                       return ::send(fd, p, left, MSG_NOSIGNAL);
+                     });
+}
+
 bool receiveAll(int fd, void *to, std::size_t count, const Deadline &deadline) {
-  char *p = static_cast<char *>(to);
+  // Without a deadline recv blocks by itself; poll only to bound the wait.
   bool bounded = deadline.msLeft() >= 0;
-  while (count) {
-    // Without a deadline recv blocks by itself; poll only to bound the wait.
-    if (bounded && !waitReadable(fd, deadline))
-      return false;
-    ssize_t n = ::recv(fd, p, count, 0);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0)
-      return false;
-    p += n;
-    count -= std::size_t(n);
-  }
-  return true;
+  return transferAll(static_cast<char *>(to), count,
+                     [&](char *p, std::size_t left) -> ssize_t {
+                       if (bounded && !waitReadable(fd, deadline))
+                         return 0;
+                       return ::recv(fd, p, left, 0);
+                     });
 }
 
 int acceptConnection(int listener) {
