@@ -30,6 +30,32 @@ using namespace mlir::lamport;
 /// the retry loop from spinning.
 static constexpr int32_t kMbarrierSuspendHintNs = 10000000;
 
+/// `mbarrier.init` of \p barrier for \p arrivals (i32) arrivals.
+static void initBarrier(OpBuilder &b, Location loc, Value barrier,
+                        Value arrivals) {
+  NVVM::MBarrierInitOp::create(b, loc, barrier, arrivals,
+                               /*predicate=*/Value());
+}
+
+/// `mbarrier.arrive.expect_tx` of \p bytes (i32) on \p barrier (CTA scope).
+static void arriveExpectingBytes(OpBuilder &b, Location loc, Value barrier,
+                                 Value bytes) {
+  NVVM::MBarrierArriveExpectTxOp::create(
+      b, loc, /*res=*/Type(), barrier, bytes, NVVM::MemScopeKind::CTA,
+      /*relaxed=*/false, /*predicate=*/Value());
+}
+
+/// Replaces \p op with `mbarrier.try_wait.parity` on \p barrier until phase
+/// \p parity completes (the upstream op loops).
+static void replaceWithParityWait(ConversionPatternRewriter &rewriter,
+                                  Operation *op, Value barrier,
+                                  int64_t parity) {
+  Location loc = op->getLoc();
+  rewriter.replaceOpWithNewOp<NVVM::MBarrierTryWaitParityOp>(
+      op, barrier, createIntConstant(rewriter, loc, 32, parity),
+      createIntConstant(rewriter, loc, 32, kMbarrierSuspendHintNs));
+}
+
 namespace {
 
 /// lamport.cluster.expect_bytes: `mbarrier.init` with one arrival, then
@@ -44,11 +70,8 @@ struct ClusterExpectBytesLowering
     Location loc = op.getLoc();
     Value one = createIntConstant(rewriter, loc, 32, 1);
     Value bytes = createIntConstant(rewriter, loc, 32, op.getBytes());
-    NVVM::MBarrierInitOp::create(rewriter, loc, adaptor.getBarrier(), one,
-                                 /*predicate=*/Value());
-    NVVM::MBarrierArriveExpectTxOp::create(
-        rewriter, loc, /*res=*/Type(), adaptor.getBarrier(), bytes,
-        NVVM::MemScopeKind::CTA, /*relaxed=*/false, /*predicate=*/Value());
+    initBarrier(rewriter, loc, adaptor.getBarrier(), one);
+    arriveExpectingBytes(rewriter, loc, adaptor.getBarrier(), bytes);
     rewriter.eraseOp(op);
     return success();
   }
@@ -86,10 +109,7 @@ struct ClusterWaitLowering : public ConvertOpToLLVMPattern<ClusterWaitOp> {
   LogicalResult
   matchAndRewrite(ClusterWaitOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    rewriter.replaceOpWithNewOp<NVVM::MBarrierTryWaitParityOp>(
-        op, adaptor.getBarrier(), createIntConstant(rewriter, loc, 32, 0),
-        createIntConstant(rewriter, loc, 32, kMbarrierSuspendHintNs));
+    replaceWithParityWait(rewriter, op, adaptor.getBarrier(), /*parity=*/0);
     return success();
   }
 };
@@ -156,10 +176,8 @@ struct RingInitLowering : public ConvertOpToLLVMPattern<RingInitOp> {
   matchAndRewrite(RingInitOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    NVVM::MBarrierInitOp::create(
-        rewriter, loc, adaptor.getBarrier(),
-        createIntConstant(rewriter, loc, 32, op.getArrivals()),
-        /*predicate=*/Value());
+    initBarrier(rewriter, loc, adaptor.getBarrier(),
+                createIntConstant(rewriter, loc, 32, op.getArrivals()));
     rewriter.replaceOpWithNewOp<NVVM::FenceMbarrierInitOp>(op);
     return success();
   }
@@ -173,10 +191,8 @@ struct RingExpectLowering : public ConvertOpToLLVMPattern<RingExpectOp> {
   matchAndRewrite(RingExpectOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    NVVM::MBarrierArriveExpectTxOp::create(
-        rewriter, loc, /*res=*/Type(), adaptor.getBarrier(),
-        createIntConstant(rewriter, loc, 32, op.getBytes()),
-        NVVM::MemScopeKind::CTA, /*relaxed=*/false, /*predicate=*/Value());
+    arriveExpectingBytes(rewriter, loc, adaptor.getBarrier(),
+                         createIntConstant(rewriter, loc, 32, op.getBytes()));
     rewriter.eraseOp(op);
     return success();
   }
@@ -212,11 +228,7 @@ struct RingWaitLowering : public ConvertOpToLLVMPattern<RingWaitOp> {
   LogicalResult
   matchAndRewrite(RingWaitOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    rewriter.replaceOpWithNewOp<NVVM::MBarrierTryWaitParityOp>(
-        op, adaptor.getBarrier(),
-        createIntConstant(rewriter, loc, 32, op.getParity()),
-        createIntConstant(rewriter, loc, 32, kMbarrierSuspendHintNs));
+    replaceWithParityWait(rewriter, op, adaptor.getBarrier(), op.getParity());
     return success();
   }
 };

@@ -13,8 +13,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "Descriptor.h"
-#include "Patterns.h"
 #include "PTX.h"
+#include "Patterns.h"
 
 #include "mlir/Conversion/LLVMCommon/Pattern.h"
 
@@ -148,31 +148,18 @@ struct StageArriveLowering : public ConvertOpToLLVMPattern<StageArriveOp> {
   }
 };
 
-/// lamport.stage.from_ticket: the upper 16 bits, a logical shift.
-struct StageFromTicketLowering
-    : public ConvertOpToLLVMPattern<StageFromTicketOp> {
-  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+/// lamport.stage.from_ticket (the upper 16 bits: a logical shift right,
+/// LLVM::LShrOp) and lamport.stage.to_ticket (stage << 16, LLVM::ShlOp): the
+/// op's one operand shifted by the ticket's stage shift.
+template <typename OpTy, typename ShiftOpTy>
+struct TicketShiftLowering : public ConvertOpToLLVMPattern<OpTy> {
+  using ConvertOpToLLVMPattern<OpTy>::ConvertOpToLLVMPattern;
 
   LogicalResult
-  matchAndRewrite(StageFromTicketOp op, OpAdaptor adaptor,
+  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    rewriter.replaceOpWithNewOp<LLVM::LShrOp>(
-        op, adaptor.getTicket(),
-        createIntConstant(rewriter, op.getLoc(), 32,
-                          LamportDialect::kTicketStageShift));
-    return success();
-  }
-};
-
-/// lamport.stage.to_ticket: stage << 16.
-struct StageToTicketLowering : public ConvertOpToLLVMPattern<StageToTicketOp> {
-  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
-
-  LogicalResult
-  matchAndRewrite(StageToTicketOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    rewriter.replaceOpWithNewOp<LLVM::ShlOp>(
-        op, adaptor.getStage(),
+    rewriter.replaceOpWithNewOp<ShiftOpTy>(
+        op, adaptor.getOperands().front(),
         createIntConstant(rewriter, op.getLoc(), 32,
                           LamportDialect::kTicketStageShift));
     return success();
@@ -186,5 +173,6 @@ void mlir::lamport::populateStageToNVVMPatterns(LLVMTypeConverter &converter,
   patterns.add<StageReadLowering<StageActiveOp, kActive>,
                StageReadLowering<StageNextOp, kNext>, StageSetActiveLowering,
                StageAdvanceLowering, StageArriveLowering,
-               StageFromTicketLowering, StageToTicketLowering>(converter);
+               TicketShiftLowering<StageFromTicketOp, LLVM::LShrOp>,
+               TicketShiftLowering<StageToTicketOp, LLVM::ShlOp>>(converter);
 }
