@@ -15,7 +15,6 @@
 #include "KernelGeneration.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 using namespace mlir;
@@ -40,14 +39,11 @@ mlir::lamport::generateAllGatherKernel(AllGatherOp op,
   signature.pdl = op.getPdl();
   std::optional<uint64_t> timeoutNs = op.getTimeoutNs();
 
-  return generateKernel(
+  return generateConsumerKernel(
       op, signature, options,
-      [&](OpBuilder &b, Location loc, KernelBody &kernel) {
+      [&](OpBuilder &b, Location loc, KernelBody &kernel, Value stage) {
         Value mailbox = kernel.getMailbox();
         Value out = kernel.getBuffer(0);
-        if (signature.pdl)
-          NVVM::GriddepcontrolOp::create(b, loc, NVVM::GridDepActionKind::wait);
-        Value stage = StageActiveOp::create(b, loc, b.getI32Type(), mailbox);
         Value rowFragmentsValue =
             arith::ConstantIndexOp::create(b, loc, rowFragments);
         Value items = arith::MulIOp::create(b, loc, kernel.getTokens(b, loc),
@@ -77,14 +73,5 @@ mlir::lamport::generateAllGatherKernel(AllGatherOp op,
                   b, loc, value, out, ValueRange{token, col},
                   /*nontemporal=*/false, llvm::MaybeAlign(16));
             });
-        // The next publisher of this rank writes the generation after the
-        // one just read; one thread of the grid says so.
-        kernel.onLeadThread(b, loc, /*wholeGrid=*/true,
-                            [&](OpBuilder &b, Location loc) {
-                              StageAdvanceOp::create(b, loc, mailbox, stage);
-                            });
-        if (signature.pdl)
-          NVVM::GriddepcontrolOp::create(
-              b, loc, NVVM::GridDepActionKind::launch_dependents);
       });
 }

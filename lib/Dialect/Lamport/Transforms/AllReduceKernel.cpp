@@ -14,7 +14,6 @@
 #include "KernelGeneration.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 using namespace mlir;
@@ -41,14 +40,11 @@ mlir::lamport::generateAllReduceKernel(AllReduceOp op,
   signature.pdl = op.getPdl();
   std::optional<uint64_t> timeoutNs = op.getTimeoutNs();
 
-  return generateKernel(
+  return generateConsumerKernel(
       op, signature, options,
-      [&](OpBuilder &b, Location loc, KernelBody &kernel) {
+      [&](OpBuilder &b, Location loc, KernelBody &kernel, Value stage) {
         Value mailbox = kernel.getMailbox();
         Value out = kernel.getBuffer(0);
-        if (signature.pdl)
-          NVVM::GriddepcontrolOp::create(b, loc, NVVM::GridDepActionKind::wait);
-        Value stage = StageActiveOp::create(b, loc, b.getI32Type(), mailbox);
         Value fragmentsPerRow = arith::ConstantIndexOp::create(
             b, loc, mailboxType.getFragmentsPerRow());
         Value items = arith::MulIOp::create(b, loc, kernel.getTokens(b, loc),
@@ -74,12 +70,5 @@ mlir::lamport::generateAllReduceKernel(AllReduceOp op,
                   /*nontemporal=*/false, llvm::MaybeAlign(16));
               rearmEverySlot(b, loc, mailbox, stage, row, col);
             });
-        kernel.onLeadThread(b, loc, /*wholeGrid=*/true,
-                            [&](OpBuilder &b, Location loc) {
-                              StageAdvanceOp::create(b, loc, mailbox, stage);
-                            });
-        if (signature.pdl)
-          NVVM::GriddepcontrolOp::create(
-              b, loc, NVVM::GridDepActionKind::launch_dependents);
       });
 }

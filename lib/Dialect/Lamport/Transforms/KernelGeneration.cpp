@@ -430,6 +430,27 @@ mlir::lamport::generateKernel(Operation *op, const KernelSignature &signature,
   return success();
 }
 
+LogicalResult mlir::lamport::generateConsumerKernel(
+    Operation *op, const KernelSignature &signature,
+    const KernelGenerationOptions &options, ConsumerBodyBuilder consume) {
+  return generateKernel(
+      op, signature, options,
+      [&](OpBuilder &b, Location loc, KernelBody &kernel) {
+        Value mailbox = kernel.getMailbox();
+        if (signature.pdl)
+          NVVM::GriddepcontrolOp::create(b, loc, NVVM::GridDepActionKind::wait);
+        Value stage = StageActiveOp::create(b, loc, b.getI32Type(), mailbox);
+        consume(b, loc, kernel, stage);
+        kernel.onLeadThread(b, loc, /*wholeGrid=*/true,
+                            [&](OpBuilder &b, Location loc) {
+                              StageAdvanceOp::create(b, loc, mailbox, stage);
+                            });
+        if (signature.pdl)
+          NVVM::GriddepcontrolOp::create(
+              b, loc, NVVM::GridDepActionKind::launch_dependents);
+      });
+}
+
 LogicalResult mlir::lamport::addProgramBuffers(ProgramOpInterface op,
                                                int64_t capacity,
                                                KernelSignature &signature) {

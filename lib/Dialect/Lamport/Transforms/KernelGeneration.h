@@ -149,6 +149,21 @@ LogicalResult generateKernel(Operation *op, const KernelSignature &signature,
                              const KernelGenerationOptions &options,
                              const KernelBodyBuilder &buildBody);
 
+/// What a consumer kernel does between reading the ACTIVE stage and
+/// advancing NEXT: its work items over `stage`.
+using ConsumerBodyBuilder =
+    function_ref<void(OpBuilder &, Location, KernelBody &, Value stage)>;
+
+/// generateKernel for a kernel that consumes a mailbox's ACTIVE stage
+/// (poll_rows, all_reduce, all_gather): with PDL it first waits for the
+/// grid before it; it reads ACTIVE and runs `consume`; then one thread of the
+/// grid advances NEXT (the next publisher of this rank writes the generation
+/// after the one just read) and, with PDL, the dependents may launch.
+LogicalResult generateConsumerKernel(Operation *op,
+                                     const KernelSignature &signature,
+                                     const KernelGenerationOptions &options,
+                                     ConsumerBodyBuilder consume);
+
 /// The kernel view of a program buffer whose dimension `tokensDim` is the
 /// token count: dense row-major in the global address space, M replaced by
 /// the mailbox capacity; `flat` gives the one-dimensional view a kernel uses

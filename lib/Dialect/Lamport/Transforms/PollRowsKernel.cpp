@@ -14,7 +14,6 @@
 #include "KernelGeneration.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 using namespace mlir;
@@ -41,14 +40,11 @@ mlir::lamport::generatePollRowsKernel(PollRowsOp op,
   signature.pdl = op.getPdl();
   std::optional<uint64_t> timeoutNs = op.getTimeoutNs();
 
-  return generateKernel(
+  return generateConsumerKernel(
       op, signature, options,
-      [&](OpBuilder &b, Location loc, KernelBody &kernel) {
+      [&](OpBuilder &b, Location loc, KernelBody &kernel, Value stage) {
         Value mailbox = kernel.getMailbox();
         Value out = kernel.getBuffer(0);
-        if (signature.pdl)
-          NVVM::GriddepcontrolOp::create(b, loc, NVVM::GridDepActionKind::wait);
-        Value stage = StageActiveOp::create(b, loc, b.getI32Type(), mailbox);
         Value tokens = kernel.getTokens(b, loc);
         Value fragmentsPerRow = arith::ConstantIndexOp::create(
             b, loc, mailboxType.getFragmentsPerRow());
@@ -74,14 +70,5 @@ mlir::lamport::generatePollRowsKernel(PollRowsOp op,
               }
               rearmEverySlot(b, loc, mailbox, stage, row, col);
             });
-        // The next publisher of this rank writes the generation after the
-        // one just read; one thread of the grid says so.
-        kernel.onLeadThread(b, loc, /*wholeGrid=*/true,
-                            [&](OpBuilder &b, Location loc) {
-                              StageAdvanceOp::create(b, loc, mailbox, stage);
-                            });
-        if (signature.pdl)
-          NVVM::GriddepcontrolOp::create(
-              b, loc, NVVM::GridDepActionKind::launch_dependents);
       });
 }
