@@ -30,6 +30,15 @@ const char *copyHandleName(CopyHandle handle) {
   return "none";
 }
 
+std::string fabricHandleHex(const CUmemFabricHandle &fabric,
+                            std::size_t bytes) {
+  static const char digits[] = "0123456789abcdef";
+  std::string text;
+  for (std::size_t i = 0; i < bytes && i < sizeof(fabric.data); ++i)
+    text += {digits[fabric.data[i] >> 4], digits[fabric.data[i] & 15]};
+  return text;
+}
+
 /// Pinned device memory on device \p ordinal, exportable as \p exportAs.
 static CUmemAllocationProp allocationProp(int ordinal, CopyHandle exportAs) {
   CUmemAllocationProp prop{};
@@ -108,16 +117,6 @@ MappedAllocation MappedAllocation::import(int fd, std::size_t bytes,
   return allocation;
 }
 
-/// The first bytes of \p fabric in hex: enough to tell two handles apart in
-/// an error.
-static std::string fabricPrefix(const CUmemFabricHandle &fabric) {
-  static const char digits[] = "0123456789abcdef";
-  std::string text;
-  for (int i = 0; i < 8; ++i)
-    text += {digits[fabric.data[i] >> 4], digits[fabric.data[i] & 15]};
-  return text + "...";
-}
-
 MappedAllocation MappedAllocation::importFabric(const CUmemFabricHandle &fabric,
                                                 std::size_t bytes, int ordinal,
                                                 const std::string &who) {
@@ -127,7 +126,7 @@ MappedAllocation MappedAllocation::importFabric(const CUmemFabricHandle &fabric,
   CUresult result = api().cuMemImportFromShareableHandle(
       &allocation.handle, &copy, CU_MEM_HANDLE_TYPE_FABRIC);
   std::string what = concat(who, ": importing its copy from fabric handle ",
-                            fabricPrefix(fabric));
+                            fabricHandleHex(fabric, 8), "...");
   if (result == CUDA_ERROR_NOT_PERMITTED)
     what += " (this process has no access to the exporter's IMEX channel)";
   check(result, "cuMemImportFromShareableHandle", what);

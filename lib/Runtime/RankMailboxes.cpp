@@ -81,14 +81,6 @@ static CopyHandle agreeOnHandles(Rendezvous &store, int ordinal,
   return CopyHandle::Fabric;
 }
 
-static std::string toHex(const CUmemFabricHandle &fabric) {
-  static const char digits[] = "0123456789abcdef";
-  std::string text;
-  for (unsigned char byte : fabric.data)
-    text += {digits[byte >> 4], digits[byte & 15]};
-  return text;
-}
-
 /// The handle whose hex is at \p text[at, at + 128); false if it is not hex.
 static bool fromHex(const std::string &text, std::size_t at,
                     CUmemFabricHandle &fabric) {
@@ -116,25 +108,25 @@ shareFabricHandles(Rendezvous &store, const std::vector<MailboxSpec> &specs,
   int rank = store.rank();
   std::string value = copies + "|";
   for (const CUmemFabricHandle &fabric : own)
-    value += toHex(fabric);
+    value += fabricHandleHex(fabric);
   store.set(concat(kPrefix, "/fabric/", rank), value);
   std::vector<std::string> values =
       store.gather(concat(kPrefix, "/fabric"), seconds);
   std::vector<std::vector<CUmemFabricHandle>> peers(values.size());
-  const std::size_t hexBytes = 2 * sizeof(CUmemFabricHandle::data);
+  const std::size_t hexDigits = 2 * sizeof(CUmemFabricHandle::data);
   for (int q = 0; q < int(values.size()); ++q) {
     if (q == rank)
       continue;
     std::size_t bar = values[q].find('|');
     checkSameCopies(rank, q, values[q].substr(0, bar), copies);
     std::string hex = values[q].substr(bar + 1);
-    if (hex.size() != own.size() * hexBytes)
+    if (hex.size() != own.size() * hexDigits)
       throw Error(concat("rank ", rank, ": rank ", q, " shared ", hex.size(),
                          " hex digits of fabric handles for ", own.size(),
-                         " mailbox(es), not ", own.size() * hexBytes));
+                         " mailbox(es), not ", own.size() * hexDigits));
     peers[q].resize(own.size());
     for (std::size_t m = 0; m < own.size(); ++m)
-      if (!fromHex(hex, m * hexBytes, peers[q][m]))
+      if (!fromHex(hex, m * hexDigits, peers[q][m]))
         throw Error(concat(mailboxWho(specs[m], q), ", mapped by rank ", rank,
                            ": rank ", q,
                            "'s fabric handle is not hex: the store holds a "

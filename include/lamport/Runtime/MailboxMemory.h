@@ -41,6 +41,11 @@ enum class CopyHandle { None, PosixFd, Fabric };
 /// "none", "posix-fd" or "fabric".
 const char *copyHandleName(CopyHandle handle);
 
+/// The first \p bytes bytes of \p fabric as lowercase hex: all of it for
+/// the store (which holds text), a prefix to tell handles apart in an error.
+std::string fabricHandleHex(const CUmemFabricHandle &fabric,
+                            std::size_t bytes = sizeof(CUmemFabricHandle));
+
 /// A cuMem allocation mapped at an address of its own. Unmapped, its
 /// address range freed and its handle released when destroyed (or moved
 /// from); every step of its making undone when a later one fails.
