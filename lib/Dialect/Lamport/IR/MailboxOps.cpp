@@ -39,23 +39,33 @@ LogicalResult MailboxPublishOp::verify() {
 // MailboxPollOp / MailboxPollAtOp
 //===----------------------------------------------------------------------===//
 
+/// The fragments of a poll or re-arm of \p count fragments `stride` apart
+/// that must fit in the row: with a constant stride of one fragment they are
+/// consecutive and all must; otherwise only the first is checked statically.
+/// Fails for a constant stride that is not whole fragments.
+static FailureOr<int64_t> verifyStrideSpan(Operation *op, Value strideValue,
+                                           int64_t count) {
+  std::optional<int64_t> stride = getConstantInt(strideValue);
+  if (stride && (*stride < 0 || *stride % LamportDialect::kFragmentLanes)) {
+    op->emitOpError() << "stride " << *stride
+                      << " is not a non-negative multiple of 8 BF16 "
+                         "elements (whole 16-byte fragments)";
+    return failure();
+  }
+  return stride && *stride == LamportDialect::kFragmentLanes ? count : 1;
+}
+
 LogicalResult MailboxPollOp::verify() {
   VectorType fragments = getFragments().getType();
   if (failed(verifyFragments(*this, fragments)) ||
       failed(verifyTimeout(*this, getTimeoutNs())))
     return failure();
-  std::optional<int64_t> stride = getConstantInt(getStride());
-  if (stride && (*stride < 0 || *stride % LamportDialect::kFragmentLanes))
-    return emitOpError() << "stride " << *stride
-                         << " is not a non-negative multiple of 8 BF16 "
-                            "elements (whole 16-byte fragments)";
-  // With a constant stride of one fragment the fragments are consecutive and
-  // must all fit in the row; otherwise only the first is checked statically.
-  int64_t span = stride && *stride == LamportDialect::kFragmentLanes
-                     ? fragments.getDimSize(0)
-                     : 1;
+  FailureOr<int64_t> span =
+      verifyStrideSpan(*this, getStride(), fragments.getDimSize(0));
+  if (failed(span))
+    return failure();
   return verifySlotAccess(*this, getMailbox().getType(), getStage(), getSlot(),
-                          getRow(), getCol(), span);
+                          getRow(), getCol(), *span);
 }
 
 /// Checks compile-time fragment offsets: one per fragment, each a
@@ -106,17 +116,12 @@ LogicalResult MailboxRearmOp::verify() {
     if (failed(verifyOffsets(*this, *offsets, offsets->size())))
       return failure();
   }
-  std::optional<int64_t> stride = getConstantInt(getStride());
-  if (stride && (*stride < 0 || *stride % LamportDialect::kFragmentLanes))
-    return emitOpError() << "stride " << *stride
-                         << " is not a non-negative multiple of 8 BF16 "
-                            "elements (whole 16-byte fragments)";
-  // As for a poll: consecutive fragments must all fit in the row.
-  int64_t span = stride && *stride == LamportDialect::kFragmentLanes
-                     ? getFragmentCount()
-                     : 1;
+  FailureOr<int64_t> span =
+      verifyStrideSpan(*this, getStride(), getFragmentCount());
+  if (failed(span))
+    return failure();
   return verifySlotAccess(*this, getMailbox().getType(), getStage(), getSlot(),
-                          getRow(), getCol(), span);
+                          getRow(), getCol(), *span);
 }
 
 //===----------------------------------------------------------------------===//
