@@ -219,13 +219,7 @@ void GemmBodyBuilder::buildBulk(gpu::GPUModuleOp module) {
   int64_t loads = shape.passes * stagesPerPass;
   for (int64_t load = 0; load < std::min(shape.stages, loads); ++load)
     fillStage(load);
-  if (values.pdl) {
-    Value digest;
-    if (values.mailbox && shape.passes == 1)
-      digest =
-          MailboxAddressDigestOp::create(b, b.getI64Type(), values.mailbox);
-    PdlWaitOp::create(b, values.launchTokens, values.y, digest);
-  }
+  waitForPredecessor();
   Value earlyStage = readStageEarly(module);
   // x once, for every pass: chunk c of a warp is chunk c % (chunks a stage)
   // of stage c / (chunks a stage).

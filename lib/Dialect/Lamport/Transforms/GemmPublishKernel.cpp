@@ -132,24 +132,7 @@ void GemmBodyBuilder::build(gpu::GPUModuleOp module) {
   Fragments upperRows[2], lowerRows[2];
   int64_t earlyChunks = chunks - shape.lateChunks;
   loadWeights(passFeature(0), upperRows[0], lowerRows[0], 0, earlyChunks);
-  // Guarded: ptxas otherwise moves the wait above the loads (measured:
-  // every weight load after it in the SASS, the stream then serialized
-  // behind the previous kernel; 3-16% per GEMM, docs/design/gemm.md).
-  // With a mailbox and one pass the guard stores the digest of the
-  // publish's addresses: the epilogue's first reads of the peer addresses
-  // (kernel parameters, in the constant bank) then hit a warm constant cache
-  // instead of missing on every CTA's tail (0.02-0.20 us at tp 16). With
-  // several passes the first pass's epilogue takes those misses while the
-  // next pass's weights stream, and the digest made those kernels slower
-  // (o_proj tp 8 at 2 passes 0.1-0.2 us, tp 4 M = 16 at 4 passes 0.5 us:
-  // ptxas schedules the loads around it differently; docs/design/gemm.md).
-  if (values.pdl) {
-    Value digest;
-    if (values.mailbox && shape.passes == 1)
-      digest =
-          MailboxAddressDigestOp::create(b, b.getI64Type(), values.mailbox);
-    PdlWaitOp::create(b, values.launchTokens, values.y, digest);
-  }
+  waitForPredecessor();
   // The stage word (or the ticket) is the previous kernels' output, so it is
   // read after the wait, but here rather than in the epilogue: its load then
   // overlaps the activations and the MMAs instead of adding a dependent
@@ -174,6 +157,26 @@ void GemmBodyBuilder::build(gpu::GPUModuleOp module) {
                   lowerRows[(pass + 1) % 2], 0, chunks);
     finishPass(multiply(upper, lower, activations), pass, earlyStage);
   }
+}
+
+void GemmBodyBuilder::waitForPredecessor() {
+  if (!values.pdl)
+    return;
+  // Guarded: ptxas otherwise moves the wait above the loads (measured:
+  // every weight load after it in the SASS, the stream then serialized
+  // behind the previous kernel; 3-16% per GEMM, docs/design/gemm.md).
+  // With a mailbox and one pass the guard stores the digest of the
+  // publish's addresses: the epilogue's first reads of the peer addresses
+  // (kernel parameters, in the constant bank) then hit a warm constant cache
+  // instead of missing on every CTA's tail (0.02-0.20 us at tp 16). With
+  // several passes the first pass's epilogue takes those misses while the
+  // next pass's weights stream, and the digest made those kernels slower
+  // (o_proj tp 8 at 2 passes 0.1-0.2 us, tp 4 M = 16 at 4 passes 0.5 us:
+  // ptxas schedules the loads around it differently; docs/design/gemm.md).
+  Value digest;
+  if (values.mailbox && shape.passes == 1)
+    digest = MailboxAddressDigestOp::create(b, b.getI64Type(), values.mailbox);
+  PdlWaitOp::create(b, values.launchTokens, values.y, digest);
 }
 
 Value GemmBodyBuilder::readStageEarly(gpu::GPUModuleOp module) {

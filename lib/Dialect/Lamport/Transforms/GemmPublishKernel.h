@@ -197,6 +197,10 @@ private:
                      const Fragments &lowerRows, const Fragments &activations,
                      int64_t weightChunk, int64_t activationChunk,
                      int64_t &stepIndex);
+  /// With PDL: the guarded wait for the previous kernel, after the loads
+  /// that do not depend on it (the guard stores the publish's address
+  /// digest with a mailbox and one pass).
+  void waitForPredecessor();
   /// Thread 0 reads the stage to publish after the PDL wait (with a mailbox).
   Value readStageEarly(gpu::GPUModuleOp module);
   /// One pass's tail: launch_dependents (after the last pass's MMAs, when
