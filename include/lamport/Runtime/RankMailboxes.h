@@ -1,5 +1,4 @@
-//===- RankMailboxes.h - One rank's mailboxes, shared by processes -*- C++
-//-*-===//
+//===- RankMailboxes.h - A rank's mailboxes across processes ----*- C++ -*-===//
 //
 // Part of the Lamport project.
 //

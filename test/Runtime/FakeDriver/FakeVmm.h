@@ -1,5 +1,4 @@
-//===- FakeVmm.h - What the fake libcuda's cuMem* tells the rest -*- C++
-//-*-===//
+//===- FakeVmm.h - What the fake cuMem* offers ------------------*- C++ -*-===//
 //
 // Part of the Lamport project.
 //

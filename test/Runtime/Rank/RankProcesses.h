@@ -1,5 +1,4 @@
-//===- RankProcesses.h - Forked rank processes for the rank tests -*- C++
-//-*-===//
+//===- RankProcesses.h - Forked rank processes ------------------*- C++ -*-===//
 //
 // Part of the Lamport project.
 //
