@@ -28,15 +28,11 @@ mlir::lamport::generateAllGatherKernel(AllGatherOp op,
   // Fragments of one gathered row: every rank's column block side by side.
   int64_t rowFragments =
       int64_t(mailboxType.getTp()) * mailboxType.getFragmentsPerRow();
-  KernelSignature signature;
-  signature.family = op.getKernelFamily();
-  signature.mailbox = op.getMailbox();
-  if (failed(addProgramBuffers(op, capacity, signature)))
+  FailureOr<KernelSignature> consumer =
+      getConsumerSignature(op, /*tokensDim=*/0, capacity * rowFragments);
+  if (failed(consumer))
     return failure();
-  signature.tokensBuffer = op.getOut();
-  signature.tokensDim = 0;
-  signature.workItemsAtCapacity = capacity * rowFragments;
-  signature.pdl = op.getPdl();
+  KernelSignature &signature = *consumer;
   std::optional<uint64_t> timeoutNs = op.getTimeoutNs();
 
   return generateConsumerKernel(

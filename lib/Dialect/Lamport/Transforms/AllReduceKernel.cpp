@@ -27,17 +27,13 @@ mlir::lamport::generateAllReduceKernel(AllReduceOp op,
   int64_t width = mailboxType.getWidth();
   MLIRContext *ctx = op.getContext();
   SumOrder order = op.getSumOrder();
-  KernelSignature signature;
-  signature.family = op.getKernelFamily();
-  signature.mailbox = op.getMailbox();
-  if (failed(addProgramBuffers(op, capacity, signature)))
+  FailureOr<KernelSignature> consumer = getConsumerSignature(
+      op, /*tokensDim=*/0, capacity * mailboxType.getFragmentsPerRow());
+  if (failed(consumer))
     return failure();
-  signature.tokensBuffer = op.getOut();
-  signature.tokensDim = 0;
-  signature.workItemsAtCapacity = capacity * mailboxType.getFragmentsPerRow();
+  KernelSignature &signature = *consumer;
   signature.attributes.push_back(NamedAttribute(
       StringAttr::get(ctx, "sum_order"), SumOrderAttr::get(ctx, order)));
-  signature.pdl = op.getPdl();
   std::optional<uint64_t> timeoutNs = op.getTimeoutNs();
 
   return generateConsumerKernel(

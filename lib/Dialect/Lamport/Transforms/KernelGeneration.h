@@ -164,6 +164,27 @@ LogicalResult generateConsumerKernel(Operation *op,
                                      const KernelGenerationOptions &options,
                                      ConsumerBodyBuilder consume);
 
+/// The signature of a kernel that consumes `op`'s mailbox into its `out`:
+/// the op's family, mailbox, program buffers at the mailbox's capacity and
+/// PDL flag, the token count M from `out`'s dimension `tokensDim`, and
+/// `workItemsAtCapacity` work items at M = capacity.
+template <typename ConsumerOp>
+FailureOr<KernelSignature> getConsumerSignature(ConsumerOp op,
+                                                unsigned tokensDim,
+                                                int64_t workItemsAtCapacity) {
+  KernelSignature signature;
+  signature.family = op.getKernelFamily();
+  signature.mailbox = op.getMailbox();
+  if (failed(addProgramBuffers(op, op.getMailbox().getType().getCapacity(),
+                               signature)))
+    return failure();
+  signature.tokensBuffer = op.getOut();
+  signature.tokensDim = tokensDim;
+  signature.workItemsAtCapacity = workItemsAtCapacity;
+  signature.pdl = op.getPdl();
+  return signature;
+}
+
 /// The kernel view of a program buffer whose dimension `tokensDim` is the
 /// token count: dense row-major in the global address space, M replaced by
 /// the mailbox capacity; `flat` gives the one-dimensional view a kernel uses

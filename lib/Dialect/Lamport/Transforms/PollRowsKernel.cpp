@@ -29,15 +29,11 @@ mlir::lamport::generatePollRowsKernel(PollRowsOp op,
   // out is [tp, M, width]: the rows of one slot are M * width elements
   // apart, known only at run time, so the kernel indexes a flat view (M is
   // not out's leading dimension).
-  KernelSignature signature;
-  signature.family = op.getKernelFamily();
-  signature.mailbox = op.getMailbox();
-  if (failed(addProgramBuffers(op, capacity, signature)))
+  FailureOr<KernelSignature> consumer = getConsumerSignature(
+      op, /*tokensDim=*/1, capacity * mailboxType.getFragmentsPerRow());
+  if (failed(consumer))
     return failure();
-  signature.tokensBuffer = op.getOut();
-  signature.tokensDim = 1;
-  signature.workItemsAtCapacity = capacity * mailboxType.getFragmentsPerRow();
-  signature.pdl = op.getPdl();
+  KernelSignature &signature = *consumer;
   std::optional<uint64_t> timeoutNs = op.getTimeoutNs();
 
   return generateConsumerKernel(
