@@ -24,6 +24,19 @@ using namespace ranktest;
 
 namespace {
 
+/// Rank \p rank of a group of \p tp on device 0, meeting at \p rendezvous
+/// within \p seconds.
+RankConfig rankConfig(int rank, int tp, const std::string &rendezvous,
+                      double seconds) {
+  RankConfig config;
+  config.rank = rank;
+  config.tp = tp;
+  config.device = 0;
+  config.rendezvous = rendezvous;
+  config.rendezvousSeconds = seconds;
+  return config;
+}
+
 /// The handle type this run's fake driver leads every rank to.
 CopyHandle expectedHandles() {
   const char *fabric = std::getenv("FAKE_CUDA_FABRIC");
@@ -58,12 +71,7 @@ uint16_t rowValue(int rank, int step, std::size_t element) {
 /// One rank of publish_poll_tp2: eager steps, then a captured step replayed
 /// with new rows each time; every rank's rows must arrive in every slot.
 int publishPollRank(const std::string &address, int rank) {
-  RankConfig config;
-  config.rank = rank;
-  config.tp = 2;
-  config.device = 0;
-  config.rendezvous = address;
-  config.rendezvousSeconds = 10;
+  RankConfig config = rankConfig(rank, 2, address, 10);
   RankRuntime runtime(kInputs + "/publish_poll_tp2", config);
   const int width = 1024, capacity = 16;
   CUdeviceptr rows = 0, out = 0;
@@ -168,11 +176,7 @@ TEST(RankRuntime, ARankThatNeverArrivesIsNamed) {
   std::string directory = freshDirectory();
   auto start = std::chrono::steady_clock::now();
   std::vector<int> statuses = runRanks(1, [&](int) {
-    RankConfig config;
-    config.rank = 0;
-    config.tp = 2;
-    config.rendezvous = directory;
-    config.rendezvousSeconds = 0.5;
+    RankConfig config = rankConfig(0, 2, directory, 0.5);
     try {
       RankRuntime runtime(kInputs + "/publish_poll_tp2", config);
     } catch (const RendezvousTimeout &error) {
@@ -192,11 +196,7 @@ TEST(RankRuntime, ARankThatNeverArrivesIsNamed) {
 TEST(RankRuntime, ARankThatDiesFailsItsPeersPollNamingIt) {
   std::string directory = freshDirectory();
   std::vector<int> statuses = runRanks(2, [&](int rank) {
-    RankConfig config;
-    config.rank = rank;
-    config.tp = 2;
-    config.rendezvous = directory;
-    config.rendezvousSeconds = 10;
+    RankConfig config = rankConfig(rank, 2, directory, 10);
     RankRuntime runtime(kInputs + "/publish_poll_tp2", config);
     if (rank == 1)
       ::_exit(0); // Dies after the exchange, before publishing anything.
@@ -376,11 +376,7 @@ TEST(RankCApi, NcclTransportEagerAndReplayed) {
 TEST(RankRuntime, NcclTransportHasNoMailboxes) {
   std::string directory = freshDirectory();
   std::vector<int> statuses = runRanks(2, [&](int rank) {
-    RankConfig config;
-    config.rank = rank;
-    config.tp = 2;
-    config.rendezvous = "file://" + directory;
-    config.rendezvousSeconds = 10;
+    RankConfig config = rankConfig(rank, 2, "file://" + directory, 10);
     config.transport = RankTransport::Nccl;
     RankRuntime runtime(kInputs + "/attention_unfused_tp2", config);
     try {
