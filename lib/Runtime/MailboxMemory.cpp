@@ -157,8 +157,17 @@ bool MappedAllocation::offersFabric(int ordinal) {
     CUmemFabricHandle fabric;
     CUresult exported = cu.cuMemExportToShareableHandle(
         &fabric, trial, CU_MEM_HANDLE_TYPE_FABRIC, 0);
+    // Imported back, as a peer would: some systems export fabric handles
+    // that no importer may open (no IMEX channel).
+    CUmemGenericAllocationHandle imported = 0;
+    CUresult reopened = exported == CUDA_SUCCESS
+                            ? cu.cuMemImportFromShareableHandle(
+                                  &imported, &fabric, CU_MEM_HANDLE_TYPE_FABRIC)
+                            : exported;
+    if (reopened == CUDA_SUCCESS)
+      cu.cuMemRelease(imported);
     cu.cuMemRelease(trial);
-    return exported == CUDA_SUCCESS;
+    return reopened == CUDA_SUCCESS;
   } catch (const Error &) {
     return false;
   }

@@ -22,6 +22,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <sstream>
 
 namespace lamport {
@@ -65,13 +66,30 @@ static void checkSameCopies(int rank, int q, const std::string &theirs,
                        "}: the ranks run different bundles"));
 }
 
+/// What this rank offers: LAMPORT_COPY_HANDLES (auto, the default; fabric;
+/// posix-fd) narrows the choice, e.g. where a driver offers fabric handles
+/// that another process cannot import.
+static CopyHandle offeredHandles(int rank, int ordinal) {
+  const char *env = std::getenv("LAMPORT_COPY_HANDLES");
+  std::string wanted = env && *env ? env : "auto";
+  if (wanted == copyHandleName(CopyHandle::PosixFd))
+    return CopyHandle::PosixFd;
+  if (wanted != "auto" && wanted != copyHandleName(CopyHandle::Fabric))
+    throw Error(concat("rank ", rank, ": LAMPORT_COPY_HANDLES='", wanted,
+                       "' is not auto, fabric or posix-fd"));
+  bool fabric = MappedAllocation::offersFabric(ordinal);
+  if (wanted != "auto" && !fabric)
+    throw Error(concat("rank ", rank,
+                       ": LAMPORT_COPY_HANDLES=fabric, but device ", ordinal,
+                       " does not offer fabric handles to this process"));
+  return fabric ? CopyHandle::Fabric : CopyHandle::PosixFd;
+}
+
 /// Fabric handles when every rank's device offers them, else POSIX file
 /// descriptors: one kind for the whole group, agreed through the store.
 static CopyHandle agreeOnHandles(Rendezvous &store, int ordinal,
                                  double seconds) {
-  CopyHandle offered = MappedAllocation::offersFabric(ordinal)
-                           ? CopyHandle::Fabric
-                           : CopyHandle::PosixFd;
+  CopyHandle offered = offeredHandles(store.rank(), ordinal);
   store.set(concat(kPrefix, "/handles/", store.rank()),
             copyHandleName(offered));
   for (const std::string &kind :

@@ -440,6 +440,9 @@ int runRank(const RankOptions &options) {
     config.transport = options.transport;
     report["transport"] = rankTransportName(options.transport);
     RankRuntime rank(options.bundle, config);
+    // How the mailbox copies were shared (fabric or posix-fd handles).
+    if (options.transport == RankTransport::Mailbox)
+      report["copy_handles"] = copyHandleName(rank.mailboxes().handleType());
     RankSteps steps(options, rank);
     uint64_t eager = options.graph ? uint64_t(options.batch) : options.steps;
     for (; done < std::min(eager, options.steps); ++done) {
