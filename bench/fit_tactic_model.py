@@ -148,44 +148,61 @@ def full_tactic(t):
     return out
 
 
+def runs(results_dir):
+    """The measurement runs under `results_dir`: [(name, directory)], the
+    directory itself where it holds results.json, else each subdirectory
+    that does."""
+    if os.path.exists(os.path.join(results_dir, "results.json")):
+        return [(os.path.basename(os.path.normpath(results_dir)), results_dir)]
+    return [(name, os.path.join(results_dir, name))
+            for name in sorted(os.listdir(results_dir))
+            if os.path.exists(os.path.join(results_dir, name, "results.json"))]
+
+
 def load_points(results_dir):
-    """{(shape, m): [(tactic, measured us, n, k, emitted estimate)]} of the
-    passing candidates."""
-    results = json.load(open(os.path.join(results_dir, "results.json")))
-    cands = json.load(open(os.path.join(results_dir, "candidates.json")))
-    knobs = {c["bundle"]: c for c in cands["candidates"]}
+    """{(shape, m, run): [(tactic, measured us, n, k, emitted estimate)]} of
+    the passing candidates of every run."""
     points = {}
-    for r in results:
-        if not r["passed"] or r["publishes"]:
-            continue
-        c = knobs[r["bundle"]]
-        points.setdefault((r["shape"], r["m"]), []).append(
-            (full_tactic(c["tactic"]), r["ours_us"], r["n"], r["k"],
-             c["model_us"]))
+    for run, directory in runs(results_dir):
+        results = json.load(open(os.path.join(directory, "results.json")))
+        cands = json.load(open(os.path.join(directory, "candidates.json")))
+        knobs = {c["bundle"]: c for c in cands["candidates"]}
+        for r in results:
+            if not r["passed"] or r["publishes"]:
+                continue
+            c = knobs[r["bundle"]]
+            points.setdefault((r["shape"], r["m"], run), []).append(
+                (full_tactic(c["tactic"]), r["ours_us"], r["n"], r["k"],
+                 c["model_us"]))
     return points
 
 
 def load_seed(results_dir):
-    """[(shape, n, k, m, table tactic, measured us)] of the seed points."""
-    seed = json.load(open(os.path.join(results_dir, "tactics_seed.json")))
+    """[(shape, n, k, m, table tactic, measured us)] of the seed points of
+    every run."""
     table = json.load(open(os.path.join(ROOT, "data/tactics/sm_90.json")))
     out = []
-    for r in seed:
-        if not r["bundle"].endswith("_table") or r["publishes"]:
-            continue
-        for e in table["entries"]:
-            if (e["n"], e["k"]) == (r["n"], r["k"]) and not e["publishes"] \
-                    and e["m"][0] <= r["m"] <= e["m"][1]:
-                out.append((r["shape"], r["n"], r["k"], r["m"],
-                            full_tactic(e["tactic"]), r["ours_us"]))
-                break
-        else:
-            sys.exit(f"no table entry for seed point {r['bundle']}")
+    for run, directory in runs(results_dir):
+        seed = json.load(open(os.path.join(directory, "tactics_seed.json")))
+        for r in seed:
+            if not r["bundle"].endswith("_table") or r["publishes"]:
+                continue
+            for e in table["entries"]:
+                if (e["n"], e["k"]) == (r["n"], r["k"]) \
+                        and not e["publishes"] \
+                        and e["m"][0] <= r["m"] <= e["m"][1]:
+                    out.append((f"{r['shape']} ({run})", r["n"], r["k"],
+                                r["m"], full_tactic(e["tactic"]),
+                                r["ours_us"]))
+                    break
+            else:
+                sys.exit(f"no table entry for seed point {r['bundle']}")
     return out
 
 
 def pick_ratios(c, points):
-    """{(shape, m): the model's pick among the measured over the best}."""
+    """{(shape, m, run): the model's pick among the measured over the
+    best}."""
     out = {}
     for key, cands in points.items():
         best = min(us for _, us, *_ in cands)
@@ -253,7 +270,7 @@ def report(c, points, seed, title):
     worst = max(ratios, key=ratios.get)
     print(f"{title}: pick within 10% of the best at {within} of "
           f"{len(ratios)} points, worst {ratios[worst]:.3f} "
-          f"({worst[0]} M = {worst[1]}), geomean "
+          f"({worst[0]} M = {worst[1]}, {worst[2]}), geomean "
           f"{geomean(list(ratios.values())):.3f}")
     errors = seed_errors(c, seed)
     lo = min(range(len(seed)), key=lambda i: errors[i])
@@ -279,15 +296,16 @@ def describe(t):
 def per_point(c, points):
     """Each point's best, and the pick of the estimates recorded in
     candidates.json (the model that emitted them) and of CONSTANTS."""
-    print(f"{'point':28} {'measured best':22} {'emitted pick':>22} "
-          f"{'ratio':>6} {'this pick':>22} {'ratio':>6}")
-    for (shape, m), cands in sorted(points.items()):
+    print(f"{'run':14} {'point':28} {'measured best':26} "
+          f"{'emitted pick':>26} {'ratio':>6} {'this pick':>26} {'ratio':>6}")
+    for (shape, m, run), cands in sorted(points.items(),
+                                         key=lambda p: (p[0][2], p[0][:2])):
         best = min(cands, key=lambda x: x[1])
         before = min(cands, key=lambda x: x[4])
         after = min(cands, key=lambda x: estimate(c, x[2], x[3], m, x[0]))
-        print(f"{shape + ' M=' + str(m):28} {describe(best[0]):22} "
-              f"{describe(before[0]):>22} {before[1] / best[1]:6.3f} "
-              f"{describe(after[0]):>22} {after[1] / best[1]:6.3f}")
+        print(f"{run:14} {shape + ' M=' + str(m):28} {describe(best[0]):26} "
+              f"{describe(before[0]):>26} {before[1] / best[1]:6.3f} "
+              f"{describe(after[0]):>26} {after[1] / best[1]:6.3f}")
 
 
 def opt_estimate(opt, n, k, m, t):
@@ -318,7 +336,7 @@ def check_opt(opt, points, seed):
     candidate and seed point; returns the number of mismatches."""
     bad = total = 0
     cases = [(shape, m, t, n, k)
-             for (shape, m), cands in sorted(points.items())
+             for (shape, m, _), cands in sorted(points.items())
              for t, _, n, k, _ in cands]
     cases += [(shape, m, t, n, k) for shape, n, k, m, t, _ in seed]
     for shape, m, t, n, k in cases:
@@ -370,12 +388,12 @@ def main():
             r = pick_ratios(c, held)
             held_out.update(r)
             print(f"  without {shape}: its points " + ", ".join(
-                f"M{m} {v:.3f}" for (_, m), v in sorted(r.items())))
+                f"M{m} {v:.3f}" for (_, m, _), v in sorted(r.items())))
         worst = max(held_out, key=held_out.get)
         print(f"held out: pick within 10% at "
               f"{sum(v <= 1.10 for v in held_out.values())} of "
               f"{len(held_out)} points, worst {held_out[worst]:.3f} "
-              f"({worst[0]} M = {worst[1]})")
+              f"({worst[0]} M = {worst[1]}, {worst[2]})")
     return 0
 
 
