@@ -14,16 +14,19 @@ so the C++ stays the one model and this file only mirrors it.
     bench/fit_tactic_model.py --check-opt build/bin/lamport-opt
     bench/fit_tactic_model.py --fit [--hold-out]    # refit from START
 
-The measurements (bench/data/h200_tactics, one H200): lamport-tune's
-candidates.json and results.json of nine real-model shapes x M 1, 4, 8, 16
-(204 timed candidates), and tactics_seed.json, the seed shapes at their
-table tactics.
+The measurements (bench/data/h200_tactics, one H200), a subdirectory per
+run, each with lamport-tune's candidates.json and results.json and
+tactics_seed.json (the seed shapes at their table tactics): nine_shapes,
+nine real-model shapes x M 1, 4, 8, 16 (204 timed candidates); and
+sixteen_shapes, those nine and seven smaller ones (372 timed candidates of
+the model the first run fitted). `--results DIR` reads one run (a directory
+with results.json) or every run under DIR.
 
-Criteria: for each (shape, M) the candidate the model ranks first among the
-measured ones, over the measured best (within 1.10 is the goal); the
-estimate over the measurement at the 30 seed points (each at its table
+Criteria: for each (shape, M, run) the candidate the model ranks first
+among the measured ones, over the measured best (within 1.10 is the goal);
+the estimate over the measurement at the seed points (each at its table
 tactic); with --hold-out, the same ranking for each shape with the
-constants fitted without it.
+constants fitted without it (in every run).
 """
 
 import argparse
@@ -48,28 +51,29 @@ CONSTANTS = {
     "l2": 9e6,             # activations from L2, bytes/us
     "publish": 4.4e6,      # the publishing epilogue's copies, bytes/us
     "launch": 0.55,        # fixed cost of a launch under PDL, us
-    "latency": 0.6,        # a memory round trip under load, us
-    "wave": 0.6,           # each further wave, over the CTAs per SM, us
-    "mma": 0.01,           # one dependent mma.sync, us
-    "cluster": 0.3,        # the split-K exchange through the cluster, us
-    "split": 0.1,          # each further split's exchange, us
-    "pass": 0.1,           # each further pass's reduce and store, us
+    "latency": 1.0,        # a memory round trip under load, us
+    "wave": 2.0,           # each further wave, over the CTAs per SM, us
+    "mma": 0.02,           # one mma.sync of a warp's accumulator chain, us
+    "cluster": 0.1,        # the split-K exchange through the cluster, us
+    "split": 0.0,          # each further split's exchange, us
+    "pass": 0.2,           # each further pass's reduce and store, us
     "stream_over": 1.06,   # the weight stream over its floor
     "no_hint": 1.04,       # the stream without the register budget hint
-    "early": 0.15,         # what early dependents save, us
+    "early": 0.2,          # what early dependents save, us
     "late1": 0.25,         # share of x one late chunk overlaps
     "late2": 0.6,          # share of x two late chunks overlap
-    "late_cost": 0.05,     # each late chunk, us
+    "late_cost": 0.05,     # each late chunk of each tile, us
     "registers": 18,       # a thread's registers besides weights and sums
     "spill": 0.04,         # each 8 registers past the budget
-    "reduce_word": 2e-6,   # the warps' partials per word, us
+    "reduce_word": 12e-6,  # the warps' partials per word, us
 }
 
 
 # Where the fit starts: the constants fitted to the seed shapes alone,
-# before the nine real-model shapes were measured.
-START = dict(CONSTANTS, mma=0.02, cluster=0.1, split=0.05, late2=0.35,
-             registers=16)
+# before the real-model shapes were measured.
+START = dict(CONSTANTS, latency=0.6, wave=0.6, mma=0.02, cluster=0.1,
+             split=0.05, late2=0.35, registers=16, early=0.15,
+             reduce_word=2e-6, **{"pass": 0.1})
 
 
 def natural_token_tile(m):
@@ -120,10 +124,9 @@ def estimate(c, n, k, m, t, publishes=False, tp=1):
     late = t["late_chunks"]
     late_gain = activations * (c["late1"] if late == 1 else c["late2"]) \
         if late else 0
-    late_cost = c["late_cost"] * late
+    late_cost = c["late_cost"] * late * tiles
 
-    mma = float(chunks * 2) / accs * c["mma"] * \
-        max(1, tiles * token_blocks // 2)
+    mma = float(chunks * 2 * tiles * token_blocks) / accs * c["mma"]
     reduce = 0.02 + c["reduce_word"] * warps * token_tile * features * passes
     if splits > 1:
         reduce += c["cluster"] + c["split"] * (splits - 1)
@@ -234,15 +237,18 @@ def loss(c, points, seed):
 SEARCH = {
     "cluster": [0.05, 0.1, 0.2, 0.3, 0.4],
     "split": [0.0, 0.05, 0.1, 0.2, 0.3],
-    "pass": [0.0, 0.05, 0.1, 0.2],
-    "latency": [0.5, 0.6, 0.7, 0.8],
+    "pass": [0.0, 0.05, 0.1, 0.2, 0.3, 0.5],
+    "latency": [0.5, 0.6, 0.7, 0.8, 1.0],
     "sm": [60e3, 75e3, 90e3],
     "late1": [0.25, 0.5, 0.75],
     "late2": [0.35, 0.6, 0.9],
-    "mma": [0.01, 0.02, 0.03],
+    "mma": [0.005, 0.01, 0.02, 0.03],
     "l2": [4.5e6, 6e6, 9e6],
     "registers": [16, 18, 20, 22, 24],
     "wave": [0.3, 0.6, 0.9, 1.2, 1.5, 2.0],
+    "late_cost": [0.02, 0.05, 0.1, 0.15, 0.2, 0.3],
+    "early": [0.1, 0.15, 0.2],
+    "reduce_word": [2e-6, 4e-6, 8e-6, 12e-6, 16e-6, 24e-6],
 }
 
 
@@ -379,7 +385,7 @@ def main():
           "(= CONSTANTS)" if fitted == CONSTANTS else "(not CONSTANTS)")
     report(fitted, points, seed, "fitted on every shape")
     if args.hold_out:
-        shapes = sorted({s for s, _ in points})
+        shapes = sorted({s for s, _, _ in points})
         held_out = {}
         for shape in shapes:
             train = {p: v for p, v in points.items() if p[0] != shape}
@@ -388,7 +394,8 @@ def main():
             r = pick_ratios(c, held)
             held_out.update(r)
             print(f"  without {shape}: its points " + ", ".join(
-                f"M{m} {v:.3f}" for (_, m, _), v in sorted(r.items())))
+                f"M{m} {v:.3f} ({run})"
+                for (_, m, run), v in sorted(r.items())))
         worst = max(held_out, key=held_out.get)
         print(f"held out: pick within 10% at "
               f"{sum(v <= 1.10 for v in held_out.values())} of "
