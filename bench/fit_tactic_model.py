@@ -14,16 +14,19 @@ so the C++ stays the one model and this file only mirrors it.
     bench/fit_tactic_model.py --check-opt build/bin/lamport-opt
     bench/fit_tactic_model.py --fit [--hold-out]    # refit from START
 
-The measurements (bench/data/h200_tactics, one H200): lamport-tune's
-candidates.json and results.json of nine real-model shapes x M 1, 4, 8, 16
-(204 timed candidates), and tactics_seed.json, the seed shapes at their
-table tactics.
+The measurements (bench/data/h200_tactics, one H200), a subdirectory per
+run, each with lamport-tune's candidates.json and results.json and
+tactics_seed.json (the seed shapes at their table tactics): nine_shapes,
+nine real-model shapes x M 1, 4, 8, 16 (204 timed candidates); and
+sixteen_shapes, those nine and seven smaller ones (372 timed candidates of
+the model the first run fitted). `--results DIR` reads one run (a directory
+with results.json) or every run under DIR.
 
-Criteria: for each (shape, M) the candidate the model ranks first among the
-measured ones, over the measured best (within 1.10 is the goal); the
-estimate over the measurement at the 30 seed points (each at its table
+Criteria: for each (shape, M, run) the candidate the model ranks first
+among the measured ones, over the measured best (within 1.10 is the goal);
+the estimate over the measurement at the seed points (each at its table
 tactic); with --hold-out, the same ranking for each shape with the
-constants fitted without it.
+constants fitted without it (in every run).
 """
 
 import argparse
@@ -48,28 +51,29 @@ CONSTANTS = {
     "l2": 9e6,             # activations from L2, bytes/us
     "publish": 4.4e6,      # the publishing epilogue's copies, bytes/us
     "launch": 0.55,        # fixed cost of a launch under PDL, us
-    "latency": 0.6,        # a memory round trip under load, us
-    "wave": 0.6,           # each further wave, over the CTAs per SM, us
-    "mma": 0.01,           # one dependent mma.sync, us
-    "cluster": 0.3,        # the split-K exchange through the cluster, us
-    "split": 0.1,          # each further split's exchange, us
-    "pass": 0.1,           # each further pass's reduce and store, us
+    "latency": 1.0,        # a memory round trip under load, us
+    "wave": 2.0,           # each further wave, over the CTAs per SM, us
+    "mma": 0.02,           # one mma.sync of a warp's accumulator chain, us
+    "cluster": 0.1,        # the split-K exchange through the cluster, us
+    "split": 0.0,          # each further split's exchange, us
+    "pass": 0.2,           # each further pass's reduce and store, us
     "stream_over": 1.06,   # the weight stream over its floor
     "no_hint": 1.04,       # the stream without the register budget hint
-    "early": 0.15,         # what early dependents save, us
+    "early": 0.2,          # what early dependents save, us
     "late1": 0.25,         # share of x one late chunk overlaps
     "late2": 0.6,          # share of x two late chunks overlap
-    "late_cost": 0.05,     # each late chunk, us
+    "late_cost": 0.05,     # each late chunk of each tile, us
     "registers": 18,       # a thread's registers besides weights and sums
     "spill": 0.04,         # each 8 registers past the budget
-    "reduce_word": 2e-6,   # the warps' partials per word, us
+    "reduce_word": 12e-6,  # the warps' partials per word, us
 }
 
 
 # Where the fit starts: the constants fitted to the seed shapes alone,
-# before the nine real-model shapes were measured.
-START = dict(CONSTANTS, mma=0.02, cluster=0.1, split=0.05, late2=0.35,
-             registers=16)
+# before the real-model shapes were measured.
+START = dict(CONSTANTS, latency=0.6, wave=0.6, mma=0.02, cluster=0.1,
+             split=0.05, late2=0.35, registers=16, early=0.15,
+             reduce_word=2e-6, **{"pass": 0.1})
 
 
 def natural_token_tile(m):
@@ -120,10 +124,9 @@ def estimate(c, n, k, m, t, publishes=False, tp=1):
     late = t["late_chunks"]
     late_gain = activations * (c["late1"] if late == 1 else c["late2"]) \
         if late else 0
-    late_cost = c["late_cost"] * late
+    late_cost = c["late_cost"] * late * tiles
 
-    mma = float(chunks * 2) / accs * c["mma"] * \
-        max(1, tiles * token_blocks // 2)
+    mma = float(chunks * 2 * tiles * token_blocks) / accs * c["mma"]
     reduce = 0.02 + c["reduce_word"] * warps * token_tile * features * passes
     if splits > 1:
         reduce += c["cluster"] + c["split"] * (splits - 1)
@@ -148,44 +151,61 @@ def full_tactic(t):
     return out
 
 
+def runs(results_dir):
+    """The measurement runs under `results_dir`: [(name, directory)], the
+    directory itself where it holds results.json, else each subdirectory
+    that does."""
+    if os.path.exists(os.path.join(results_dir, "results.json")):
+        return [(os.path.basename(os.path.normpath(results_dir)), results_dir)]
+    return [(name, os.path.join(results_dir, name))
+            for name in sorted(os.listdir(results_dir))
+            if os.path.exists(os.path.join(results_dir, name, "results.json"))]
+
+
 def load_points(results_dir):
-    """{(shape, m): [(tactic, measured us, n, k, emitted estimate)]} of the
-    passing candidates."""
-    results = json.load(open(os.path.join(results_dir, "results.json")))
-    cands = json.load(open(os.path.join(results_dir, "candidates.json")))
-    knobs = {c["bundle"]: c for c in cands["candidates"]}
+    """{(shape, m, run): [(tactic, measured us, n, k, emitted estimate)]} of
+    the passing candidates of every run."""
     points = {}
-    for r in results:
-        if not r["passed"] or r["publishes"]:
-            continue
-        c = knobs[r["bundle"]]
-        points.setdefault((r["shape"], r["m"]), []).append(
-            (full_tactic(c["tactic"]), r["ours_us"], r["n"], r["k"],
-             c["model_us"]))
+    for run, directory in runs(results_dir):
+        results = json.load(open(os.path.join(directory, "results.json")))
+        cands = json.load(open(os.path.join(directory, "candidates.json")))
+        knobs = {c["bundle"]: c for c in cands["candidates"]}
+        for r in results:
+            if not r["passed"] or r["publishes"]:
+                continue
+            c = knobs[r["bundle"]]
+            points.setdefault((r["shape"], r["m"], run), []).append(
+                (full_tactic(c["tactic"]), r["ours_us"], r["n"], r["k"],
+                 c["model_us"]))
     return points
 
 
 def load_seed(results_dir):
-    """[(shape, n, k, m, table tactic, measured us)] of the seed points."""
-    seed = json.load(open(os.path.join(results_dir, "tactics_seed.json")))
+    """[(shape, n, k, m, table tactic, measured us)] of the seed points of
+    every run."""
     table = json.load(open(os.path.join(ROOT, "data/tactics/sm_90.json")))
     out = []
-    for r in seed:
-        if not r["bundle"].endswith("_table") or r["publishes"]:
-            continue
-        for e in table["entries"]:
-            if (e["n"], e["k"]) == (r["n"], r["k"]) and not e["publishes"] \
-                    and e["m"][0] <= r["m"] <= e["m"][1]:
-                out.append((r["shape"], r["n"], r["k"], r["m"],
-                            full_tactic(e["tactic"]), r["ours_us"]))
-                break
-        else:
-            sys.exit(f"no table entry for seed point {r['bundle']}")
+    for run, directory in runs(results_dir):
+        seed = json.load(open(os.path.join(directory, "tactics_seed.json")))
+        for r in seed:
+            if not r["bundle"].endswith("_table") or r["publishes"]:
+                continue
+            for e in table["entries"]:
+                if (e["n"], e["k"]) == (r["n"], r["k"]) \
+                        and not e["publishes"] \
+                        and e["m"][0] <= r["m"] <= e["m"][1]:
+                    out.append((f"{r['shape']} ({run})", r["n"], r["k"],
+                                r["m"], full_tactic(e["tactic"]),
+                                r["ours_us"]))
+                    break
+            else:
+                sys.exit(f"no table entry for seed point {r['bundle']}")
     return out
 
 
 def pick_ratios(c, points):
-    """{(shape, m): the model's pick among the measured over the best}."""
+    """{(shape, m, run): the model's pick among the measured over the
+    best}."""
     out = {}
     for key, cands in points.items():
         best = min(us for _, us, *_ in cands)
@@ -217,15 +237,18 @@ def loss(c, points, seed):
 SEARCH = {
     "cluster": [0.05, 0.1, 0.2, 0.3, 0.4],
     "split": [0.0, 0.05, 0.1, 0.2, 0.3],
-    "pass": [0.0, 0.05, 0.1, 0.2],
-    "latency": [0.5, 0.6, 0.7, 0.8],
+    "pass": [0.0, 0.05, 0.1, 0.2, 0.3, 0.5],
+    "latency": [0.5, 0.6, 0.7, 0.8, 1.0],
     "sm": [60e3, 75e3, 90e3],
     "late1": [0.25, 0.5, 0.75],
     "late2": [0.35, 0.6, 0.9],
-    "mma": [0.01, 0.02, 0.03],
+    "mma": [0.005, 0.01, 0.02, 0.03],
     "l2": [4.5e6, 6e6, 9e6],
     "registers": [16, 18, 20, 22, 24],
     "wave": [0.3, 0.6, 0.9, 1.2, 1.5, 2.0],
+    "late_cost": [0.02, 0.05, 0.1, 0.15, 0.2, 0.3],
+    "early": [0.1, 0.15, 0.2],
+    "reduce_word": [2e-6, 4e-6, 8e-6, 12e-6, 16e-6, 24e-6],
 }
 
 
@@ -253,7 +276,7 @@ def report(c, points, seed, title):
     worst = max(ratios, key=ratios.get)
     print(f"{title}: pick within 10% of the best at {within} of "
           f"{len(ratios)} points, worst {ratios[worst]:.3f} "
-          f"({worst[0]} M = {worst[1]}), geomean "
+          f"({worst[0]} M = {worst[1]}, {worst[2]}), geomean "
           f"{geomean(list(ratios.values())):.3f}")
     errors = seed_errors(c, seed)
     lo = min(range(len(seed)), key=lambda i: errors[i])
@@ -279,15 +302,16 @@ def describe(t):
 def per_point(c, points):
     """Each point's best, and the pick of the estimates recorded in
     candidates.json (the model that emitted them) and of CONSTANTS."""
-    print(f"{'point':28} {'measured best':22} {'emitted pick':>22} "
-          f"{'ratio':>6} {'this pick':>22} {'ratio':>6}")
-    for (shape, m), cands in sorted(points.items()):
+    print(f"{'run':14} {'point':28} {'measured best':26} "
+          f"{'emitted pick':>26} {'ratio':>6} {'this pick':>26} {'ratio':>6}")
+    for (shape, m, run), cands in sorted(points.items(),
+                                         key=lambda p: (p[0][2], p[0][:2])):
         best = min(cands, key=lambda x: x[1])
         before = min(cands, key=lambda x: x[4])
         after = min(cands, key=lambda x: estimate(c, x[2], x[3], m, x[0]))
-        print(f"{shape + ' M=' + str(m):28} {describe(best[0]):22} "
-              f"{describe(before[0]):>22} {before[1] / best[1]:6.3f} "
-              f"{describe(after[0]):>22} {after[1] / best[1]:6.3f}")
+        print(f"{run:14} {shape + ' M=' + str(m):28} {describe(best[0]):26} "
+              f"{describe(before[0]):>26} {before[1] / best[1]:6.3f} "
+              f"{describe(after[0]):>26} {after[1] / best[1]:6.3f}")
 
 
 def opt_estimate(opt, n, k, m, t):
@@ -318,7 +342,7 @@ def check_opt(opt, points, seed):
     candidate and seed point; returns the number of mismatches."""
     bad = total = 0
     cases = [(shape, m, t, n, k)
-             for (shape, m), cands in sorted(points.items())
+             for (shape, m, _), cands in sorted(points.items())
              for t, _, n, k, _ in cands]
     cases += [(shape, m, t, n, k) for shape, n, k, m, t, _ in seed]
     for shape, m, t, n, k in cases:
@@ -361,7 +385,7 @@ def main():
           "(= CONSTANTS)" if fitted == CONSTANTS else "(not CONSTANTS)")
     report(fitted, points, seed, "fitted on every shape")
     if args.hold_out:
-        shapes = sorted({s for s, _ in points})
+        shapes = sorted({s for s, _, _ in points})
         held_out = {}
         for shape in shapes:
             train = {p: v for p, v in points.items() if p[0] != shape}
@@ -370,12 +394,13 @@ def main():
             r = pick_ratios(c, held)
             held_out.update(r)
             print(f"  without {shape}: its points " + ", ".join(
-                f"M{m} {v:.3f}" for (_, m), v in sorted(r.items())))
+                f"M{m} {v:.3f} ({run})"
+                for (_, m, run), v in sorted(r.items())))
         worst = max(held_out, key=held_out.get)
         print(f"held out: pick within 10% at "
               f"{sum(v <= 1.10 for v in held_out.values())} of "
               f"{len(held_out)} points, worst {held_out[worst]:.3f} "
-              f"({worst[0]} M = {worst[1]})")
+              f"({worst[0]} M = {worst[1]}, {worst[2]})")
     return 0
 
 

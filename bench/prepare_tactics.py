@@ -2,7 +2,7 @@
 """Compiles the bundles of the tactic-selection checks (docs/tactics.md,
 "Checks"); run where MLIR is, then bench/run_tactics.sh on the GPU machine.
 
-  prepare_tactics.py [--candidates N] [BUILD_BIN]   (default build/bin)
+  prepare_tactics.py [--candidates N] [BUILD_BIN]   (default 10, build/bin)
 
 bundles/tactics/seed: the 6 seed shapes x M 1, 2, 4, 8, 16, each twice in
 one point: the program without tactics, which lamport-select-tactics gives
@@ -10,7 +10,9 @@ the sm_90 table's (_table), and the program with the tactic list
 bench/prepare_gemm.sh carried before the table (_hand): the same speed is
 the check. bundles/tactics/tune: lamport-tune's candidates (the model's N
 best launch shapes, its pick among them) for the real-model shapes below x
-M 1, 4, 8, 16.
+M 1, 4, 8, 16. Ten launch shapes a point, not lamport-tune's six: the
+tuned best a point is judged against should not be only what the model
+ranks high (612 candidates, two minutes to compile here).
 """
 import importlib.machinery
 import importlib.util
@@ -81,7 +83,7 @@ def compile_program(compile_tool, work, name, text, out):
 
 
 def main(argv):
-    candidates = "6"
+    candidates = "10"
     if argv[:1] == ["--candidates"]:
         candidates, argv = argv[1], argv[2:]
     bin_dir = argv[0] if argv else os.path.join(ROOT, "build", "bin")

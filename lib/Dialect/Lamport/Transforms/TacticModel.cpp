@@ -7,10 +7,10 @@
 // The register-direct family (GemmPublishKernel.cpp) is memory-bound on the
 // weights: its time is the fixed cost of a launch, the weight stream at the
 // bandwidth the tactic keeps in flight, x from L2 after the PDL wait, the
-// MMA chain, the reductions and the epilogue. The figures are fitted to the
-// seed shapes' measurements and to the tuner's times of nine real-model
-// shapes; bench/fit_tactic_model.py mirrors this file, refits the figures
-// and checks them (docs/tactics.md, "The cost model").
+// MMAs, the reductions and the epilogue. The figures are fitted to the seed
+// shapes' measurements and to two tuner runs over sixteen real-model shapes;
+// bench/fit_tactic_model.py mirrors this file, refits the figures and checks
+// them (docs/tactics.md, "The cost model").
 //
 //===----------------------------------------------------------------------===//
 
@@ -199,19 +199,24 @@ static double estimateRegister(const ChipModel &chip,
   double activations = xBytes / chip.l2BytesPerUs;
   int64_t late = tactic.getLateChunks();
   double lateGain = late ? activations * (late == 1 ? 0.25 : 0.6) : 0;
-  double lateCost = 0.05 * late;
+  // Each late chunk is one more round of loads behind x, of every tile: its
+  // bytes per warp grow with the tiles, and so does the part of it the rest
+  // of the stream does not hide.
+  double lateCost = 0.05 * late * shape.tiles;
 
-  // The MMA chain of one accumulator, and the reductions: the warps'
-  // partials in shared memory, the splits through the cluster.
-  double mma = double(chunks * 2) / shape.accs * chip.mmaUs *
-               std::max<int64_t>(1, shape.tiles * tokenBlocks / 2);
-  double reduce = 0.02 + 2e-6 * shape.warps * shape.tokenTile *
+  // The MMAs a warp issues once its operands are in (two per chunk for each
+  // tile and token block), over the accumulators that take turns; and the
+  // reductions: the warps' partials in shared memory, the splits through
+  // the cluster.
+  double mma =
+      double(chunks * 2 * shape.tiles * tokenBlocks) / shape.accs * chip.mmaUs;
+  double reduce = 0.02 + 12e-6 * shape.warps * shape.tokenTile *
                              shape.featuresPerCta() * shape.passes;
   if (shape.splits > 1)
     reduce += chip.clusterUs + chip.splitUs * (shape.splits - 1);
   // Each further pass reduces and stores its block before the CTA moves on
   // (8 passes, and passes at o_proj tp16, lose: docs/design/gemm.md).
-  reduce += 0.1 * (shape.passes - 1);
+  reduce += 0.2 * (shape.passes - 1);
 
   // The epilogue: y, and with a publish tp copies of it.
   double yBytes = 2.0 * m * problem.n;
@@ -219,7 +224,7 @@ static double estimateRegister(const ChipModel &chip,
   if (problem.publishes)
     epilogue += problem.tp * yBytes / chip.publishBytesPerUs;
 
-  double fixed = chip.launchUs - (tactic.getEarlyDependents() ? 0.15 : 0);
+  double fixed = chip.launchUs - (tactic.getEarlyDependents() ? 0.2 : 0);
   return fixed +
          (stream + activations - lateGain + lateCost + mma + reduce) * spill +
          epilogue;

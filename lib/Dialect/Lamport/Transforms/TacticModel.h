@@ -46,16 +46,16 @@ struct ChipModel {
   /// A kernel's fixed cost under PDL in a graph, us.
   double launchUs = 0.55;
   /// Latency of one memory round trip under load, us.
-  double latencyUs = 0.6;
+  double latencyUs = 1.0;
   /// Each further wave of CTAs with one CTA per SM, us: the SM idles while
   /// a CTA drains and the next ramps; more CTAs per SM hide part of it.
-  double waveUs = 0.6;
-  /// One dependent mma.sync, us.
-  double mmaUs = 0.01;
+  double waveUs = 2.0;
+  /// One mma.sync of a warp's chain of MMAs on one accumulator, us.
+  double mmaUs = 0.02;
   /// The split-K exchange through the cluster, us.
-  double clusterUs = 0.3;
+  double clusterUs = 0.1;
   /// Each further split's share of the exchange, us.
-  double splitUs = 0.1;
+  double splitUs = 0.0;
 
   /// The figures of `chip` (sm_90 = H200; sm_100a = B200).
   static ChipModel get(StringRef chip);
