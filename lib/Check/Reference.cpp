@@ -15,24 +15,6 @@ namespace check {
 
 using namespace runtime;
 
-float bf16ToFloat(uint16_t bits) {
-  uint32_t word = uint32_t(bits) << 16;
-  float value;
-  std::memcpy(&value, &word, 4);
-  return value;
-}
-
-uint16_t floatToBf16(float value) {
-  uint32_t word;
-  std::memcpy(&word, &value, 4);
-  if ((word & 0x7FFFFFFFu) > 0x7F800000u) // NaN: keep sign, force quiet
-    return uint16_t((word >> 16) | 0x0040);
-  // Round to nearest, ties to even: add 0x7FFF plus the kept LSB.
-  uint32_t lsb = (word >> 16) & 1;
-  word += 0x7FFFu + lsb;
-  return uint16_t(word >> 16);
-}
-
 SumOrder parseSumOrder(const std::string &text) {
   if (text == "rank_ascending")
     return SumOrder::RankAscending;

@@ -16,6 +16,8 @@
 #ifndef LAMPORT_CHECK_REFERENCE_H
 #define LAMPORT_CHECK_REFERENCE_H
 
+#include "lamport/Runtime/BFloat16.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -24,11 +26,9 @@
 namespace lamport {
 namespace check {
 
-/// The BF16 value of the high half of an FP32.
-float bf16ToFloat(uint16_t bits);
-
-/// FP32 to BF16, round to nearest even; NaN stays NaN (quiet, sign kept).
-uint16_t floatToBf16(float value);
+/// BF16 <-> FP32 (lamport/Runtime/BFloat16.h).
+using runtime::bf16ToFloat;
+using runtime::floatToBf16;
 
 /// What a publish stores for \p bits: -0.0 (the sentinel) becomes +0.0,
 /// every other pattern (NaN payloads, Inf, subnormals) is kept bit for bit.

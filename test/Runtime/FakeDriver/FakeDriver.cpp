@@ -67,6 +67,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "FakeVmm.h"
+#include "lamport/Runtime/BFloat16.h"
 
 #include <cuda.h>
 
@@ -280,12 +281,8 @@ uint64_t elementOffset(const Module &m, int stage, int slot, int row, int col) {
   return ((uint64_t(stage) * m.tp + slot) * m.capacity + row) * m.width + col;
 }
 
-uint16_t toBf16(float f) {
-  uint32_t w;
-  std::memcpy(&w, &f, 4);
-  w += 0x7FFFu + ((w >> 16) & 1);
-  return uint16_t(w >> 16);
-}
+using lamport::runtime::bf16ToFloat;
+using lamport::runtime::floatToBf16;
 
 /// The kernels, on the host. Parameters arrive as cuLaunchKernelEx's array.
 void publishRows(const Module &m, const Descriptor &d, const uint16_t *rows,
@@ -302,15 +299,6 @@ void publishRows(const Module &m, const Descriptor &d, const uint16_t *rows,
             v == 0x8000 ? 0 : v;
     }
   words[0] = stage;
-}
-
-/// Reads every slot of rows < tokens; false (after the "trap") on a
-/// sentinel.
-float fromBf16(uint16_t v) {
-  uint32_t w = uint32_t(v) << 16;
-  float f;
-  std::memcpy(&f, &w, 4);
-  return f;
 }
 
 /// FAKE_CUDA_POLL_WAIT_MS: how long a poll waits for a sentinel to be
@@ -337,6 +325,8 @@ bool awaitPublish(const uint16_t *element) {
   return false;
 }
 
+/// Reads every slot of rows < tokens; false (after the "trap") on a
+/// sentinel.
 bool pollAll(const Module &m, const Descriptor &d, int tokens,
              const std::function<void(int, int, int, uint16_t)> &use) {
   int32_t *words = at<int32_t>(d.stage);
@@ -393,7 +383,7 @@ void allReduce(const Module &m, const Descriptor &d, uint16_t *out,
   });
   if (ok)
     for (uint64_t i = 0; i < sum.size(); ++i)
-      out[i] = toBf16(sum[i]);
+      out[i] = floatToBf16(sum[i]);
 }
 
 /// Sums [m, width] of every slot in the module's order; false after a trap.
@@ -401,7 +391,7 @@ bool reduceSlots(const Module &m, const Descriptor &d, int tokens,
                  std::vector<float> &sum) {
   std::vector<float> parts(uint64_t(m.tp) * tokens * m.width);
   bool ok = pollAll(m, d, tokens, [&](int slot, int row, int col, uint16_t v) {
-    parts[(uint64_t(slot) * tokens + row) * m.width + col] = fromBf16(v);
+    parts[(uint64_t(slot) * tokens + row) * m.width + col] = bf16ToFloat(v);
   });
   if (!ok)
     return false;
@@ -452,14 +442,15 @@ void dualNormRows(const Module &m, int tokens, const float *r, float *stream,
     for (int c = 0; c < h; ++c) {
       float hv = rr[c] * inv1;
       if (post)
-        hv *= fromBf16(post[c]);
+        hv *= bf16ToFloat(post[c]);
       int g = m.gate == 1 ? 0 : c;
       s2[c] = std::fmaf(alpha[g], st[c], beta[g] * hv);
     }
     float inv2 = 1.0f / std::sqrt(sumSquares(s2.data(), h) / float(h) + m.eps);
     for (int c = 0; c < h; ++c) {
       st[c] = s2[c];
-      out[uint64_t(row) * h + c] = toBf16(s2[c] * inv2 * fromBf16(next[c]));
+      out[uint64_t(row) * h + c] =
+          floatToBf16(s2[c] * inv2 * bf16ToFloat(next[c]));
     }
   }
 }
@@ -470,14 +461,14 @@ void gemm(const Module &m, const uint16_t *w, const uint16_t *x, uint16_t *y,
   for (int row = 0; row < tokens; ++row) {
     std::vector<int> nonzeros;
     for (int c = 0; c < m.k; ++c)
-      if (fromBf16(x[uint64_t(row) * m.k + c]) != 0.0f)
+      if (bf16ToFloat(x[uint64_t(row) * m.k + c]) != 0.0f)
         nonzeros.push_back(c);
     for (int col = 0; col < m.n; ++col) {
       float acc = 0.0f;
       for (int c : nonzeros)
-        acc = std::fmaf(fromBf16(x[uint64_t(row) * m.k + c]),
-                        fromBf16(w[uint64_t(col) * m.k + c]), acc);
-      y[uint64_t(row) * m.n + col] = toBf16(acc);
+        acc = std::fmaf(bf16ToFloat(x[uint64_t(row) * m.k + c]),
+                        bf16ToFloat(w[uint64_t(col) * m.k + c]), acc);
+      y[uint64_t(row) * m.n + col] = floatToBf16(acc);
     }
   }
 }
@@ -538,7 +529,7 @@ void runBound(const std::string &name, const Module &m, const Bound &b) {
       const uint16_t *reduced = at<uint16_t>(buffer("reduced"));
       r.resize(uint64_t(tokens) * m.width);
       for (uint64_t i = 0; i < r.size(); ++i)
-        r[i] = fromBf16(reduced[i]);
+        r[i] = bf16ToFloat(reduced[i]);
     }
     uint64_t post = buffer("post_weight");
     dualNormRows(m, tokens, r.data(), at<float>(buffer("stream")),
@@ -562,7 +553,7 @@ void runBound(const std::string &name, const Module &m, const Bound &b) {
     if (!reduceSlots(m, d, tokens, sum))
       return;
     for (uint64_t i = 0; i < sum.size(); ++i)
-      out[i] = toBf16(sum[i]);
+      out[i] = floatToBf16(sum[i]);
     flipped = sum.size();
   }
   if (consumerLaunches++ == flipAt())

@@ -36,6 +36,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "lamport/Runtime/BFloat16.h"
 #include "lamport/Runtime/Nccl.h"
 
 #include <cuda.h>
@@ -142,21 +143,8 @@ bool waitAll(Communicator *comm, std::atomic<uint64_t> *counters,
   }
 }
 
-float bf16ToFloat(uint16_t bits) {
-  uint32_t word = uint32_t(bits) << 16;
-  float value;
-  std::memcpy(&value, &word, 4);
-  return value;
-}
-
-uint16_t floatToBf16(float value) {
-  uint32_t word;
-  std::memcpy(&word, &value, 4);
-  if ((word & 0x7fffffff) > 0x7f800000)
-    return uint16_t(word >> 16 | 0x40); // NaN: quiet, sign kept.
-  word += 0x7fff + (word >> 16 & 1);
-  return uint16_t(word >> 16);
-}
+using lamport::runtime::bf16ToFloat;
+using lamport::runtime::floatToBf16;
 
 /// One all-reduce, in stream order (a host function of the fake driver).
 void runAllReduce(void *data) {
