@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "HostLaunches.h"
+#include "RuntimeHandle.h"
 
 #include "lamport/Runtime/Driver.h"
 #include "lamport/Runtime/KernelLoader.h"
@@ -120,10 +121,7 @@ void HostLaunches::endStep(double watchdogSeconds) {
   if (!inStep)
     throw Error("lamportRuntimeEndStep without lamportRuntimeBeginStep: no "
                 "step has begun");
-  if (!(watchdogSeconds > 0))
-    throw Error(concat("the watchdog must be a positive number of seconds, "
-                       "got ",
-                       watchdogSeconds));
+  requireWatchdog(watchdogSeconds);
   inStep = false;
   std::vector<std::vector<Held>> launches(session.tp());
   launches.swap(held);

@@ -144,10 +144,7 @@ LamportStatus lamportRankWait(LamportRank rank, void *stream,
                               LamportErrorCallback errorCallback,
                               void *userData) {
   return guarded(errorCallback, userData, [&] {
-    if (!(watchdogSeconds > 0))
-      throw Error(concat("the watchdog must be a positive number of seconds, "
-                         "got ",
-                         watchdogSeconds));
+    requireWatchdog(watchdogSeconds);
     RankRuntime &runtime = rankOf(rank);
     runtime.wait(static_cast<CUstream>(stream), watchdogSeconds,
                  concat("rank ", runtime.rank(), ": waiting for its stream"));

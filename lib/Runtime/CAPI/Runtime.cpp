@@ -118,10 +118,7 @@ LamportStatus lamportRuntimeStep(LamportRuntime runtime, int tokens,
                                  LamportErrorCallback errorCallback,
                                  void *userData) {
   return guarded(errorCallback, userData, [&] {
-    if (!(watchdogSeconds > 0))
-      throw Error(concat("the watchdog must be a positive number of seconds, "
-                         "got ",
-                         watchdogSeconds));
+    requireWatchdog(watchdogSeconds);
     runnerOf(runtime).step(tokens, watchdogSeconds);
   });
 }

@@ -82,6 +82,14 @@ inline void requireHostBuffer(const void *host, uint64_t bytes,
         concat(function, ": the host pointer is null, for ", bytes, " bytes"));
 }
 
+/// A wait's watchdog: a positive number of seconds (NaN is refused too).
+inline void requireWatchdog(double seconds) {
+  if (!(seconds > 0))
+    throw Error(concat("the watchdog must be a positive number of seconds, "
+                       "got ",
+                       seconds));
+}
+
 /// "loopback" or "peer"; multicast and anything else are refused.
 TransportKind parseTransport(const char *transport);
 
