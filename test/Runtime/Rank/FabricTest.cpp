@@ -34,7 +34,8 @@ void offerFabric(bool offer) {
 /// shares its copies as \p expected, sees every rank's writes, and holds no
 /// more descriptors or mappings once its mailboxes are gone.
 void shareAndRelease(const std::vector<bool> &offers, CopyHandle expected) {
-  std::string directory = freshDirectory();
+  StoreDirectory scratch;
+  const std::string &directory = scratch.path;
   int tp = int(offers.size());
   MailboxSpec spec = smallMailbox(tp);
   std::vector<int> statuses = runRanks(tp, [&](int rank) {
@@ -61,7 +62,6 @@ void shareAndRelease(const std::vector<bool> &offers, CopyHandle expected) {
     return 0;
   });
   EXPECT_EQ(statuses, std::vector<int>(tp, 0));
-  std::system(("rm -rf " + directory).c_str());
 }
 
 TEST(FabricHandles, SharedThroughTheStoreAndReleased) {
@@ -78,7 +78,8 @@ TEST(FabricHandles, OneRankWithoutThemMeansFileDescriptorsForAll) {
 /// every one of \p pieces and rank 0 holds nothing of the exchange after it.
 bool foreignHandleRefused(const std::string &handles,
                           const std::vector<std::string> &pieces) {
-  std::string directory = freshDirectory();
+  StoreDirectory scratch;
+  const std::string &directory = scratch.path;
   MailboxSpec spec = smallMailbox(2);
   std::vector<int> statuses = runRanks(2, [&](int rank) {
     offerFabric(true);
@@ -105,7 +106,6 @@ bool foreignHandleRefused(const std::string &handles,
     }
     return openDescriptors() == fds && fakeCopyMappings() == maps ? 0 : 4;
   });
-  std::system(("rm -rf " + directory).c_str());
   return statuses == std::vector<int>{0, 0};
 }
 

@@ -37,11 +37,23 @@ using namespace lamport::runtime;
 
 inline const std::string kInputs = LAMPORT_RUNTIME_TEST_INPUTS;
 
-inline std::string freshDirectory() {
-  char pattern[] = "/tmp/lamport-rank-test-XXXXXX";
-  const char *made = ::mkdtemp(pattern);
-  return made ? made : "";
-}
+/// A fresh directory for a test's file store, removed with everything in
+/// it when the test's scope ends (also on a failed assertion); forked ranks
+/// leave by _exit and never remove it.
+struct StoreDirectory {
+  StoreDirectory() {
+    char pattern[] = "/tmp/lamport-rank-test-XXXXXX";
+    const char *made = ::mkdtemp(pattern);
+    path = made ? made : "";
+  }
+  ~StoreDirectory() {
+    if (!path.empty())
+      std::system(("rm -rf " + path).c_str());
+  }
+  StoreDirectory(const StoreDirectory &) = delete;
+  StoreDirectory &operator=(const StoreDirectory &) = delete;
+  std::string path;
+};
 
 /// Runs \p body(rank) in one process per rank; returns each exit status
 /// (-1 for a process killed by a signal or past 30 s). A body that throws

@@ -45,7 +45,8 @@ CopyHandle expectedHandles() {
 }
 
 TEST(RankMailboxes, EveryRankSeesWhatEveryRankWrote) {
-  std::string directory = freshDirectory();
+  StoreDirectory scratch;
+  const std::string &directory = scratch.path;
   const int tp = 3;
   MailboxSpec spec = smallMailbox(tp);
   std::vector<int> statuses = runRanks(tp, [&](int rank) {
@@ -60,7 +61,6 @@ TEST(RankMailboxes, EveryRankSeesWhatEveryRankWrote) {
     return writeEveryCopy(mailboxes, spec, rank, *store);
   });
   EXPECT_EQ(statuses, std::vector<int>(tp, 0));
-  std::system(("rm -rf " + directory).c_str());
 }
 
 /// Rows of rank \p rank at step \p step: a distinct pattern per element.
@@ -173,7 +173,8 @@ TEST(RankRuntime, PublishPollAcrossProcessesEagerAndReplayed) {
 }
 
 TEST(RankRuntime, ARankThatNeverArrivesIsNamed) {
-  std::string directory = freshDirectory();
+  StoreDirectory scratch;
+  const std::string &directory = scratch.path;
   auto start = std::chrono::steady_clock::now();
   std::vector<int> statuses = runRanks(1, [&](int) {
     RankConfig config = rankConfig(0, 2, directory, 0.5);
@@ -190,11 +191,11 @@ TEST(RankRuntime, ARankThatNeverArrivesIsNamed) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count(),
       1.5);
-  std::system(("rm -rf " + directory).c_str());
 }
 
 TEST(RankRuntime, ARankThatDiesFailsItsPeersPollNamingIt) {
-  std::string directory = freshDirectory();
+  StoreDirectory scratch;
+  const std::string &directory = scratch.path;
   std::vector<int> statuses = runRanks(2, [&](int rank) {
     RankConfig config = rankConfig(rank, 2, directory, 10);
     RankRuntime runtime(kInputs + "/publish_poll_tp2", config);
@@ -222,7 +223,6 @@ TEST(RankRuntime, ARankThatDiesFailsItsPeersPollNamingIt) {
     return 3;
   });
   EXPECT_EQ(statuses, (std::vector<int>{0, 0}));
-  std::system(("rm -rf " + directory).c_str());
 }
 
 void keepMessage(const char *message, size_t, void *userData) {
@@ -283,11 +283,11 @@ int capiRank(const std::string &directory, int rank) {
 }
 
 TEST(RankCApi, StepsAndRefusals) {
-  std::string directory = freshDirectory();
+  StoreDirectory scratch;
+  const std::string &directory = scratch.path;
   std::vector<int> statuses =
       runRanks(2, [&](int rank) { return capiRank(directory, rank); });
   EXPECT_EQ(statuses, (std::vector<int>{0, 0}));
-  std::system(("rm -rf " + directory).c_str());
 }
 
 /// One rank of all_reduce_tp4 over the nccl transport through the C API: an
@@ -366,15 +366,16 @@ int ncclRank(const std::string &directory, int rank) {
 }
 
 TEST(RankCApi, NcclTransportEagerAndReplayed) {
-  std::string directory = freshDirectory();
+  StoreDirectory scratch;
+  const std::string &directory = scratch.path;
   std::vector<int> statuses =
       runRanks(4, [&](int rank) { return ncclRank(directory, rank); });
   EXPECT_EQ(statuses, (std::vector<int>{0, 0, 0, 0}));
-  std::system(("rm -rf " + directory).c_str());
 }
 
 TEST(RankRuntime, NcclTransportHasNoMailboxes) {
-  std::string directory = freshDirectory();
+  StoreDirectory scratch;
+  const std::string &directory = scratch.path;
   std::vector<int> statuses = runRanks(2, [&](int rank) {
     RankConfig config = rankConfig(rank, 2, "file://" + directory, 10);
     config.transport = RankTransport::Nccl;
@@ -390,7 +391,6 @@ TEST(RankRuntime, NcclTransportHasNoMailboxes) {
     return 3;
   });
   EXPECT_EQ(statuses, (std::vector<int>{0, 0}));
-  std::system(("rm -rf " + directory).c_str());
 }
 
 } // namespace
