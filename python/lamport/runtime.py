@@ -176,12 +176,34 @@ def _seconds(what, value):
     return float(value)
 
 
-class Runtime:
-    """One TP group of a bundle on GPUs: `tp` ranks with the `transport`
-    ("loopback": every rank on `device`; "peer": rank r on device + r)."""
+class _OwnedHandle:
+    """A C API handle this object owns: close() destroys it once (with
+    `_destroy`), and a `with` block or the garbage collector closes it."""
 
     # What close() reads, set before __init__ can fail.
     _handle = None
+
+    def _destroy(self, handle):
+        raise NotImplementedError
+
+    def close(self):
+        if self._handle:
+            self._destroy(self._handle)
+            self._handle = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *_):
+        self.close()
+
+    def __del__(self):
+        self.close()
+
+
+class Runtime(_OwnedHandle):
+    """One TP group of a bundle on GPUs: `tp` ranks with the `transport`
+    ("loopback": every rank on `device`; "peer": rank r on device + r)."""
 
     def __init__(self, bundle, tp, transport="loopback", device=0, pdl=True,
                  watchdog=30.0):
@@ -207,20 +229,8 @@ class Runtime:
             self._devices.append(ordinal.value)
         self.steps = 0
 
-    # Lifetime.
-    def close(self):
-        if self._handle:
-            _library().lamportRuntimeDestroy(self._handle)
-            self._handle = None
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *_):
-        self.close()
-
-    def __del__(self):
-        self.close()
+    def _destroy(self, handle):
+        _library().lamportRuntimeDestroy(handle)
 
     def _check_open(self):
         if not self._handle:

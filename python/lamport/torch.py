@@ -23,7 +23,7 @@ import os
 import socket
 
 from . import runtime as _runtime
-from .runtime import _ErrorCallback, _call
+from .runtime import _ErrorCallback, _OwnedHandle, _call
 
 __all__ = ["Boundary", "DeviceArray", "Rank"]
 
@@ -119,7 +119,7 @@ def _check_transport(transport):
                          f"{transport!r}")
 
 
-class Rank:
+class Rank(_OwnedHandle):
     """Rank `rank` of the `tp`-rank group of a bundle, on CUDA device
     `device`, meeting the other ranks at `rendezvous` ("tcp://HOST:PORT",
     rank 0 serving; "file://DIR"). `transport` "mailbox" runs the compiled
@@ -195,20 +195,8 @@ class Rank:
         _call(_library().lamportRankWait, self._handle,
               ctypes.c_void_p(int(stream)), float(watchdog))
 
-    def close(self):
-        if self._handle:
-            _library().lamportRankDestroy(self._handle)
-            self._handle = None
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *_):
-        self.close()
-
-    def __del__(self):
-        if getattr(self, "_handle", None):
-            self.close()
+    def _destroy(self, handle):
+        _library().lamportRankDestroy(handle)
 
 
 def _free_port():
