@@ -10,9 +10,13 @@ the sm_90 table's (_table), and the program with the tactic list
 bench/prepare_gemm.sh carried before the table (_hand): the same speed is
 the check. bundles/tactics/tune: lamport-tune's candidates (the model's N
 best launch shapes, its pick among them) for the real-model shapes below x
-M 1, 4, 8, 16. Ten launch shapes a point, not lamport-tune's six: the
+M 1, 4, 8, 16; bundles/tactics/fresh: the same for the shapes the model
+was not fitted to; bundles/tactics/explore: launch shapes outside the
+sweep (8 splits, kw 256) at the shapes of large K. Ten launch shapes a point, not lamport-tune's six: the
 tuned best a point is judged against should not be only what the model
-ranks high (612 candidates, two minutes to compile here).
+ranks high (about 1,100 candidates, four minutes to compile here). The
+directory is packed into bundles/tactics.tar.xz, which the GPU machine
+unpacks (bench/run_tactics.sh): the bundles' PTX packs about tenfold.
 """
 import importlib.machinery
 import importlib.util
@@ -60,6 +64,43 @@ REAL = [
     "qwen25_14b_oproj_tp8:5120:640",      # hidden 5120 / 8
 ]
 
+# Shapes the model's figures were never fitted to (its held-out check): the
+# projections that end in an all-reduce (o_proj, down) of two model families
+# not above, at tp 4, 8 and 16 (sources in docs/tactics.md).
+FRESH = [
+    "qwen3_32b_oproj_tp4:5120:2048",      # 64 heads x 128 / 4
+    "qwen3_32b_oproj_tp8:5120:1024",
+    "qwen3_32b_oproj_tp16:5120:512",
+    "qwen3_32b_down_tp4:5120:6400",       # intermediate 25600 / 4
+    "qwen3_32b_down_tp8:5120:3200",
+    "qwen3_32b_down_tp16:5120:1600",
+    "gemma2_27b_oproj_tp4:4608:1024",     # 32 heads x 128 / 4
+    "gemma2_27b_oproj_tp8:4608:512",
+    "gemma2_27b_oproj_tp16:4608:256",
+    "gemma2_27b_down_tp4:4608:9216",      # intermediate 36864 / 4
+    "gemma2_27b_down_tp8:4608:4608",
+    "gemma2_27b_down_tp16:4608:2304",
+]
+
+
+# Launch shapes outside the sweep (docs/tactics.md: 8 splits and kw 256 lost
+# at the seed shapes, K <= 4096), tried at the shapes of larger K at M 1
+# and 16, to see whether the sweep should grow there.
+EXPLORE_SPLITS_KW = [(8, 64), (8, 128), (1, 256), (2, 256), (4, 256)]
+EXPLORE_MIN_K = 3584
+
+
+def explore_tactics(k, m):
+    """Each (splits, kw) of EXPLORE_SPLITS_KW that gives K 1..32 warps, at
+    one tile, two late chunks (one at kw 64) and the hint and early dependents the sweep's
+    best carry."""
+    for splits, kw in EXPLORE_SPLITS_KW:
+        if k % (splits * kw) == 0 and 1 <= k // (splits * kw) <= 32:
+            yield {"splits": splits, "kw": kw, "accs": 2 if m <= 8 else 1,
+                   "tiles": 1, "passes": 1, "min_ctas_per_sm": 1,
+                   "early_dependents": True,
+                   "late_chunks": min(2, kw // 32 - 1)}
+
 
 def hand_tactics(specs):
     """(knobs, last M) of each tactic of a HAND line."""
@@ -74,12 +115,20 @@ def hand_tactics(specs):
     return out
 
 
-def compile_program(compile_tool, work, name, text, out):
+def compile_program(compile_tool, work, name, text, out, required=True):
+    """Compiles `text` into bundle OUT/NAME; a program that is not required
+    may fail to compile (a launch shape the kernel refuses): it is left
+    out, with the compiler's reason."""
     source = os.path.join(work, name + ".mlir")
     with open(source, "w") as f:
         f.write(text)
-    subprocess.run([compile_tool, source, "-o", os.path.join(out, name)],
-                   check=True)
+    result = subprocess.run([compile_tool, source, "-o",
+                             os.path.join(out, name)],
+                            capture_output=True, text=True)
+    if result.returncode and required:
+        sys.exit(f"{name}: {result.stderr.strip()}")
+    if result.returncode:
+        print(f"left out {name}: {result.stderr.strip().splitlines()[0]}")
 
 
 def main(argv):
@@ -108,12 +157,32 @@ def main(argv):
             compile_program(compile_tool, work,
                             tune.bundle_name(shape, m, serving, False) + "_hand",
                             tune.program(shape, n, k, m, listed), seed)
-    subprocess.run([os.path.join(ROOT, "tools", "lamport-tune", "lamport-tune"),
-                    "emit", "-o", os.path.join(ROOT, "bundles", "tactics", "tune"),
-                    "--m", "1,4,8,16", "--candidates", candidates,
-                    "--opt", opt, "--compile", compile_tool] + REAL, check=True)
+    explore = os.path.join(ROOT, "bundles", "tactics", "explore")
+    os.makedirs(explore)
+    for spec in REAL + FRESH:
+        shape, n, k = spec.split(":")
+        n, k = int(n), int(k)
+        if k < EXPLORE_MIN_K:
+            continue
+        for m in (1, 16):
+            for knobs in explore_tactics(k, m):
+                compile_program(compile_tool, work,
+                                tune.bundle_name(shape, m, knobs, False),
+                                tune.program(shape, n, k, m,
+                                             tune.tactic_text(knobs, m)),
+                                explore, required=False)
+    for directory, shapes in (("tune", REAL), ("fresh", FRESH)):
+        subprocess.run(
+            [os.path.join(ROOT, "tools", "lamport-tune", "lamport-tune"),
+             "emit", "-o", os.path.join(ROOT, "bundles", "tactics", directory),
+             "--m", "1,4,8,16", "--candidates", candidates, "--opt", opt,
+             "--compile", compile_tool] + shapes, check=True)
     subprocess.run(["rm", "-rf", work])
-    print(f"seed: {len(os.listdir(seed))} bundles in {seed}")
+    subprocess.run(["tar", "-C", os.path.join(ROOT, "bundles"), "-cJf",
+                    os.path.join(ROOT, "bundles", "tactics.tar.xz"), "tactics"],
+                   check=True)
+    print(f"seed: {len(os.listdir(seed))} bundles in {seed}; explore: "
+          f"{len(os.listdir(explore))} in {explore}")
 
 
 if __name__ == "__main__":

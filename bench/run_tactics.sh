@@ -2,12 +2,14 @@
 #===- bench/run_tactics.sh - The tactic-selection checks, on the GPU -----===#
 #
 # Builds lamport-gemm-bench without MLIR (build-gpu/), then times the
-# bundles bench/prepare_tactics.py compiled where MLIR is (copy `bundles`):
-# the seed shapes from the sm_90 table against the hand-written tactics
-# (bundles/tactics/seed) and lamport-tune's candidates for the real-model
-# shapes (bundles/tactics/tune, `lamport-tune time`). Writes the bench's
-# reports and lamport-tune's candidates.json and results.json to $OUT where
-# it is set (for `lamport-tune merge` where MLIR is), and prints the two
+# bundles bench/prepare_tactics.py compiled where MLIR is (copy
+# bundles/tactics.tar.xz, or bundles/tactics unpacked): the seed shapes from
+# the sm_90 table against the hand-written tactics (bundles/tactics/seed)
+# and lamport-tune's candidates for the real-model shapes the model was
+# fitted to (bundles/tactics/tune) and for those it was not
+# (bundles/tactics/fresh), `lamport-tune time`. Writes the bench's reports
+# and each set's candidates.json and results.json to $OUT where it is set
+# (for `lamport-tune merge` and refits where MLIR is), and prints the
 # checks' tables last (bench/tactics_report.py; docs/tactics.md, "Checks").
 #
 #===----------------------------------------------------------------------===#
@@ -18,12 +20,30 @@ source "$root/bench/build_gemm_bench.sh"
 build_gemm_bench run_tactics.sh || exit 2
 out=${OUT:-$build}
 bench=$build/bin/lamport-gemm-bench
-tune=$root/bundles/tactics/tune
+if [ -f "$root/bundles/tactics.tar.xz" ]; then
+  rm -rf "$root/bundles/tactics"
+  tar -C "$root/bundles" -xJf "$root/bundles/tactics.tar.xz" || exit 2
+fi
 "$bench" --json "$out/tactics_seed.json" "$root"/bundles/tactics/seed/* \
   >"$out/tactics_seed.log" 2>&1
 echo "seed bench: status $? ($(grep -c PASS "$out/tactics_seed.log") PASS lines)"
-python3 "$root/tools/lamport-tune/lamport-tune" time "$tune" --bench "$bench" \
-  >"$out/tactics_tune.log" 2>&1
-echo "lamport-tune time: status $? ($(grep -c PASS "$out/tactics_tune.log") PASS lines)"
-cp "$tune/candidates.json" "$tune/results.json" "$out/" 2>/dev/null
-python3 "$root/bench/tactics_report.py" "$out/tactics_seed.json" "$tune"
+explore=$root/bundles/tactics/explore
+if [ -d "$explore" ]; then
+  "$bench" --json "$out/tactics_explore.json" "$explore"/* \
+    >"$out/tactics_explore.log" 2>&1
+  echo "explore bench: status $? ($(grep -c PASS "$out/tactics_explore.log") PASS lines)"
+fi
+sets=()
+for set in tune fresh; do
+  dir=$root/bundles/tactics/$set
+  [ -d "$dir" ] || continue
+  python3 "$root/tools/lamport-tune/lamport-tune" time "$dir" --bench "$bench" \
+    >"$out/tactics_$set.log" 2>&1
+  echo "lamport-tune time $set: status $? ($(grep -c PASS "$out/tactics_$set.log") PASS lines)"
+  mkdir -p "$out/$set"
+  cp "$dir/candidates.json" "$dir/results.json" "$out/$set/" 2>/dev/null
+  sets+=("$dir")
+done
+[ -f "$out/tactics_explore.json" ] &&
+  python3 "$root/bench/tactics_report.py" --explore "$out/tactics_explore.json" "${sets[@]}"
+python3 "$root/bench/tactics_report.py" "$out/tactics_seed.json" "${sets[@]}"

@@ -2,7 +2,8 @@
 """Prints the tactic-selection checks (docs/tactics.md, "Checks") from
 bench/run_tactics.sh's reports.
 
-  tactics_report.py SEED.json TUNE_DIR
+  tactics_report.py SEED.json TUNE_DIR [FRESH_DIR]
+  tactics_report.py --explore EXPLORE.json TUNE_DIR [FRESH_DIR]
 
 The first table: the seed shapes, each point's bundle from the sm_90 table
 (_table) and with the hand-written tactics (_hand) timed in one process;
@@ -10,7 +11,10 @@ the check is the geometric mean of the speedup over cuBLAS from the table
 within 2% of the hand-written one's. The second (lamport-tune report): the
 real-model shapes, the cost model's pick against the best candidate the
 tuner timed (within 10% at every point) and the best over cuBLAS (1.5x in
-geometric mean). Exit status 1 where a check fails.
+geometric mean): TUNE_DIR the shapes the model's figures were fitted to,
+FRESH_DIR (where given) shapes it never saw. Exit status 1 where a check
+fails. With --explore: each launch shape outside the sweep against the
+best the sweep's candidates gave at its point (no check).
 """
 import importlib.machinery
 import importlib.util
@@ -58,22 +62,62 @@ def seed_check(path):
     return passed and ratio >= 0.98
 
 
-def main(argv):
-    if len(argv) != 2:
-        print(__doc__, file=sys.stderr)
-        return 2
+def explore_report(path, directories, tune):
+    """Launch shapes outside the sweep against the sweep's best."""
+    best = {}
+    for directory in directories:
+        _, points = tune.load_points(directory)
+        for (shape, _, _, m, _), records in points.items():
+            found = tune.best_of(records)
+            if found:
+                best[(shape, m)] = found
+    print("| shape | M | outside the sweep | us | sweep's best | us | "
+          "outside / best | cuBLAS us | checks |")
+    print("|---|---:|---|---:|---|---:|---:|---:|---|")
+    for row in sorted(json.load(open(path)),
+                      key=lambda r: (r["shape"], r["m"], r["ours_us"] or 0)):
+        sweep = best.get((row["shape"], row["m"]))
+        if not sweep or not row.get("ours_us"):
+            continue
+        describe = lambda knobs: tune.bundle_name("", 0, knobs, False)[4:]
+        print(f"| {row['shape']} | {row['m']} | {row['tactic']} | "
+              f"{row['ours_us']:.2f} | {describe(sweep['tactic'])} | "
+              f"{sweep['us']:.2f} | {row['ours_us'] / sweep['us']:.3f} | "
+              f"{row['cublas_us']:.2f} | "
+              f"{'PASS' if row['passed'] else 'FAIL'} |")
+
+
+def load_tune():
     loader = importlib.machinery.SourceFileLoader(
         "lamport_tune",
         os.path.join(ROOT, "tools", "lamport-tune", "lamport-tune"))
     spec = importlib.util.spec_from_loader("lamport_tune", loader)
     tune = importlib.util.module_from_spec(spec)
     loader.exec_module(tune)
+    return tune
+
+
+def main(argv):
+    if argv[:1] == ["--explore"] and len(argv) >= 3:
+        explore_report(argv[1], argv[2:], load_tune())
+        print()
+        return 0
+    if len(argv) not in (2, 3):
+        print(__doc__, file=sys.stderr)
+        return 2
+    tune = load_tune()
     seed_ok = seed_check(argv[0])
     print()
-    tune_ok = tune.report(SimpleNamespace(output=argv[1])) == 0
+    verdicts = []
+    for title, directory in zip(("shapes the model was fitted to",
+                                 "shapes the model was not fitted to"),
+                                argv[1:]):
+        print(f"\n{title} ({os.path.basename(os.path.normpath(directory))}):\n")
+        verdicts.append(tune.report(SimpleNamespace(output=directory)) == 0)
     print(f"\nchecks: seed from the table {'PASS' if seed_ok else 'FAIL'}, "
-          f"cost model and tuner {'PASS' if tune_ok else 'FAIL'}")
-    return 0 if seed_ok and tune_ok else 1
+          "cost model and tuner " +
+          ", ".join('PASS' if ok else 'FAIL' for ok in verdicts))
+    return 0 if seed_ok and all(verdicts) else 1
 
 
 if __name__ == "__main__":
