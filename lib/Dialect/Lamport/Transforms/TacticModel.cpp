@@ -157,7 +157,7 @@ static double estimateRegister(const ChipModel &chip,
   // the accumulators, one x fragment per token block, and the rest.
   int64_t weightRegisters =
       chunks * shape.tiles * 8 * (shape.passes > 1 ? 2 : 1);
-  int64_t registers = 18 + weightRegisters +
+  int64_t registers = chip.baseRegisters + weightRegisters +
                       shape.accs * shape.tiles * tokenBlocks * 4 +
                       tokenBlocks * 4;
   int64_t hint = tactic.getMinCtasPerSm();
@@ -186,23 +186,25 @@ static double estimateRegister(const ChipModel &chip,
   double bandwidth =
       std::min({chip.dramBytesPerUs, resident * ctaBytes / chip.latencyUs,
                 activeSms * chip.smBytesPerUs});
-  double stream =
-      weightBytes / bandwidth * 1.06 + (waves - 1) * chip.waveUs / perSm;
+  double stream = weightBytes / bandwidth * chip.streamOverFloor +
+                  (waves - 1) * chip.waveUs / perSm;
   // Without the register budget hint ptxas keeps registers low and issues
   // some weight loads late.
   if (!hint)
-    stream *= 1.04;
+    stream *= chip.noHintFactor;
 
   // x from L2 after the wait: every CTA of a split reads its K slice of M
   // rows, once for all passes; late chunks overlap part of it.
   double xBytes = 2.0 * shape.gridX() * m * problem.k;
   double activations = xBytes / chip.l2BytesPerUs;
   int64_t late = tactic.getLateChunks();
-  double lateGain = late ? activations * (late == 1 ? 0.25 : 0.6) : 0;
+  double lateGain =
+      late ? activations * (late == 1 ? chip.lateOverlap1 : chip.lateOverlap2)
+           : 0;
   // Each late chunk is one more round of loads behind x, of every tile: its
   // bytes per warp grow with the tiles, and so does the part of it the rest
   // of the stream does not hide.
-  double lateCost = 0.05 * late * shape.tiles;
+  double lateCost = chip.lateChunkUs * late * shape.tiles;
 
   // The MMAs a warp issues once its operands are in (two per chunk for each
   // tile and token block), over the accumulators that take turns; and the
@@ -210,13 +212,13 @@ static double estimateRegister(const ChipModel &chip,
   // the cluster.
   double mma =
       double(chunks * 2 * shape.tiles * tokenBlocks) / shape.accs * chip.mmaUs;
-  double reduce = 0.02 + 12e-6 * shape.warps * shape.tokenTile *
+  double reduce = 0.02 + chip.reduceWordUs * shape.warps * shape.tokenTile *
                              shape.featuresPerCta() * shape.passes;
   if (shape.splits > 1)
     reduce += chip.clusterUs + chip.splitUs * (shape.splits - 1);
   // Each further pass reduces and stores its block before the CTA moves on
   // (8 passes, and passes at o_proj tp16, lose: docs/design/gemm.md).
-  reduce += 0.2 * (shape.passes - 1);
+  reduce += chip.passUs * (shape.passes - 1);
 
   // The epilogue: y, and with a publish tp copies of it.
   double yBytes = 2.0 * m * problem.n;
@@ -224,7 +226,8 @@ static double estimateRegister(const ChipModel &chip,
   if (problem.publishes)
     epilogue += problem.tp * yBytes / chip.publishBytesPerUs;
 
-  double fixed = chip.launchUs - (tactic.getEarlyDependents() ? 0.2 : 0);
+  double fixed =
+      chip.launchUs - (tactic.getEarlyDependents() ? chip.earlyUs : 0);
   return fixed +
          (stream + activations - lateGain + lateCost + mma + reduce) * spill +
          epilogue;

@@ -56,6 +56,23 @@ struct ChipModel {
   double clusterUs = 0.1;
   /// Each further split's share of the exchange, us.
   double splitUs = 0.0;
+  /// Each further pass's reduce and store, us.
+  double passUs = 0.2;
+  /// The weight stream over its floor.
+  double streamOverFloor = 1.06;
+  /// The stream without the register budget hint (ptxas keeps registers
+  /// low and issues some loads late).
+  double noHintFactor = 1.04;
+  /// What early dependents save of the launch, us.
+  double earlyUs = 0.2;
+  /// The share of x's load one and two late chunks overlap.
+  double lateOverlap1 = 0.25, lateOverlap2 = 0.6;
+  /// Each late chunk of each tile, us.
+  double lateChunkUs = 0.05;
+  /// The warps' partials through shared memory, us per word.
+  double reduceWordUs = 12e-6;
+  /// A thread's registers besides the weights, sums and x.
+  int64_t baseRegisters = 18;
 
   /// The figures of `chip` (sm_90 = H200; sm_100a = B200).
   static ChipModel get(StringRef chip);
