@@ -10,11 +10,11 @@ the sm_90 table's (_table), and the program with the tactic list
 bench/prepare_gemm.sh carried before the table (_hand): the same speed is
 the check. bundles/tactics/tune: lamport-tune's candidates (the model's N
 best launch shapes, its pick among them) for the real-model shapes below x
-M 1, 4, 8, 16; bundles/tactics/fresh: the same for the shapes the model
-was not fitted to; bundles/tactics/explore: launch shapes outside the
+M 1, 4, 8, 16; bundles/tactics/fresh and unseen: the same for shapes the
+model was not fitted to; bundles/tactics/explore: launch shapes outside the
 sweep (8 splits, kw 256) at the shapes of large K. Ten launch shapes a point, not lamport-tune's six: the
 tuned best a point is judged against should not be only what the model
-ranks high (about 1,100 candidates, four minutes to compile here). The
+ranks high (about 1,500 candidates, three minutes to compile here). The
 directory is packed into bundles/tactics.tar.xz, which the GPU machine
 unpacks (bench/run_tactics.sh): the bundles' PTX packs about tenfold.
 """
@@ -64,9 +64,11 @@ REAL = [
     "qwen25_14b_oproj_tp8:5120:640",      # hidden 5120 / 8
 ]
 
-# Shapes the model's figures were never fitted to (its held-out check): the
-# projections that end in an all-reduce (o_proj, down) of two model families
-# not above, at tp 4, 8 and 16 (sources in docs/tactics.md).
+# Shapes the model's figures are not fitted to: the projections that end in
+# an all-reduce (o_proj, down) of two model families not above, at tp 4, 8
+# and 16 (sources in docs/tactics.md). FRESH judged the refits of the
+# model's figures (bench/data/h200_tactics_heldout); UNSEEN, no fit and no
+# choice between fits has seen.
 FRESH = [
     "qwen3_32b_oproj_tp4:5120:2048",      # 64 heads x 128 / 4
     "qwen3_32b_oproj_tp8:5120:1024",
@@ -80,6 +82,20 @@ FRESH = [
     "gemma2_27b_down_tp4:4608:9216",      # intermediate 36864 / 4
     "gemma2_27b_down_tp8:4608:4608",
     "gemma2_27b_down_tp16:4608:2304",
+]
+UNSEEN = [
+    "mistral_nemo_oproj_tp4:5120:1024",   # 32 heads x 128 / 4
+    "mistral_nemo_oproj_tp8:5120:512",
+    "mistral_nemo_oproj_tp16:5120:256",
+    "mistral_nemo_down_tp4:5120:3584",    # intermediate 14336 / 4
+    "mistral_nemo_down_tp8:5120:1792",
+    "mistral_nemo_down_tp16:5120:896",
+    "gemma2_9b_oproj_tp4:3584:1024",      # 16 heads x 256 / 4
+    "gemma2_9b_oproj_tp8:3584:512",
+    "gemma2_9b_oproj_tp16:3584:256",
+    "gemma2_9b_down_tp4:3584:3584",       # intermediate 14336 / 4
+    "gemma2_9b_down_tp8:3584:1792",
+    "gemma2_9b_down_tp16:3584:896",
 ]
 
 
@@ -171,7 +187,8 @@ def main(argv):
                                 tune.program(shape, n, k, m,
                                              tune.tactic_text(knobs, m)),
                                 explore, required=False)
-    for directory, shapes in (("tune", REAL), ("fresh", FRESH)):
+    for directory, shapes in (("tune", REAL), ("fresh", FRESH),
+                              ("unseen", UNSEEN)):
         subprocess.run(
             [os.path.join(ROOT, "tools", "lamport-tune", "lamport-tune"),
              "emit", "-o", os.path.join(ROOT, "bundles", "tactics", directory),
