@@ -5,28 +5,29 @@ The model (lib/Dialect/Lamport/Transforms/TacticModel.cpp) estimates a
 tactic's time from the bytes each CTA keeps in flight, the waves, the
 activations from L2, the MMA chain, the split-K and pass reductions and the
 fixed costs. estimate() below is that function line for line, its constants
-in CONSTANTS; `--check-opt` compares it with lamport-opt's own estimate
-(the explain remark of lamport-select-tactics) on every measured candidate,
-so the C++ stays the one model and this file only mirrors it.
+in CONSTANTS (the fields of ChipModel); `--check-opt` compares it with
+lamport-opt's own estimate (the explain remark of lamport-select-tactics)
+on every measured candidate, so the C++ stays the one model and this file
+only mirrors it.
 
-    bench/fit_tactic_model.py [--results DIR]       # evaluate CONSTANTS
+    bench/fit_tactic_model.py                       # evaluate CONSTANTS
     bench/fit_tactic_model.py --per-point           # each point's pick
     bench/fit_tactic_model.py --check-opt build/bin/lamport-opt
-    bench/fit_tactic_model.py --fit [--hold-out]    # refit from START
+    bench/fit_tactic_model.py --fit                 # refit (scipy, minutes)
 
-The measurements (bench/data/h200_tactics, one H200), a subdirectory per
-run, each with lamport-tune's candidates.json and results.json and
-tactics_seed.json (the seed shapes at their table tactics): nine_shapes,
-nine real-model shapes x M 1, 4, 8, 16 (204 timed candidates); and
-sixteen_shapes, those nine and seven smaller ones (372 timed candidates of
-the model the first run fitted). `--results DIR` reads one run (a directory
-with results.json) or every run under DIR.
+The measurements (one H200), a subdirectory per run, each with
+lamport-tune's candidates.json and results.json and tactics_seed.json (the
+seed shapes at their table tactics): bench/data/h200_tactics, the runs the
+constants are fitted to (sixteen real-model shapes x M 1, 4, 8, 16, four
+runs), and bench/data/h200_tactics_heldout, shapes the fit never sees
+(twelve shapes of two other model families), on which the model's error
+is judged. `--results DIR` and `--held-out DIR` read others (a directory
+with results.json, or every run under it).
 
 Criteria: for each (shape, M, run) the candidate the model ranks first
 among the measured ones, over the measured best (within 1.10 is the goal);
 the estimate over the measurement at the seed points (each at its table
-tactic); with --hold-out, the same ranking for each shape with the
-constants fitted without it (in every run).
+tactic).
 """
 
 import argparse
@@ -36,6 +37,7 @@ import os
 import re
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -47,33 +49,26 @@ CHUNK_K, TOKENS_PER_MMA, FEATURES_PER_TILE = 32, 8, 16
 # The H200 figures and the kernel's costs, as TacticModel.cpp has them.
 CONSTANTS = {
     "dram": 4.25e6,        # weight-stream bandwidth, bytes/us
-    "sm": 75e3,            # what one SM's loads pull, bytes/us
-    "l2": 9e6,             # activations from L2, bytes/us
+    "sm": 81.9e3,          # what one SM's loads pull, bytes/us
+    "l2": 11.9e6,          # activations from L2, bytes/us
     "publish": 4.4e6,      # the publishing epilogue's copies, bytes/us
-    "launch": 0.55,        # fixed cost of a launch under PDL, us
-    "latency": 1.0,        # a memory round trip under load, us
-    "wave": 2.0,           # each further wave, over the CTAs per SM, us
-    "mma": 0.02,           # one mma.sync of a warp's accumulator chain, us
-    "cluster": 0.1,        # the split-K exchange through the cluster, us
-    "split": 0.0,          # each further split's exchange, us
-    "pass": 0.2,           # each further pass's reduce and store, us
-    "stream_over": 1.06,   # the weight stream over its floor
+    "launch": 0.641,       # fixed cost of a launch under PDL, us
+    "latency": 0.565,      # a memory round trip under load, us
+    "wave": 2.95,          # each further wave, over the CTAs per SM, us
+    "mma": 0.0112,         # one mma.sync of a warp's accumulator chain, us
+    "cluster": 0.022,      # the split-K exchange through the cluster, us
+    "split": 0.177,        # each further split's exchange, us
+    "pass": 0.269,         # each further pass's reduce and store, us
+    "stream_over": 1.0,    # the weight stream over its floor
     "no_hint": 1.04,       # the stream without the register budget hint
-    "early": 0.2,          # what early dependents save, us
-    "late1": 0.25,         # share of x one late chunk overlaps
-    "late2": 0.6,          # share of x two late chunks overlap
-    "late_cost": 0.05,     # each late chunk of each tile, us
+    "early": 0.188,        # what early dependents save, us
+    "late1": 0.00162,      # share of x one late chunk overlaps
+    "late2": 0.684,        # share of x two late chunks overlap
+    "late_cost": 0.0678,   # each late chunk of each tile, us
     "registers": 18,       # a thread's registers besides weights and sums
     "spill": 0.04,         # each 8 registers past the budget
-    "reduce_word": 12e-6,  # the warps' partials per word, us
+    "reduce_word": 1.15e-05,  # the warps' partials per word, us
 }
-
-
-# Where the fit starts: the constants fitted to the seed shapes alone,
-# before the real-model shapes were measured.
-START = dict(CONSTANTS, latency=0.6, wave=0.6, mma=0.02, cluster=0.1,
-             split=0.05, late2=0.35, registers=16, early=0.15,
-             reduce_word=2e-6, **{"pass": 0.1})
 
 
 def natural_token_tile(m):
@@ -222,55 +217,60 @@ def geomean(xs):
     return math.exp(sum(math.log(x) for x in xs) / len(xs))
 
 
-def loss(c, points, seed):
-    """Picks past 10% of their point's best dominate; then the mean pick
-    ratio and the seed points' squared log error."""
-    ratios = pick_ratios(c, points).values()
-    errors = seed_errors(c, seed)
-    misses = sum(max(0.0, r - 1.10) for r in ratios)
-    spread = sum(math.log(e) ** 2 for e in errors) / len(errors)
-    return 100 * misses + sum(r - 1 for r in ratios) / len(ratios) + spread
-
-
-# The values the fit tries for each constant it moves; the bandwidths of
-# DRAM and the publish stay the chip's.
-SEARCH = {
-    "cluster": [0.05, 0.1, 0.2, 0.3, 0.4],
-    "split": [0.0, 0.05, 0.1, 0.2, 0.3],
-    "pass": [0.0, 0.05, 0.1, 0.2, 0.3, 0.5],
-    "latency": [0.5, 0.6, 0.7, 0.8, 1.0],
-    "sm": [60e3, 75e3, 90e3],
-    "late1": [0.25, 0.5, 0.75],
-    "late2": [0.35, 0.6, 0.9],
-    "mma": [0.005, 0.01, 0.02, 0.03],
-    "l2": [4.5e6, 6e6, 9e6],
-    "registers": [16, 18, 20, 22, 24],
-    "wave": [0.3, 0.6, 0.9, 1.2, 1.5, 2.0],
-    "late_cost": [0.02, 0.05, 0.1, 0.15, 0.2, 0.3],
-    "early": [0.1, 0.15, 0.2],
-    "reduce_word": [2e-6, 4e-6, 8e-6, 12e-6, 16e-6, 24e-6],
+# The constants --fit moves and their bounds; the bandwidths of DRAM and the
+# publish, the spill and register terms stay as they are.
+BOUNDS = {
+    "sm": (40e3, 150e3), "l2": (3e6, 15e6), "launch": (0.3, 0.8),
+    "latency": (0.3, 1.5), "wave": (0.1, 3.0), "mma": (0.002, 0.05),
+    "cluster": (0.0, 0.5), "split": (0.0, 0.4), "pass": (0.0, 1.0),
+    "early": (0.05, 0.3), "late1": (0.0, 0.9), "late2": (0.0, 0.95),
+    "late_cost": (0.0, 0.3), "reduce_word": (0.0, 4e-5),
+    "stream_over": (1.0, 1.15),
 }
+# How sharply the fit's ranking term prefers the model's first candidate,
+# and the weight of the seed points' calibration.
+RANK_SHARPNESS, SEED_WEIGHT = 0.03, 2.0
 
 
-def fit(points, seed, start):
-    """Coordinate descent over SEARCH from `start`, until no value of one
-    constant lowers the loss."""
-    c = dict(start)
-    best = loss(c, points, seed)
-    for _ in range(10):
-        improved = False
-        for key, values in SEARCH.items():
-            for value in values:
-                trial = dict(c, **{key: value})
-                trial_loss = loss(trial, points, seed)
-                if trial_loss < best - 1e-12:
-                    c, best, improved = trial, trial_loss, True
-        if not improved:
-            break
-    return c
+def loss(c, points, seed):
+    """The measured time over the point's best of the candidate the model
+    ranks first, softened (each candidate weighted by how close to the
+    first the model puts it, so the loss is smooth in the constants),
+    averaged over the points; plus the seed points' squared log error."""
+    ranking = 0.0
+    for (_, m, _), cands in points.items():
+        best = min(us for _, us, *_ in cands)
+        logs = [math.log(estimate(c, n, k, m, t)) for t, _, n, k, _ in cands]
+        first = min(logs)
+        weights = [math.exp(-(x - first) / RANK_SHARPNESS) for x in logs]
+        ranking += sum(w * cand[1] / best for w, cand in
+                       zip(weights, cands)) / sum(weights)
+    errors = seed_errors(c, seed)
+    spread = sum(math.log(e) ** 2 for e in errors) / len(errors)
+    return ranking / len(points) + SEED_WEIGHT * spread
 
 
-def report(c, points, seed, title):
+def fit(points, seed):
+    """Differential evolution over BOUNDS from CONSTANTS' other figures;
+    the result rounded to three significant digits."""
+    try:
+        from scipy.optimize import differential_evolution
+    except ImportError:
+        sys.exit("--fit needs scipy (pip install scipy)")
+    names = sorted(BOUNDS)
+
+    def constants(x):
+        return dict(CONSTANTS, **dict(zip(names, x)))
+
+    result = differential_evolution(
+        lambda x: loss(constants(x), points, seed),
+        [BOUNDS[name] for name in names], maxiter=60, popsize=10, seed=2,
+        polish=False, tol=1e-9)
+    return {key: float(f"{value:.3g}")
+            for key, value in constants(result.x).items()}
+
+
+def report(c, points, seed, title, calibration=True):
     ratios = pick_ratios(c, points)
     within = sum(r <= 1.10 for r in ratios.values())
     worst = max(ratios, key=ratios.get)
@@ -278,6 +278,8 @@ def report(c, points, seed, title):
           f"{len(ratios)} points, worst {ratios[worst]:.3f} "
           f"({worst[0]} M = {worst[1]}, {worst[2]}), geomean "
           f"{geomean(list(ratios.values())):.3f}")
+    if not calibration:
+        return ratios
     errors = seed_errors(c, seed)
     lo = min(range(len(seed)), key=lambda i: errors[i])
     hi = max(range(len(seed)), key=lambda i: errors[i])
@@ -339,15 +341,21 @@ def opt_estimate(opt, n, k, m, t):
 
 def check_opt(opt, points, seed):
     """Whether estimate() with CONSTANTS is lamport-opt's, on every measured
-    candidate and seed point; returns the number of mismatches."""
+    candidate and seed point (each tactic of a shape and M once, though
+    several runs timed it); returns the number of mismatches."""
     bad = total = 0
-    cases = [(shape, m, t, n, k)
-             for (shape, m, _), cands in sorted(points.items())
-             for t, _, n, k, _ in cands]
-    cases += [(shape, m, t, n, k) for shape, n, k, m, t, _ in seed]
-    for shape, m, t, n, k in cases:
+    cases = {}
+    for (shape, m, _), cands in sorted(points.items()):
+        for t, _, n, k, _ in cands:
+            cases[(n, k, m, tuple(sorted(t.items())))] = (shape, m, t, n, k)
+    for shape, n, k, m, t, _ in seed:
+        cases[(n, k, m, tuple(sorted(t.items())))] = (shape, m, t, n, k)
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+        theirs_all = list(pool.map(lambda c: opt_estimate(opt, c[3], c[4], c[1],
+                                                          c[2]),
+                                   cases.values()))
+    for (shape, m, t, n, k), theirs in zip(cases.values(), theirs_all):
         ours = estimate(CONSTANTS, n, k, m, t)
-        theirs = opt_estimate(opt, n, k, m, t)
         total += 1
         if abs(ours - theirs) > 0.006:
             bad += 1
@@ -362,45 +370,33 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--results",
                         default=os.path.join(HERE, "data", "h200_tactics"),
-                        help="directory of results.json, candidates.json "
-                             "and tactics_seed.json")
+                        help="the runs the constants are fitted to")
+    parser.add_argument("--held-out",
+                        default=os.path.join(HERE, "data",
+                                             "h200_tactics_heldout"),
+                        help="runs of shapes the fit does not see")
     parser.add_argument("--check-opt", metavar="LAMPORT_OPT")
     parser.add_argument("--fit", action="store_true")
     parser.add_argument("--per-point", action="store_true",
                         help="each point's pick before and after")
-    parser.add_argument("--hold-out", action="store_true",
-                        help="with --fit: refit without each shape in turn")
     args = parser.parse_args()
     points, seed = load_points(args.results), load_seed(args.results)
+    held_out = load_points(args.held_out)
     if args.check_opt:
-        return 1 if check_opt(args.check_opt, points, seed) else 0
-    report(CONSTANTS, points, seed, "the model")
+        everything = {**points, **held_out}
+        return 1 if check_opt(args.check_opt, everything, seed) else 0
+    report(CONSTANTS, points, seed, "fitted shapes")
+    report(CONSTANTS, held_out, seed, "held-out shapes", calibration=False)
     if args.per_point:
-        per_point(CONSTANTS, points)
+        per_point(CONSTANTS, {**points, **held_out})
     if not args.fit:
         return 0
-    fitted = fit(points, seed, START)
-    print("fitted from START:", {k: v for k, v in fitted.items()
-                                 if v != START[k]},
+    fitted = fit(points, seed)
+    print("fitted:", {k: v for k, v in fitted.items() if k in BOUNDS},
           "(= CONSTANTS)" if fitted == CONSTANTS else "(not CONSTANTS)")
-    report(fitted, points, seed, "fitted on every shape")
-    if args.hold_out:
-        shapes = sorted({s for s, _, _ in points})
-        held_out = {}
-        for shape in shapes:
-            train = {p: v for p, v in points.items() if p[0] != shape}
-            held = {p: v for p, v in points.items() if p[0] == shape}
-            c = fit(train, seed, START)
-            r = pick_ratios(c, held)
-            held_out.update(r)
-            print(f"  without {shape}: its points " + ", ".join(
-                f"M{m} {v:.3f} ({run})"
-                for (_, m, run), v in sorted(r.items())))
-        worst = max(held_out, key=held_out.get)
-        print(f"held out: pick within 10% at "
-              f"{sum(v <= 1.10 for v in held_out.values())} of "
-              f"{len(held_out)} points, worst {held_out[worst]:.3f} "
-              f"({worst[0]} M = {worst[1]}, {worst[2]})")
+    report(fitted, points, seed, "refit, fitted shapes")
+    report(fitted, held_out, seed, "refit, held-out shapes",
+           calibration=False)
     return 0
 
 

@@ -38,39 +38,39 @@ struct ChipModel {
   /// Device-memory bandwidth a weight stream reaches, bytes per us.
   double dramBytesPerUs = 4.25e6;
   /// What one SM's loads can pull, bytes per us.
-  double smBytesPerUs = 75e3;
+  double smBytesPerUs = 81.9e3;
   /// L2 to SM bandwidth for the activations, bytes per us.
-  double l2BytesPerUs = 9e6;
+  double l2BytesPerUs = 11.9e6;
   /// Bandwidth of the publishing epilogue's copies, bytes per us.
   double publishBytesPerUs = 4.4e6;
   /// A kernel's fixed cost under PDL in a graph, us.
-  double launchUs = 0.55;
+  double launchUs = 0.641;
   /// Latency of one memory round trip under load, us.
-  double latencyUs = 1.0;
+  double latencyUs = 0.565;
   /// Each further wave of CTAs with one CTA per SM, us: the SM idles while
   /// a CTA drains and the next ramps; more CTAs per SM hide part of it.
-  double waveUs = 2.0;
+  double waveUs = 2.95;
   /// One mma.sync of a warp's chain of MMAs on one accumulator, us.
-  double mmaUs = 0.02;
+  double mmaUs = 0.0112;
   /// The split-K exchange through the cluster, us.
-  double clusterUs = 0.1;
+  double clusterUs = 0.022;
   /// Each further split's share of the exchange, us.
-  double splitUs = 0.0;
+  double splitUs = 0.177;
   /// Each further pass's reduce and store, us.
-  double passUs = 0.2;
+  double passUs = 0.269;
   /// The weight stream over its floor.
-  double streamOverFloor = 1.06;
+  double streamOverFloor = 1.0;
   /// The stream without the register budget hint (ptxas keeps registers
   /// low and issues some loads late).
   double noHintFactor = 1.04;
   /// What early dependents save of the launch, us.
-  double earlyUs = 0.2;
+  double earlyUs = 0.188;
   /// The share of x's load one and two late chunks overlap.
-  double lateOverlap1 = 0.25, lateOverlap2 = 0.6;
+  double lateOverlap1 = 0.00162, lateOverlap2 = 0.684;
   /// Each late chunk of each tile, us.
-  double lateChunkUs = 0.05;
+  double lateChunkUs = 0.0678;
   /// The warps' partials through shared memory, us per word.
-  double reduceWordUs = 12e-6;
+  double reduceWordUs = 11.5e-6;
   /// A thread's registers besides the weights, sums and x.
   int64_t baseRegisters = 18;
 
