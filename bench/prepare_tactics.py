@@ -43,8 +43,9 @@ oproj_tp8 8192 1024      8:1:128:1:2:1:1:2  16:1:128:1:1:1:1:2:1
 oproj_tp16 8192 512      2:1:64:1:4:1:1:1   4:1:128:2:4:0:1:1  8:1:128:2:2:0:1:1  16:1:128:2:1:0:1:1
 """
 
-# Real models' shapes not in the table: K and N from the published hidden
-# and intermediate sizes over tp (sources in docs/tactics.md).
+# Real models' shapes: K and N from the published hidden and intermediate
+# sizes over tp (sources in docs/tactics.md). The sm_90 table holds their
+# tuned tactics; the model's pick is chosen without it.
 REAL = [
     "llama3_8b_oproj_tp2:4096:2048",      # hidden 4096 / 2
     "llama3_8b_down_tp4:4096:3584",       # intermediate 14336 / 4

@@ -76,6 +76,10 @@ def test_merge_takes_the_fastest_passing_candidate(tmp_path):
     merged = json.loads(table.read_text())
     jsonschema.validate(merged, schema())
     assert [e["m"] for e in merged["entries"]] == [[1, 1], [2, 8]]
+    # Each entry says which shape and point it was tuned at, and its times.
+    assert [e["source"].split(", ", 1)[1] for e in merged["entries"]] == [
+        "shape: 3.00 us at M = 1, cuBLAS 7.00 us",
+        "shape: 3.00 us at M = 8, cuBLAS 7.00 us"]
     for entry in merged["entries"]:
         assert entry["tactic"] == {"splits": 2, "kw": 64, "accs": 2,
                                    "min_ctas_per_sm": 1,
