@@ -93,11 +93,10 @@ Harness::~Harness() = default;
 
 void Harness::checkRequest() {
   const Manifest &m = bundle.manifest;
+  if (const MailboxSpec *other = m.mailboxNotOfTp(options.tp))
+    throw Error(concat("--tp ", options.tp, " does not match mailbox '",
+                       other->name, "' of the bundle (tp = ", other->tp, ")"));
   for (const MailboxSpec &mailbox : m.mailboxes) {
-    if (mailbox.tp != options.tp)
-      throw Error(concat("--tp ", options.tp, " does not match mailbox '",
-                         mailbox.name, "' of the bundle (tp = ", mailbox.tp,
-                         ")"));
     if (options.tokens > mailbox.capacity)
       throw Error(concat("--tokens ", options.tokens,
                          " exceeds the capacity of mailbox '", mailbox.name,

@@ -121,6 +121,13 @@ const KernelSpec *Manifest::findKernel(const std::string &name) const {
   return nullptr;
 }
 
+const MailboxSpec *Manifest::mailboxNotOfTp(int tp) const {
+  for (const MailboxSpec &mailbox : mailboxes)
+    if (mailbox.tp != tp)
+      return &mailbox;
+  return nullptr;
+}
+
 int Manifest::maxTokens() const {
   int tokens = 0;
   for (const MailboxSpec &mailbox : mailboxes)

@@ -36,11 +36,9 @@ static void checkRequest(const Bundle &bundle, const RankConfig &config) {
     throw Error(concat("bundle '", bundle.directory,
                        "' publishes with NVLink multicast; a rank process "
                        "needs a unicast bundle"));
-  for (const MailboxSpec &mailbox : bundle.manifest.mailboxes)
-    if (mailbox.tp != config.tp)
-      throw Error(concat("tp ", config.tp, " does not match mailbox '",
-                         mailbox.name, "' of the bundle (tp = ", mailbox.tp,
-                         ")"));
+  if (const MailboxSpec *other = bundle.manifest.mailboxNotOfTp(config.tp))
+    throw Error(concat("tp ", config.tp, " does not match mailbox '",
+                       other->name, "' of the bundle (tp = ", other->tp, ")"));
 }
 
 RankRuntime::RankRuntime(Bundle loaded, const RankConfig &config)

@@ -36,11 +36,9 @@ Session::Session(const Bundle &bundle, const SessionConfig &config)
                        "'multicast'); the ",
                        transportName(config.transport),
                        " transport needs a unicast bundle"));
-  for (const MailboxSpec &mailbox : bundle.manifest.mailboxes)
-    if (mailbox.tp != config.tp)
-      throw Error(concat("--tp ", config.tp, " does not match mailbox '",
-                         mailbox.name, "' of the bundle (tp = ", mailbox.tp,
-                         ")"));
+  if (const MailboxSpec *other = bundle.manifest.mailboxNotOfTp(config.tp))
+    throw Error(concat("--tp ", config.tp, " does not match mailbox '",
+                       other->name, "' of the bundle (tp = ", other->tp, ")"));
   openDevices();
   loadKernels();
   createMailboxes();

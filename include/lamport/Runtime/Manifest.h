@@ -154,6 +154,9 @@ struct Manifest {
   const KernelSpec *findKernel(const std::string &name) const;
   /// The largest capacity of any mailbox: the most tokens a step can carry.
   int maxTokens() const;
+  /// The first mailbox whose TP group is not of \p tp ranks, or null: a
+  /// bundle compiled for one TP size runs at no other.
+  const MailboxSpec *mailboxNotOfTp(int tp) const;
   /// Whether launch \p i (an index into `launches`) runs at a step of
   /// \p tokens tokens.
   bool launchRuns(std::size_t i, int tokens) const {

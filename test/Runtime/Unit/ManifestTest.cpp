@@ -57,6 +57,8 @@ TEST(Manifest, ParsesTheDocumentedShape) {
   EXPECT_EQ(m.maxTokens(), 16);
   EXPECT_EQ(m.findKernel("poll_rows_0"), &m.kernels[1]);
   EXPECT_EQ(m.findKernel("nope"), nullptr);
+  EXPECT_EQ(m.mailboxNotOfTp(2), nullptr);
+  EXPECT_EQ(m.mailboxNotOfTp(4), &m.mailboxes[0]);
 }
 
 TEST(Manifest, ParsesBufferRoles) {
