@@ -59,9 +59,6 @@ std::string describe(TacticAttr tactic) {
   return text;
 }
 
-/// A tactic with its token tiles dropped: what makes two M share it.
-TacticAttr knobsOf(TacticAttr tactic) { return withTokenTiles(tactic, 0); }
-
 struct LamportSelectTacticsPass
     : public lamport::impl::LamportSelectTacticsBase<LamportSelectTacticsPass> {
   using Base::Base;
@@ -116,7 +113,7 @@ LogicalResult LamportSelectTacticsPass::selectFor(GemmPublishOp op) {
 
   SmallVector<TacticAttr> tactics;
   for (const TacticFamily &family : getTacticFamilies())
-    family.enumerate(ctx, problem, tactics);
+    family.enumerate(ctx, problem, wideSweep, tactics);
 
   int64_t needed = op.getNeededTokens();
   bool staticM = !op.getX().getType().isDynamicDim(0) ||

@@ -87,19 +87,26 @@ static std::string registerUnsupported(int64_t n, int64_t k,
   return reason;
 }
 
-/// The (splits, kw) pairs whose warps per CTA are 1..32: the swept ones,
-/// or with `any` every splits (1, 2, 4, 8) and kw from K / (splits x
-/// warps) that is a multiple of 32.
+/// The (splits, kw) pairs whose warps per CTA are 1..32: the swept ones;
+/// with `wide` also 8 splits and kw 256; with `any` every splits (1, 2, 4,
+/// 8) and kw from K / (splits x warps) that is a multiple of 32.
+enum class SweepWidth { swept, wide, any };
 static SmallVector<std::pair<int64_t, int64_t>> splitKwPairs(int64_t k,
-                                                             bool any) {
+                                                             SweepWidth width) {
+  static constexpr int64_t kWideKw[] = {64, 128, 256};
   SmallVector<std::pair<int64_t, int64_t>> pairs;
   for (int64_t splits : {1, 2, 4, 8})
     for (int64_t warps = 32; warps >= 1; --warps) {
       if (k % (splits * warps))
         continue;
       int64_t kw = k / (splits * warps);
-      if (kw % kChunkK || (!any && (!llvm::is_contained(kSweptSplits, splits) ||
-                                    !llvm::is_contained(kSweptKw, kw))))
+      if (kw % kChunkK)
+        continue;
+      if (width == SweepWidth::swept &&
+          (!llvm::is_contained(kSweptSplits, splits) ||
+           !llvm::is_contained(kSweptKw, kw)))
+        continue;
+      if (width == SweepWidth::wide && !llvm::is_contained(kWideKw, kw))
         continue;
       pairs.push_back({splits, kw});
     }
@@ -107,9 +114,9 @@ static SmallVector<std::pair<int64_t, int64_t>> splitKwPairs(int64_t k,
 }
 
 static void enumerateRegister(MLIRContext *ctx, const GemmProblem &problem,
-                              SmallVectorImpl<TacticAttr> &tactics) {
-  auto sweep = [&](bool any) {
-    for (auto [splits, kw] : splitKwPairs(problem.k, any))
+                              bool wide, SmallVectorImpl<TacticAttr> &tactics) {
+  auto sweep = [&](SweepWidth width) {
+    for (auto [splits, kw] : splitKwPairs(problem.k, width))
       for (int64_t passes : {1, 2, 4}) {
         if (passes > 1 && splits > 1)
           continue;
@@ -128,9 +135,9 @@ static void enumerateRegister(MLIRContext *ctx, const GemmProblem &problem,
       }
   };
   size_t before = tactics.size();
-  sweep(/*any=*/false);
+  sweep(wide ? SweepWidth::wide : SweepWidth::swept);
   if (tactics.size() == before)
-    sweep(/*any=*/true);
+    sweep(SweepWidth::any);
 }
 
 static bool ownsRegister(TacticAttr) { return true; }
@@ -236,7 +243,7 @@ static double estimateRegister(const ChipModel &chip,
 static std::string whyNotRegister(MLIRContext *ctx,
                                   const GemmProblem &problem) {
   SmallVector<TacticAttr> tactics;
-  enumerateRegister(ctx, problem, tactics);
+  enumerateRegister(ctx, problem, /*wide=*/false, tactics);
   if (!tactics.empty())
     return "";
   // The rules of the launch, at the tactic that asks the least of the shape:

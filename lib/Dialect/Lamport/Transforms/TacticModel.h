@@ -97,8 +97,9 @@ struct TacticFamily {
   /// The family's name in explanations and errors.
   StringRef name;
   /// Appends every tactic of the family that launches `problem` (token
-  /// tiles left empty): the sweep space.
-  void (*enumerate)(MLIRContext *ctx, const GemmProblem &problem,
+  /// tiles left empty): the sweep space; `wide` adds the launch shapes the
+  /// model ranks less well, for lamport-tune to time.
+  void (*enumerate)(MLIRContext *ctx, const GemmProblem &problem, bool wide,
                     SmallVectorImpl<TacticAttr> &tactics);
   /// Whether `tactic` is one of this family's.
   bool (*owns)(TacticAttr tactic);

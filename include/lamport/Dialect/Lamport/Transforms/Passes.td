@@ -97,6 +97,9 @@ def LamportSelectTactics : Pass<"lamport-select-tactics", "ModuleOp"> {
     `lamport.candidates`, for its largest M, the model's best tactic of
     each of the N best launch shapes (splits, kw, tiles, passes), in the
     order of its estimate: the sweep space is the model's, defined once.
+    `wide-sweep` widens it by 8 splits and kw 256 (docs/tactics.md): for
+    lamport-tune at large K, where they can win, not for the model's own
+    picks.
   }];
   let options = [
     Option<"chip", "chip", "std::string", "\"sm_90\"",
@@ -118,6 +121,9 @@ def LamportSelectTactics : Pass<"lamport-select-tactics", "ModuleOp"> {
            "Remark, for each op, where its tactics came from and why">,
     Option<"candidates", "candidates", "unsigned", "0",
            "Also attach the model's N best tactics (lamport-tune)">,
+    Option<"wideSweep", "wide-sweep", "bool", "false",
+           "Also sweep 8 splits and kw 256, which lose at most shapes and "
+           "which the model ranks less well (lamport-tune --wide)">,
   ];
 }
 
