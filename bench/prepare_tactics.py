@@ -11,12 +11,13 @@ bench/prepare_gemm.sh carried before the table (_hand): the same speed is
 the check. bundles/tactics/tune: lamport-tune's candidates (the model's N
 best launch shapes, its pick among them) for the real-model shapes below x
 M 1, 4, 8, 16; bundles/tactics/fresh and unseen: the same for shapes the
-model was not fitted to; bundles/tactics/explore: launch shapes outside the
-sweep (8 splits, kw 256) at the shapes of large K. Ten launch shapes a point, not lamport-tune's six: the
-tuned best a point is judged against should not be only what the model
-ranks high (about 1,500 candidates, three minutes to compile here). The
-directory is packed into bundles/tactics.tar.xz, which the GPU machine
-unpacks (bench/run_tactics.sh): the bundles' PTX packs about tenfold.
+model was not fitted to; bundles/tactics/explore: launch shapes outside
+the sweep (8 splits, kw 256) at the shapes of large K. Ten launch shapes a
+point, not lamport-tune's six: the tuned best a point is judged against
+should not be only what the model ranks high (about 1,500 candidates,
+three minutes to compile here). The directory is packed into
+bundles/tactics.tar.xz, which the GPU machine unpacks
+(bench/run_tactics.sh): the bundles' PTX packs about tenfold.
 """
 import importlib.machinery
 import importlib.util
@@ -109,8 +110,8 @@ EXPLORE_MIN_K = 3584
 
 def explore_tactics(k, m):
     """Each (splits, kw) of EXPLORE_SPLITS_KW that gives K 1..32 warps, at
-    one tile, two late chunks (one at kw 64) and the hint and early dependents the sweep's
-    best carry."""
+    one tile, two late chunks (one at kw 64) and the hint and early
+    dependents the sweep's best carry."""
     for splits, kw in EXPLORE_SPLITS_KW:
         if k % (splits * kw) == 0 and 1 <= k // (splits * kw) <= 32:
             yield {"splits": splits, "kw": kw, "accs": 2 if m <= 8 else 1,

@@ -7,7 +7,8 @@
 # the sm_90 table against the hand-written tactics (bundles/tactics/seed)
 # and lamport-tune's candidates for the real-model shapes the model was
 # fitted to (bundles/tactics/tune) and for those it was not
-# (bundles/tactics/fresh, unseen), `lamport-tune time`. Writes the bench's reports
+# (bundles/tactics/fresh, unseen), `lamport-tune time`; launch shapes
+# outside the sweep (bundles/tactics/explore). Writes the bench's reports
 # and each set's candidates.json and results.json to $OUT where it is set
 # (for `lamport-tune merge` and refits where MLIR is), and prints the
 # checks' tables last (bench/tactics_report.py; docs/tactics.md, "Checks").

@@ -13,9 +13,9 @@ real-model shapes, the cost model's pick against the best candidate the
 tuner timed (within 10% at every point) and the best over cuBLAS (1.5x in
 geometric mean): TUNE_DIR the shapes the model's figures were fitted to,
 FRESH_DIR shapes held out from the fit (on which refits were compared),
-UNSEEN_DIR shapes no fit or choice between fits saw. Exit status 1 where a check
-fails. With --explore: each launch shape outside the sweep against the
-best the sweep's candidates gave at its point (no check).
+UNSEEN_DIR shapes no fit or choice between fits saw. Exit status 1 where
+a check fails. With --explore: each launch shape outside the sweep
+against the best the sweep's candidates gave at its point (no check).
 """
 import importlib.machinery
 import importlib.util
