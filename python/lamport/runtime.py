@@ -102,14 +102,22 @@ def _library():
                                    c_u64),
         "lamportRuntimeStep": (status, c_void_p, c_int, ctypes.c_double),
     }
+    _declare(lib, signatures, "lamportRuntimeDestroy")
+    _lib = lib
+    return lib
+
+
+def _declare(lib, signatures, destroy):
+    """Declares C API functions of `lib`: each of `signatures` (name: its
+    return type and arguments) takes the error callback and its user data
+    last, as every status-returning lamport* function does; `destroy`
+    takes the handle alone and returns nothing."""
     for name, (restype, *argtypes) in signatures.items():
         function = getattr(lib, name)
         function.restype = restype
-        function.argtypes = argtypes + [_ErrorCallback, c_void_p]
-    lib.lamportRuntimeDestroy.restype = None
-    lib.lamportRuntimeDestroy.argtypes = [c_void_p]
-    _lib = lib
-    return lib
+        function.argtypes = argtypes + [_ErrorCallback, ctypes.c_void_p]
+    getattr(lib, destroy).restype = None
+    getattr(lib, destroy).argtypes = [ctypes.c_void_p]
 
 
 def _call(function, *args):

@@ -23,7 +23,7 @@ import os
 import socket
 
 from . import runtime as _runtime
-from .runtime import _ErrorCallback, _OwnedHandle, _call
+from .runtime import _OwnedHandle, _call
 
 __all__ = ["Boundary", "DeviceArray", "Rank"]
 
@@ -46,21 +46,17 @@ def _library():
         # The runtime's library, loaded (and its load errors explained) once.
         lib = _runtime._library()
         c_int, c_void_p, status = ctypes.c_int, ctypes.c_void_p, ctypes.c_int
-        for name, types in {
-            "lamportRankCreateWithTransport": [
-                ctypes.c_char_p, c_int, c_int, c_int, ctypes.c_char_p,
+        _runtime._declare(lib, {
+            "lamportRankCreateWithTransport": (
+                status, ctypes.c_char_p, c_int, c_int, c_int, ctypes.c_char_p,
                 ctypes.c_double, c_int, ctypes.c_char_p,
-                ctypes.POINTER(c_void_p)],
-            "lamportRankGetArgumentCount": [c_void_p, ctypes.POINTER(c_int)],
-            "lamportRankStep": [c_void_p, c_void_p, c_int,
-                                ctypes.POINTER(_Buffer), c_int],
-            "lamportRankWait": [c_void_p, c_void_p, ctypes.c_double],
-        }.items():
-            function = getattr(lib, name)
-            function.restype = status
-            function.argtypes = types + [_ErrorCallback, c_void_p]
-        lib.lamportRankDestroy.restype = None
-        lib.lamportRankDestroy.argtypes = [c_void_p]
+                ctypes.POINTER(c_void_p)),
+            "lamportRankGetArgumentCount": (status, c_void_p,
+                                            ctypes.POINTER(c_int)),
+            "lamportRankStep": (status, c_void_p, c_void_p, c_int,
+                                ctypes.POINTER(_Buffer), c_int),
+            "lamportRankWait": (status, c_void_p, c_void_p, ctypes.c_double),
+        }, "lamportRankDestroy")
         _lib = lib
     return _lib
 
