@@ -66,39 +66,24 @@ REAL = [
     "qwen25_14b_oproj_tp8:5120:640",      # hidden 5120 / 8
 ]
 
-# Shapes the model's figures are not fitted to: the projections that end in
-# an all-reduce (o_proj, down) of two model families not above, at tp 4, 8
-# and 16 (sources in docs/tactics.md). FRESH judged the refits of the
-# model's figures (bench/data/h200_tactics_heldout); UNSEEN, no fit and no
-# choice between fits has seen.
-FRESH = [
-    "qwen3_32b_oproj_tp4:5120:2048",      # 64 heads x 128 / 4
-    "qwen3_32b_oproj_tp8:5120:1024",
-    "qwen3_32b_oproj_tp16:5120:512",
-    "qwen3_32b_down_tp4:5120:6400",       # intermediate 25600 / 4
-    "qwen3_32b_down_tp8:5120:3200",
-    "qwen3_32b_down_tp16:5120:1600",
-    "gemma2_27b_oproj_tp4:4608:1024",     # 32 heads x 128 / 4
-    "gemma2_27b_oproj_tp8:4608:512",
-    "gemma2_27b_oproj_tp16:4608:256",
-    "gemma2_27b_down_tp4:4608:9216",      # intermediate 36864 / 4
-    "gemma2_27b_down_tp8:4608:4608",
-    "gemma2_27b_down_tp16:4608:2304",
-]
-UNSEEN = [
-    "mistral_nemo_oproj_tp4:5120:1024",   # 32 heads x 128 / 4
-    "mistral_nemo_oproj_tp8:5120:512",
-    "mistral_nemo_oproj_tp16:5120:256",
-    "mistral_nemo_down_tp4:5120:3584",    # intermediate 14336 / 4
-    "mistral_nemo_down_tp8:5120:1792",
-    "mistral_nemo_down_tp16:5120:896",
-    "gemma2_9b_oproj_tp4:3584:1024",      # 16 heads x 256 / 4
-    "gemma2_9b_oproj_tp8:3584:512",
-    "gemma2_9b_oproj_tp16:3584:256",
-    "gemma2_9b_down_tp4:3584:3584",       # intermediate 14336 / 4
-    "gemma2_9b_down_tp8:3584:1792",
-    "gemma2_9b_down_tp16:3584:896",
-]
+
+def projections(model, hidden, attention, intermediate):
+    """NAME:N:K of a model's projections that end in an all-reduce, at tp 4,
+    8 and 16: o_proj [hidden, attention / tp] (attention = heads x
+    head_dim), then down [hidden, intermediate / tp]."""
+    return [f"{model}_{name}_tp{tp}:{hidden}:{inner // tp}"
+            for name, inner in (("oproj", attention), ("down", intermediate))
+            for tp in (4, 8, 16)]
+
+
+# Shapes the model's figures are not fitted to: the projections of two model
+# families not above (sources in docs/tactics.md). FRESH judged the refits
+# of the model's figures (bench/data/h200_tactics_heldout); UNSEEN, no fit
+# and no choice between fits has seen.
+FRESH = (projections("qwen3_32b", 5120, 64 * 128, 25600) +
+         projections("gemma2_27b", 4608, 32 * 128, 36864))
+UNSEEN = (projections("mistral_nemo", 5120, 32 * 128, 14336) +
+          projections("gemma2_9b", 3584, 16 * 256, 14336))
 
 
 # Launch shapes outside the sweep (docs/tactics.md: 8 splits and kw 256 lost
