@@ -80,9 +80,8 @@ def explore_report(path, directories, tune):
         sweep = best.get((row["shape"], row["m"]))
         if not sweep or not row.get("ours_us"):
             continue
-        describe = lambda knobs: tune.bundle_name("", 0, knobs, False)[4:]
         print(f"| {row['shape']} | {row['m']} | {row['tactic']} | "
-              f"{row['ours_us']:.2f} | {describe(sweep['tactic'])} | "
+              f"{row['ours_us']:.2f} | {tune.tactic_name(sweep['tactic'])} | "
               f"{sweep['us']:.2f} | {row['ours_us'] / sweep['us']:.3f} | "
               f"{row['cublas_us']:.2f} | "
               f"{'PASS' if row['passed'] else 'FAIL'} |")
