@@ -20,8 +20,8 @@ lamport-tune's candidates.json and results.json and tactics_seed.json (the
 seed shapes at their table tactics): bench/data/h200_tactics, the runs the
 constants are fitted to (sixteen real-model shapes x M 1, 4, 8, 16, four
 runs), and bench/data/h200_tactics_heldout, shapes the fit never sees
-(twelve shapes of two other model families), on which the model's error
-is judged. `--results DIR` and `--held-out DIR` read others (a directory
+(twenty-four shapes of four other model families, three runs), on which
+the model's error is judged. `--results DIR` and `--held-out DIR` read others (a directory
 with results.json, or every run under it).
 
 Criteria: for each (shape, M, run) the candidate the model ranks first
@@ -347,14 +347,13 @@ def check_opt(opt, points, seed):
     cases = {}
     for (shape, m, _), cands in sorted(points.items()):
         for t, _, n, k, _ in cands:
-            cases[(n, k, m, tuple(sorted(t.items())))] = (shape, m, t, n, k)
+            cases[(n, k, m, tuple(sorted(t.items())))] = (shape, n, k, m, t)
     for shape, n, k, m, t, _ in seed:
-        cases[(n, k, m, tuple(sorted(t.items())))] = (shape, m, t, n, k)
+        cases[(n, k, m, tuple(sorted(t.items())))] = (shape, n, k, m, t)
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
-        theirs_all = list(pool.map(lambda c: opt_estimate(opt, c[3], c[4], c[1],
-                                                          c[2]),
+        theirs_all = list(pool.map(lambda case: opt_estimate(opt, *case[1:]),
                                    cases.values()))
-    for (shape, m, t, n, k), theirs in zip(cases.values(), theirs_all):
+    for (shape, n, k, m, t), theirs in zip(cases.values(), theirs_all):
         ours = estimate(CONSTANTS, n, k, m, t)
         total += 1
         if abs(ours - theirs) > 0.006:
