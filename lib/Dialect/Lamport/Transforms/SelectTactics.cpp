@@ -18,6 +18,8 @@
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <cmath>
+
 namespace mlir::lamport {
 #define GEN_PASS_DEF_LAMPORTSELECTTACTICS
 #include "lamport/Dialect/Lamport/Transforms/Passes.h.inc"
@@ -27,11 +29,29 @@ using namespace mlir;
 using namespace mlir::lamport;
 
 namespace {
+/// How many of the table's nearest shapes the model's prior takes, and the
+/// factor on a tactic's estimate, as the exponent's weight, of the knobs in
+/// which it differs from their tactics, averaged over them: fitted on the
+/// measured candidates of real-model shapes, each model family judged
+/// against the tuned tactics of the others (docs/tactics.md, "The prior").
+constexpr size_t kPriorShapes = 3;
+constexpr double kPriorWeight = 0.1;
+
 /// Where the tactic serving one M came from.
 struct Choice {
   TacticAttr tactic;
   const TacticTableEntry *entry = nullptr;
   double estimateUs = 0, runnerUpUs = 0;
+  /// The two estimates weighed by the prior.
+  double scoreUs = 0, runnerUpScoreUs = 0;
+  /// The table's nearest shapes the model's ranking leaned on.
+  SmallVector<const TacticTableEntry *> prior;
+};
+
+/// A tactic as the model ranks it: its estimate, times the prior's factor.
+struct Ranked {
+  double score, estimateUs;
+  TacticAttr tactic;
 };
 
 /// Consecutive M served by one tactic from one source.
@@ -70,9 +90,11 @@ private:
   /// Remarks that `op`'s written tactics are kept, with the model's
   /// estimate for the one serving its largest M.
   void explainWritten(GemmPublishOp op);
-  /// Every launchable tactic of every family, best first at `m`.
-  SmallVector<std::pair<double, TacticAttr>>
-  rank(const GemmProblem &problem, ArrayRef<TacticAttr> tactics, int64_t m);
+  /// Every launchable tactic of every family, best first at `m`, each
+  /// estimate weighed by how far the tactic is from those of `prior`.
+  SmallVector<Ranked> rank(const GemmProblem &problem,
+                           ArrayRef<TacticAttr> tactics, int64_t m,
+                           ArrayRef<const TacticTableEntry *> prior);
 
   std::optional<TacticTable> table;
   /// Why no table is read, for explanations.
@@ -81,16 +103,31 @@ private:
 };
 } // namespace
 
-SmallVector<std::pair<double, TacticAttr>>
+/// The knobs of `a` and `b` that differ, of those that shape the kernel.
+static int differingKnobs(TacticAttr a, TacticAttr b) {
+  return (a.getSplits() != b.getSplits()) + (a.getKw() != b.getKw()) +
+         (a.getTiles() != b.getTiles()) + (a.getPasses() != b.getPasses()) +
+         (a.getAccs() != b.getAccs()) +
+         (a.getLateChunks() != b.getLateChunks());
+}
+
+SmallVector<Ranked>
 LamportSelectTacticsPass::rank(const GemmProblem &problem,
-                               ArrayRef<TacticAttr> tactics, int64_t m) {
-  SmallVector<std::pair<double, TacticAttr>> ranked;
-  for (TacticAttr tactic : tactics)
-    ranked.push_back(
-        {getTacticFamily(tactic).estimateUs(chipModel, problem, tactic, m),
-         tactic});
+                               ArrayRef<TacticAttr> tactics, int64_t m,
+                               ArrayRef<const TacticTableEntry *> prior) {
+  SmallVector<Ranked> ranked;
+  for (TacticAttr tactic : tactics) {
+    double us =
+        getTacticFamily(tactic).estimateUs(chipModel, problem, tactic, m);
+    double differing = 0;
+    for (const TacticTableEntry *entry : prior)
+      differing += differingKnobs(tactic, entry->tactic);
+    if (!prior.empty())
+      differing /= prior.size();
+    ranked.push_back({us * std::exp(kPriorWeight * differing), us, tactic});
+  }
   std::stable_sort(ranked.begin(), ranked.end(),
-                   [](auto &a, auto &b) { return a.first < b.first; });
+                   [](auto &a, auto &b) { return a.score < b.score; });
   return ranked;
 }
 
@@ -120,13 +157,14 @@ LogicalResult LamportSelectTacticsPass::selectFor(GemmPublishOp op) {
                  !op.getY().getType().isDynamicDim(0);
   int64_t firstM = staticM ? needed : 1;
 
-  // Each M: the table's entry, else the model's best; the model keeps the
-  // previous M's tactic while it is within 2% of the best, so M does not
-  // switch kernels for nothing.
+  // Each M: the table's entry, else the model's best, leaning on the
+  // tactics of the table's nearest shapes; the model keeps the previous
+  // M's tactic while it is within 2% of the best, so M does not switch
+  // kernels for nothing.
   SmallVector<Run> runs;
   for (int64_t m = firstM; m <= needed; ++m) {
     Choice choice;
-    if (table)
+    if (table && !priorOnly)
       choice.entry = table->lookup(problem, m);
     if (choice.entry) {
       choice.tactic = choice.entry->tactic;
@@ -140,16 +178,24 @@ LogicalResult LamportSelectTacticsPass::selectFor(GemmPublishOp op) {
                << " kernel: " << family.whyNot(ctx, problem) << ";";
         return diag;
       }
-      auto ranked = rank(problem, tactics, m);
-      choice.tactic = ranked.front().second;
-      choice.estimateUs = ranked.front().first;
-      choice.runnerUpUs = ranked.size() > 1 ? ranked[1].first : 0;
+      if (table)
+        choice.prior = table->nearest(problem, m, kPriorShapes);
+      auto ranked = rank(problem, tactics, m, choice.prior);
+      choice.tactic = ranked.front().tactic;
+      choice.estimateUs = ranked.front().estimateUs;
+      choice.scoreUs = ranked.front().score;
+      if (ranked.size() > 1) {
+        choice.runnerUpUs = ranked[1].estimateUs;
+        choice.runnerUpScoreUs = ranked[1].score;
+      }
       if (!runs.empty() && !runs.back().choice.entry) {
         TacticAttr previous = runs.back().choice.tactic;
-        for (auto &[us, tactic] : ranked)
-          if (tactic == previous && us <= 1.02 * ranked.front().first) {
+        for (const Ranked &candidate : ranked)
+          if (candidate.tactic == previous &&
+              candidate.score <= 1.02 * ranked.front().score) {
             choice.tactic = previous;
-            choice.estimateUs = us;
+            choice.estimateUs = candidate.estimateUs;
+            choice.scoreUs = candidate.score;
           }
       }
     }
@@ -171,7 +217,11 @@ LogicalResult LamportSelectTacticsPass::selectFor(GemmPublishOp op) {
     // N variants of the model's favourite.
     SmallVector<Attribute> best;
     llvm::DenseSet<std::tuple<unsigned, unsigned, unsigned, unsigned>> seen;
-    for (auto &[us, tactic] : rank(problem, tactics, needed)) {
+    SmallVector<const TacticTableEntry *> prior;
+    if (table)
+      prior = table->nearest(problem, needed, kPriorShapes);
+    for (const Ranked &candidate : rank(problem, tactics, needed, prior)) {
+      TacticAttr tactic = candidate.tactic;
       if (best.size() == candidates)
         break;
       if (seen.insert({tactic.getSplits(), tactic.getKw(), tactic.getTiles(),
@@ -194,13 +244,26 @@ LogicalResult LamportSelectTacticsPass::selectFor(GemmPublishOp op) {
                << run.choice.entry->index << ", M " << run.choice.entry->firstM
                << ".." << run.choice.entry->lastM << ", "
                << run.choice.entry->source << ");";
-      else
-        remark << llvm::formatv(" from the cost model ({0}; estimate {1:F2} "
-                                "us at M = {2}, the runner-up {3:F2} us);",
-                                table ? "no table entry" : noTableReason,
-                                run.choice.estimateUs, run.lastM,
-                                run.choice.runnerUpUs)
+      else {
+        remark << llvm::formatv(
+                      " from the cost model ({0}; estimate {1:F2} us at M = "
+                      "{2}, the runner-up {3:F2} us",
+                      !table      ? noTableReason
+                      : priorOnly ? "the table as a prior only"
+                                  : "no table entry",
+                      run.choice.estimateUs, run.lastM, run.choice.runnerUpUs)
                       .str();
+        if (!run.choice.prior.empty())
+          remark << llvm::formatv("; weighed by the prior {0:F2} and {1:F2} "
+                                  "us, leaning on the table's ",
+                                  run.choice.scoreUs,
+                                  run.choice.runnerUpScoreUs)
+                        .str();
+        for (auto [i, entry] : llvm::enumerate(run.choice.prior))
+          remark << (i ? ", " : "") << entry->n << " x " << entry->k << " ("
+                 << describe(entry->tactic) << ")";
+        remark << ");";
+      }
     }
   }
   return success();

@@ -11,6 +11,8 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace mlir::lamport;
 
@@ -24,6 +26,38 @@ const TacticTableEntry *TacticTable::lookup(const GemmProblem &problem,
          *entry.transport == problem.transport))
       return &entry;
   return nullptr;
+}
+
+SmallVector<const TacticTableEntry *>
+TacticTable::nearest(const GemmProblem &problem, int64_t m,
+                     size_t count) const {
+  auto distance = [&](const TacticTableEntry &entry) {
+    return std::hypot(std::log(double(entry.n) / problem.n),
+                      std::log(double(entry.k) / problem.k));
+  };
+  // One entry per shape: the first covering m, replaced by one that
+  // publishes as the problem does.
+  SmallVector<const TacticTableEntry *> shapes;
+  for (const TacticTableEntry &entry : entries) {
+    if (m < entry.firstM || entry.lastM < m ||
+        (entry.n == problem.n && entry.k == problem.k))
+      continue;
+    auto *same = llvm::find_if(shapes, [&](const TacticTableEntry *other) {
+      return other->n == entry.n && other->k == entry.k;
+    });
+    if (same == shapes.end())
+      shapes.push_back(&entry);
+    else if ((*same)->publishes != problem.publishes &&
+             entry.publishes == problem.publishes)
+      *same = &entry;
+  }
+  std::stable_sort(shapes.begin(), shapes.end(),
+                   [&](const TacticTableEntry *a, const TacticTableEntry *b) {
+                     return distance(*a) < distance(*b);
+                   });
+  if (shapes.size() > count)
+    shapes.resize(count);
+  return shapes;
 }
 
 /// Reads the count `key` of `object` into `value` (kept where absent and

@@ -45,6 +45,13 @@ struct TacticTable {
 
   /// The entry for `m` tokens of `problem`, or null.
   const TacticTableEntry *lookup(const GemmProblem &problem, int64_t m) const;
+
+  /// The entries for `m` tokens of the `count` shapes nearest `problem`'s
+  /// (distance: the hypotenuse of the logarithms of the N and K ratios),
+  /// nearest first, one per shape (the one publishing as `problem` does
+  /// where the shape has both); never `problem`'s own N and K.
+  SmallVector<const TacticTableEntry *> nearest(const GemmProblem &problem,
+                                                int64_t m, size_t count) const;
 };
 
 /// Reads the table at `path`, or an error naming the file and the entry.

@@ -85,7 +85,11 @@ def LamportSelectTactics : Pass<"lamport-select-tactics", "ModuleOp"> {
        kernels: bytes in flight per CTA and per SM, warps, registers, CTAs
        per SM and waves over the chip's SMs, the split-K cluster's
        exchange and the fixed costs of docs/performance.md, over every
-       tactic of every kernel family that can launch the shape.
+       tactic of every kernel family that can launch the shape; each
+       estimate is weighed by how many knobs of the tactic differ from the
+       tactics the table holds at that M for the three shapes nearest in
+       N and K (the prior: the model alone misjudges some shapes where the
+       measured best of their neighbours does not).
 
     Tactics written on the op always win: such an op is left as it is. A
     shape no tactic of any family can launch is one error that says why
@@ -108,7 +112,10 @@ def LamportSelectTactics : Pass<"lamport-select-tactics", "ModuleOp"> {
            "Tactic table to read instead of the chip's installed one "
            "(an empty file name reads none: the cost model alone)">,
     Option<"noTable", "no-table", "bool", "false",
-           "Read no tactic table: the cost model chooses every tactic">,
+           "Read no tactic table: the cost model alone chooses every tactic">,
+    Option<"priorOnly", "prior-only", "bool", "false",
+           "Take no tactic from the table, only its nearest shapes' as the "
+           "cost model's prior: the choice a shape the table lacks gets">,
     Option<"transport", "transport", "::mlir::lamport::Transport",
            "::mlir::lamport::Transport::unicast",
            "Transport of publishes whose op sets none",
