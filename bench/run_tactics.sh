@@ -6,8 +6,9 @@
 # bundles/tactics.tar.xz, or bundles/tactics unpacked): the seed shapes from
 # the sm_90 table against the hand-written tactics (bundles/tactics/seed)
 # and lamport-tune's candidates for the real-model shapes the model was
-# fitted to (bundles/tactics/tune) and for those it was not
-# (bundles/tactics/fresh, unseen), `lamport-tune time`; launch shapes
+# fitted to (bundles/tactics/tune), for those it was not
+# (bundles/tactics/fresh, unseen) and for those the table lacks
+# (bundles/tactics/untabled), `lamport-tune time`; launch shapes
 # outside the sweep (bundles/tactics/explore). Writes the bench's reports
 # and each set's candidates.json and results.json to $OUT where it is set
 # (for `lamport-tune merge` and refits where MLIR is), and prints the
@@ -35,7 +36,7 @@ if [ -d "$explore" ]; then
   echo "explore bench: status $? ($(grep -c PASS "$out/tactics_explore.log") PASS lines)"
 fi
 sets=()
-for set in tune fresh unseen; do
+for set in tune fresh unseen untabled; do
   dir=$root/bundles/tactics/$set
   [ -d "$dir" ] || continue
   python3 "$root/tools/lamport-tune/lamport-tune" time "$dir" --bench "$bench" \

@@ -2,7 +2,7 @@
 """Prints the tactic-selection checks (docs/tactics.md, "Checks") from
 bench/run_tactics.sh's reports.
 
-  tactics_report.py SEED.json TUNE_DIR [FRESH_DIR [UNSEEN_DIR]]
+  tactics_report.py SEED.json TUNE_DIR [FRESH_DIR [UNSEEN_DIR [UNTABLED_DIR]]]
   tactics_report.py --explore EXPLORE.json SET_DIR...
 
 The first table: the seed shapes, each point's bundle from the sm_90 table
@@ -13,7 +13,8 @@ real-model shapes, the cost model's pick against the best candidate the
 tuner timed (within 10% at every point) and the best over cuBLAS (1.5x in
 geometric mean): TUNE_DIR the shapes the model's figures were fitted to,
 FRESH_DIR shapes held out from the fit (on which refits were compared),
-UNSEEN_DIR shapes no fit or choice between fits saw. Exit status 1 where
+UNSEEN_DIR shapes no fit or choice between fits saw, UNTABLED_DIR shapes
+the sm_90 table has no entry for. Exit status 1 where
 a check fails. With --explore: each launch shape outside the sweep
 against the best the sweep's candidates gave at its point (no check).
 """
@@ -102,7 +103,7 @@ def main(argv):
         explore_report(argv[1], argv[2:], load_tune())
         print()
         return 0
-    if len(argv) not in (2, 3, 4):
+    if len(argv) not in (2, 3, 4, 5):
         print(__doc__, file=sys.stderr)
         return 2
     tune = load_tune()
@@ -111,7 +112,9 @@ def main(argv):
     verdicts = []
     for title, directory in zip(("shapes the model was fitted to",
                                  "shapes held out from the fit",
-                                 "shapes no fit or choice saw"), argv[1:]):
+                                 "shapes no fit or choice saw",
+                                 "shapes the table has no entry for"),
+                                argv[1:]):
         print(f"\n{title} ({os.path.basename(os.path.normpath(directory))}):\n")
         verdicts.append(tune.report(SimpleNamespace(output=directory)) == 0)
     print(f"\nchecks: seed from the table {'PASS' if seed_ok else 'FAIL'}, "
