@@ -16,12 +16,8 @@
 #===----------------------------------------------------------------------===#
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-compile=${1:-$root/build/bin/lamport-compile}
-if [ ! -x "$compile" ]; then
-  echo "prepare_boundary_peer.sh: no lamport-compile at $compile (build it," \
-    "or pass its path)"
-  exit 2
-fi
+source "$root/test/gpu/prepare_common.sh"
+find_compile prepare_boundary_peer.sh "${1:-}"
 out=$root/bundles/boundary_peer
 rm -rf "$out" && mkdir -p "$out"
 examples=$root/docs/examples
@@ -45,8 +41,6 @@ if [ -x "$bench" ]; then
   done
   echo "lamport-boundary-bench --plan accepts every pair"
 fi
-rm -rf "$root/third_party_cache/nlohmann"
-mkdir -p "$root/third_party_cache"
-cp -r /usr/include/nlohmann "$root/third_party_cache/"
+cache_json_headers prepare_boundary_peer.sh
 du -sh "$out"
 ls "$out"

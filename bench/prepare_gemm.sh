@@ -10,7 +10,9 @@
 # [_p<passes>][_a<accs>][_publish][_occ<N>][_early][_late<N>], named after
 # the tactic that serves M, and again publishing y into a mailbox of its tp
 # with the same tactic written on the op (_publish: the epilogue's cost).
-# One run of bench/run_gemm.sh then times every bundle against cuBLAS.
+# Also copies nlohmann/json's headers into third_party_cache/. One run of
+# bench/run_gemm.sh then times every bundle against cuBLAS (carry `bundles`
+# and `third_party_cache`).
 # Sweeps of other tactics are lamport-tune's (docs/tactics.md, "Tuning"):
 # the sweep space is the compiler's.
 #
@@ -19,7 +21,9 @@
 #===----------------------------------------------------------------------===#
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+source "$root/test/gpu/prepare_common.sh"
 bin=${1:-$root/build/bin}
+find_compile prepare_gemm.sh "$bin/lamport-compile"
 out=$root/bundles/gemm
 programs=$(mktemp -d)
 trap 'rm -rf "$programs"' EXIT
@@ -66,4 +70,5 @@ oproj_tp4 8192 2048
 oproj_tp8 8192 1024
 oproj_tp16 8192 512
 SHAPES
+cache_json_headers prepare_gemm.sh
 echo "$(ls "$out" | wc -l) bundles in $out"

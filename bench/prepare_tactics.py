@@ -15,10 +15,11 @@ model was not fitted to; bundles/tactics/untabled: for shapes the sm_90
 table has no entry for; bundles/tactics/explore: launch shapes outside
 the sweep (8 splits, kw 256) at the shapes of large K. Ten launch shapes a
 point, not lamport-tune's six: the tuned best a point is judged against
-should not be only what the model ranks high (about 1,500 candidates,
-three minutes to compile here). The directory is packed into
+should not be only what the model ranks high (about 2,100 candidates,
+five minutes to compile here). The directory is packed into
 bundles/tactics.tar.xz, which the GPU machine unpacks
-(bench/run_tactics.sh): the bundles' PTX packs about tenfold.
+(bench/run_tactics.sh): the bundles' PTX packs about tenfold. Carry it and
+third_party_cache (nlohmann/json's headers, copied here).
 """
 import importlib.machinery
 import importlib.util
@@ -207,6 +208,11 @@ def main(argv):
     subprocess.run(["rm", "-rf", work])
     subprocess.run(["tar", "-C", os.path.join(ROOT, "bundles"), "-cJf",
                     os.path.join(ROOT, "bundles", "tactics.tar.xz"), "tactics"],
+                   check=True)
+    # The GPU machine builds the bench without a package manager.
+    subprocess.run(["bash", "-c", 'root="$1"; source '
+                    '"$root/test/gpu/prepare_common.sh"; '
+                    'cache_json_headers prepare_tactics.py', "bash", ROOT],
                    check=True)
     print(f"seed: {len(os.listdir(seed))} bundles in {seed}; explore: "
           f"{len(os.listdir(explore))} in {explore}")

@@ -15,11 +15,8 @@
 #===----------------------------------------------------------------------===#
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
-compile=${1:-$root/build/bin/lamport-compile}
-if [ ! -x "$compile" ]; then
-  echo "prepare.sh: no lamport-compile at $compile (build it, or pass its path)"
-  exit 2
-fi
+source "$root/test/gpu/prepare_common.sh"
+find_compile prepare.sh "${1:-}"
 mkdir -p "$root/bundles"
 for tp in 2 4 8; do
   rm -rf "$root/bundles/publish_poll_tp$tp"
@@ -32,8 +29,6 @@ rm -rf "$root/bundles/all_reduce_tp8"
 rm -rf "$root/bundles/all_reduce_pairwise_tp4"
 "$compile" "$root/test/gpu/programs/all_reduce_pairwise_tp4.mlir" \
   -o "$root/bundles/all_reduce_pairwise_tp4"
-rm -rf "$root/third_party_cache/nlohmann"
-mkdir -p "$root/third_party_cache"
-cp -r /usr/include/nlohmann "$root/third_party_cache/"
+cache_json_headers prepare.sh
 du -sh "$root/bundles" "$root/third_party_cache"
 ls "$root/bundles"

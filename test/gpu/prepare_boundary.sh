@@ -15,11 +15,8 @@
 #===----------------------------------------------------------------------===#
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
-compile=${1:-$root/build/bin/lamport-compile}
-if [ ! -x "$compile" ]; then
-  echo "prepare_boundary.sh: no lamport-compile at $compile"
-  exit 2
-fi
+source "$root/test/gpu/prepare_common.sh"
+find_compile prepare_boundary.sh "${1:-}"
 out=$root/bundles/boundary
 rm -rf "$out" && mkdir -p "$out"
 examples=$root/docs/examples
@@ -35,8 +32,6 @@ done
   -o "$out/unpooler_boundary_dynamic_shared_tp4"
 "$compile" "$examples/all_reduce_tp8.mlir" -o "$out/py_all_reduce_tp8"
 "$compile" "$examples/publish_poll_rows_tp4.mlir" -o "$out/py_publish_poll_tp4"
-rm -rf "$root/third_party_cache/nlohmann"
-mkdir -p "$root/third_party_cache"
-cp -r /usr/include/nlohmann "$root/third_party_cache/"
+cache_json_headers prepare_boundary.sh
 du -sh "$out"
 ls "$out"

@@ -18,12 +18,9 @@
 #===----------------------------------------------------------------------===#
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
-compile=${1:-$root/build/bin/lamport-compile}
+source "$root/test/gpu/prepare_common.sh"
+find_compile prepare_faults.sh "${1:-}"
 timeout_ns=${TIMEOUT_NS:-1000000000}
-if [ ! -x "$compile" ]; then
-  echo "prepare_faults.sh: no lamport-compile at $compile (build it, or pass its path)"
-  exit 2
-fi
 out=$root/bundles/faults
 rm -rf "$out" && mkdir -p "$out"
 examples=$root/docs/examples
@@ -36,8 +33,6 @@ for pair in all_reduce_tp8:all_reduce_tp8 \
   [ -f "$source" ] || { echo "prepare_faults.sh: missing $source"; exit 2; }
   "$compile" "$source" --timeout-ns "$timeout_ns" -o "$out/$name"
 done
-rm -rf "$root/third_party_cache/nlohmann"
-mkdir -p "$root/third_party_cache"
-cp -r /usr/include/nlohmann "$root/third_party_cache/"
+cache_json_headers prepare_faults.sh
 du -sh "$out"
 ls "$out"

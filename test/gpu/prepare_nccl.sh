@@ -17,11 +17,8 @@
 #===----------------------------------------------------------------------===#
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
-compile=${1:-$root/build/bin/lamport-compile}
-if [ ! -x "$compile" ]; then
-  echo "prepare_nccl.sh: no lamport-compile at $compile"
-  exit 2
-fi
+source "$root/test/gpu/prepare_common.sh"
+find_compile prepare_nccl.sh "${1:-}"
 out=$root/bundles/nccl
 rm -rf "$out" && mkdir -p "$out/sources"
 examples=$root/docs/examples
@@ -35,8 +32,6 @@ for name in all_reduce_tp1 attention_boundary_unfused_tp1; do
     { echo "prepare_nccl.sh: $name has no tp = 1 mailbox"; exit 2; }
   "$compile" "$out/sources/$name.mlir" -o "$out/$name"
 done
-rm -rf "$root/third_party_cache/nlohmann"
-mkdir -p "$root/third_party_cache"
-cp -r /usr/include/nlohmann "$root/third_party_cache/"
+cache_json_headers prepare_nccl.sh
 du -sh "$out"
 ls "$out"
