@@ -48,4 +48,5 @@ for set in tune fresh unseen untabled; do
 done
 [ -f "$out/tactics_explore.json" ] &&
   python3 "$root/bench/tactics_report.py" --explore "$out/tactics_explore.json" "${sets[@]}"
+python3 "$root/bench/tactics_report.py" --summary "${sets[@]}"
 python3 "$root/bench/tactics_report.py" "$out/tactics_seed.json" "${sets[@]}"

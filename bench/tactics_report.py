@@ -4,6 +4,7 @@ bench/run_tactics.sh's reports.
 
   tactics_report.py SEED.json TUNE_DIR [FRESH_DIR [UNSEEN_DIR [UNTABLED_DIR]]]
   tactics_report.py --explore EXPLORE.json SET_DIR...
+  tactics_report.py --summary SET_DIR...
 
 The first table: the seed shapes, each point's bundle from the sm_90 table
 (_table) and with the hand-written tactics (_hand) timed in one process;
@@ -17,6 +18,9 @@ UNSEEN_DIR shapes no fit or choice between fits saw, UNTABLED_DIR shapes
 the sm_90 table has no entry for. Exit status 1 where
 a check fails. With --explore: each launch shape outside the sweep
 against the best the sweep's candidates gave at its point (no check).
+With --summary: each set's pick and the model's own first choice against
+the tuned best, the misses of all sets but the last, and each point of the
+last (docs/performance.md's tables).
 """
 import importlib.machinery
 import importlib.util
@@ -88,6 +92,89 @@ def explore_report(path, directories, tune):
               f"{'PASS' if row['passed'] else 'FAIL'} |")
 
 
+# What each check set holds, by its directory's name under bundles/tactics
+# (or that name and more, as runs are kept in bench/data).
+SET_TITLES = {
+    "tune": "fitted: the sixteen shapes the figures are fitted to",
+    "fresh": "held out: Qwen3-32B, Gemma 2 27B",
+    "unseen": "unseen by any fit: Mistral-Nemo 12B, Gemma 2 9B",
+    "untabled": "not in the table: Yi-1.5-34B, Phi-3-medium, Command R",
+}
+# The copy bandwidth of one H200, bytes per us: the floor of a GEMM is its
+# weight bytes over it.
+COPY_BYTES_PER_US = 4.25e6
+
+
+def picks(directory, tune):
+    """[(key, pick, model alone, best)] of a set's plain points: the pass's
+    pick (model_pick), the model's own first choice (model_rank 0) and the
+    fastest passing candidate."""
+    _, points = tune.load_points(directory)
+    out = []
+    for key in sorted(points, key=lambda k: (k[0], k[3])):
+        records = points[key]
+        if key[4]:
+            continue
+        best = tune.best_of(records)
+        pick = next((r for r in records if r["model_pick"]), None)
+        alone = next((r for r in records if r["model_rank"] == 0), None)
+        if best and pick and alone and pick["passed"] and alone["passed"]:
+            out.append((key, pick, alone, best))
+    return out
+
+
+def summary(directories, tune):
+    """Per set: the pick and the model alone against the tuned best, the
+    best over cuBLAS and cuBLAS over the copy floor; then the points where
+    either misses 10%, and each point of the last set."""
+    print("| set | shapes | points | pick within 10% | worst pick / best | "
+          "geomean pick / best | model alone within 10% | worst | geomean | "
+          "best over cuBLAS | cuBLAS over the copy floor |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    sets = [(os.path.basename(os.path.normpath(d)), picks(d, tune))
+            for d in directories]
+    for name, rows in sets:
+        if not rows:
+            print(f"| {SET_TITLES.get(name.split('_')[0], name)} | (no passing point) |")
+            continue
+        pick = [p["us"] / b["us"] for _, p, _, b in rows]
+        alone = [a["us"] / b["us"] for _, _, a, b in rows]
+        speedup = [b["cublas_us"] / b["us"] for _, _, _, b in rows]
+        ceiling = [b["cublas_us"] / (2.0 * k[1] * k[2] / COPY_BYTES_PER_US)
+                   for k, _, _, b in rows]
+        print(f"| {SET_TITLES.get(name.split('_')[0], name)} | "
+              f"{len({k[0] for k, *_ in rows})} | {len(rows)} | "
+              f"{sum(r <= 1.10 for r in pick)} | {max(pick):.3f} | "
+              f"{geomean(pick):.3f} | {sum(r <= 1.10 for r in alone)} | "
+              f"{max(alone):.3f} | {geomean(alone):.3f} | "
+              f"{geomean(speedup):.3f}x | {geomean(ceiling):.2f}x |")
+    print("\nThe points where the pick or the model alone misses 10%:\n")
+    print("| set | shape | N x K | M | pick | pick / best | model alone / best "
+          "| best (tuned) | best us |")
+    print("|---|---|---|---:|---|---:|---:|---|---:|")
+    for name, rows in sets[:-1]:
+        for key, pick, alone, best in rows:
+            if max(pick["us"], alone["us"]) > 1.10 * best["us"]:
+                print(f"| {name} | {key[0]} | {key[1]} x {key[2]} | {key[3]} | "
+                      f"{tune.tactic_name(pick['tactic'])} | "
+                      f"{pick['us'] / best['us']:.3f} | "
+                      f"{alone['us'] / best['us']:.3f} | "
+                      f"{tune.tactic_name(best['tactic'])} | {best['us']:.2f} |")
+    name, rows = sets[-1]
+    print(f"\nEach point of {name}:\n")
+    print("| shape | N x K | M | pick | us | model alone | us | best (tuned) | "
+          "best us | pick / best | alone / best | cuBLAS us | best speedup |")
+    print("|---|---|---:|---|---:|---|---:|---|---:|---:|---:|---:|---:|")
+    for key, pick, alone, best in rows:
+        print(f"| {key[0]} | {key[1]} x {key[2]} | {key[3]} | "
+              f"{tune.tactic_name(pick['tactic'])} | {pick['us']:.2f} | "
+              f"{tune.tactic_name(alone['tactic'])} | {alone['us']:.2f} | "
+              f"{tune.tactic_name(best['tactic'])} | {best['us']:.2f} | "
+              f"{pick['us'] / best['us']:.3f} | {alone['us'] / best['us']:.3f} "
+              f"| {best['cublas_us']:.2f} | "
+              f"{best['cublas_us'] / best['us']:.2f} |")
+
+
 def load_tune():
     loader = importlib.machinery.SourceFileLoader(
         "lamport_tune",
@@ -101,6 +188,10 @@ def load_tune():
 def main(argv):
     if argv[:1] == ["--explore"] and len(argv) >= 3:
         explore_report(argv[1], argv[2:], load_tune())
+        print()
+        return 0
+    if argv[:1] == ["--summary"] and len(argv) >= 2:
+        summary(argv[1:], load_tune())
         print()
         return 0
     if len(argv) not in (2, 3, 4, 5):
