@@ -7,8 +7,10 @@ activations from L2, the MMA chain, the split-K and pass reductions and the
 fixed costs. estimate() below is that function line for line, its constants
 in CONSTANTS (the fields of ChipModel); `--check-opt` compares it with
 lamport-opt's own estimate (the explain remark of lamport-select-tactics)
-on every measured candidate, so the C++ stays the one model and this file
-only mirrors it.
+on every measured candidate, and nearest() and prior_factor() with the
+pass's prior (its neighbours and its pick's weighed estimate) at every
+measured point, so the C++ stays the one model and this file only mirrors
+it.
 
     bench/fit_tactic_model.py                       # evaluate CONSTANTS
     bench/fit_tactic_model.py --per-point           # each point's pick
@@ -157,6 +159,11 @@ def nearest(table, n, k, m, publishes=False):
     """TacticTable::nearest: the tactics of the PRIOR_SHAPES shapes nearest
     [n, k] with an entry covering m, one per shape (publishing as asked
     where the shape has both), never [n, k] itself."""
+    return [t for _, _, t in nearest_shapes(table, n, k, m, publishes)]
+
+
+def nearest_shapes(table, n, k, m, publishes=False):
+    """nearest(), each tactic with its shape: [(n, k, tactic)]."""
     shapes = {}
     for en, ek, first, last, pub, t in table:
         if not first <= m <= last or (en, ek) == (n, k):
@@ -166,7 +173,7 @@ def nearest(table, n, k, m, publishes=False):
             shapes[(en, ek)] = (pub, t)
     order = sorted(shapes, key=lambda s: math.hypot(math.log(s[0] / n),
                                                     math.log(s[1] / k)))
-    return [shapes[s][1] for s in order[:PRIOR_SHAPES]]
+    return [(s[0], s[1], shapes[s][1]) for s in order[:PRIOR_SHAPES]]
 
 
 def prior_factor(t, prior):
@@ -408,6 +415,59 @@ def opt_estimate(opt, n, k, m, t):
     return float(found.group(1))
 
 
+def opt_prior_pick(opt, n, k, m, table_path):
+    """lamport-opt's pick with prior-only at m: (tactic, its weighed
+    estimate, [(n, k)] of the neighbours), from the op and explain's
+    remark."""
+    text = (f"func.func @f(%x: memref<{m}x{k}xbf16>, %w: memref<{n}x{k}xbf16>,"
+            f" %y: memref<{m}x{n}xbf16>) {{\n  lamport.gemm_publish %x, %w "
+            f"into %y {{pdl}}\n      : memref<{m}x{k}xbf16>, "
+            f"memref<{n}x{k}xbf16>, memref<{m}x{n}xbf16>\n  return\n}}\n")
+    result = subprocess.run(
+        [opt, "-", "--mlir-print-op-on-diagnostic=false",
+         f"--lamport-select-tactics=explain chip=sm_90 prior-only "
+         f"tactic-table={table_path}"],
+        input=text, capture_output=True, text=True)
+    chosen = re.search(r"tactic\((#lamport\.tactic<.*?>)\)", result.stdout)
+    score = re.search(r"weighed by the prior ([\d.]+) and", result.stderr)
+    leaning = re.search(r"leaning on the table's (.*)\);", result.stderr)
+    if not chosen or not score or not leaning:
+        sys.exit(f"lamport-opt gave no prior pick:\n{result.stderr}")
+    knobs = dict(re.findall(r"(\w+) = (\w+)", chosen.group(1)))
+    tactic = full_tactic({key: value == "true" if value in ("true", "false")
+                          else int(value) for key, value in knobs.items()
+                          if key != "token_tiles"})
+    shapes = [(int(a), int(b)) for a, b in
+              re.findall(r"(\d+) x (\d+) \(", leaning.group(1))]
+    return tactic, float(score.group(1)), shapes
+
+
+def check_prior(opt, points):
+    """Whether nearest() and prior_factor() are the pass's: at every
+    measured point's N, K and M, the neighbours lamport-opt names with
+    prior-only and its pick's weighed estimate; returns the mismatches."""
+    path = os.path.join(ROOT, "data", "tactics", "sm_90.json")
+    table = load_table(path)
+    cases = sorted({(cands[0][2], cands[0][3], m)
+                    for (_, m, _), cands in points.items()})
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+        theirs_all = list(pool.map(
+            lambda case: opt_prior_pick(opt, *case, path), cases))
+    bad = 0
+    for (n, k, m), (tactic, score, shapes) in zip(cases, theirs_all):
+        mine = nearest_shapes(table, n, k, m)
+        ours = estimate(CONSTANTS, n, k, m, tactic) * prior_factor(
+            tactic, [t for _, _, t in mine])
+        if [(a, b) for a, b, _ in mine] != shapes or abs(ours - score) > 0.006:
+            bad += 1
+            print(f"prior mismatch at {n} x {k} M = {m}: python "
+                  f"{[(a, b) for a, b, _ in mine]} {ours:.3f}, lamport-opt "
+                  f"{shapes} {score:.2f}")
+    print(f"lamport-opt and this prior agree at {len(cases) - bad} of "
+          f"{len(cases)} points")
+    return bad
+
+
 def check_opt(opt, points, seed):
     """Whether estimate() with CONSTANTS is lamport-opt's, on every measured
     candidate and seed point (each tactic of a shape and M once, though
@@ -452,7 +512,9 @@ def main():
     held_out = load_points(args.held_out)
     if args.check_opt:
         everything = {**points, **held_out}
-        return 1 if check_opt(args.check_opt, everything, seed) else 0
+        bad = check_opt(args.check_opt, everything, seed)
+        bad += check_prior(args.check_opt, everything)
+        return 1 if bad else 0
     report(CONSTANTS, points, seed, "fitted shapes")
     report(CONSTANTS, held_out, seed, "held-out shapes", calibration=False)
     # The prior, each model family judged against the measured best of the
