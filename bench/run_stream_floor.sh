@@ -8,7 +8,7 @@
 # sizes given (default 4, 8, 16, 32 MiB), against the copy floor of
 # docs/performance.md.
 #
-#   bash bench/run_stream_floor.sh [--mib S,...] [--replays R]
+#   bash bench/run_stream_floor.sh [--mib S,...] [--replays R] [--all]
 #
 #===----------------------------------------------------------------------===#
 set -uo pipefail

@@ -15,14 +15,15 @@
 // cost) is what the GEMM's share of the floor is measured against; this is
 // how much of that floor a kernel can reach at all in the harness.
 //
-//   lamport-stream-floor [--mib S,...] [--replays R]
+//   lamport-stream-floor [--mib S,...] [--replays R] [--all]
 //
 // For each size (default 4, 8, 16, 32 MiB) it times every launch shape of
 // the sweep (CTAs 132, 264, 528 x threads 256, 512, 1024 x 4, 8, 16 loads
 // in flight a thread), with PDL and without, and prints the best of each
-// with its share of the copy floor. Before timing, every shape's XOR of
-// every copy is checked against the host's (the outputs poisoned first):
-// a mismatch or any CUDA error fails the program with what and where.
+// with its share of the copy floor (--all: every shape's time as well). Before
+// timing, every shape's XOR of every copy is checked against the host's (the
+// outputs poisoned first): a mismatch or any CUDA error fails the program with
+// what and where.
 //
 //===----------------------------------------------------------------------===//
 
@@ -61,8 +62,7 @@ void check(cudaError_t error, const char *call, const std::string &what) {
 /// Reads W[0, words) once: U 16-byte loads in flight a thread, XORed; one
 /// word a CTA after the previous grid is done.
 template <int U>
-__global__ void streamWeights(const uint4 *weights, size_t words,
-                              uint4 *sums) {
+__global__ void streamWeights(const uint4 *weights, size_t words, uint4 *sums) {
   asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
   size_t stride = size_t(gridDim.x) * blockDim.x;
   size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -133,14 +133,14 @@ std::vector<int> parseList(const std::string &flag, const char *text) {
   size_t start = 0;
   while (start <= s.size()) {
     size_t end = s.find(',', start);
-    std::string item = s.substr(start, end == std::string::npos
-                                           ? std::string::npos
-                                           : end - start);
+    std::string item = s.substr(
+        start, end == std::string::npos ? std::string::npos : end - start);
     char *rest = nullptr;
     long value = std::strtol(item.c_str(), &rest, 10);
     if (item.empty() || *rest || value < 1 || value > 1024)
-      fail(flag + " takes a comma-separated list of sizes in MiB (1..1024), "
-                  "not '" +
+      fail(flag +
+               " takes a comma-separated list of sizes in MiB (1..1024), "
+               "not '" +
                s + "'",
            2);
     out.push_back(int(value));
@@ -151,18 +151,24 @@ std::vector<int> parseList(const std::string &flag, const char *text) {
   return out;
 }
 
-const char *kUsage = "usage: lamport-stream-floor [--mib S,...] [--replays R]";
+const char *kUsage =
+    "usage: lamport-stream-floor [--mib S,...] [--replays R] [--all]";
 
 } // namespace
 
 int main(int argc, char **argv) {
   std::vector<int> sizes = {4, 8, 16, 32};
   int replays = 20;
+  bool all = false;
   for (int a = 1; a < argc; ++a) {
     std::string arg = argv[a];
     if (arg == "--help" || arg == "-h") {
       std::printf("%s\n", kUsage);
       return 0;
+    }
+    if (arg == "--all") {
+      all = true;
+      continue;
     }
     if (arg != "--mib" && arg != "--replays")
       fail("unknown argument '" + arg + "' (--help lists them)", 2);
@@ -193,8 +199,8 @@ int main(int argc, char **argv) {
   for (int ctasPerSm : {1, 2, 4})
     for (int threads : {256, 512, 1024})
       for (int inFlight : {4, 8, 16})
-        shapes.push_back({prop.multiProcessorCount * ctasPerSm, threads,
-                          inFlight});
+        shapes.push_back(
+            {prop.multiProcessorCount * ctasPerSm, threads, inFlight});
 
   std::printf("| W MiB | floor us | PDL | best us | %% of floor | CTAs x "
               "threads x loads in flight |\n|---:|---:|---|---:|---:|---|\n");
@@ -236,11 +242,10 @@ int main(int argc, char **argv) {
       double bestUs = 1e30;
       Shape best{};
       for (const Shape &shape : shapes) {
-        std::string where = std::to_string(mib) + " MiB, " +
-                            std::to_string(shape.ctas) + " x " +
-                            std::to_string(shape.threads) + " x " +
-                            std::to_string(shape.inFlight) +
-                            (pdl ? ", PDL" : ", no PDL");
+        std::string where =
+            std::to_string(mib) + " MiB, " + std::to_string(shape.ctas) +
+            " x " + std::to_string(shape.threads) + " x " +
+            std::to_string(shape.inFlight) + (pdl ? ", PDL" : ", no PDL");
         cudaGraph_t graph;
         cudaGraphExec_t exec;
         CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal),
@@ -300,6 +305,11 @@ int main(int argc, char **argv) {
         std::nth_element(times.begin(), times.begin() + times.size() / 2,
                          times.end());
         double us = times[times.size() / 2] * 1e3 / copies;
+        if (all)
+          std::printf("| %d | | %s | %.2f | %.0f%% | %d x %d x %d |\n", mib,
+                      pdl ? "yes" : "no", us,
+                      100 * (bytes / kCopyBytesPerUs) / us, shape.ctas,
+                      shape.threads, shape.inFlight);
         if (us < bestUs) {
           bestUs = us;
           best = shape;
@@ -309,9 +319,8 @@ int main(int argc, char **argv) {
       }
       double floorUs = bytes / kCopyBytesPerUs;
       std::printf("| %d | %.2f | %s | %.2f | %.0f%% | %d x %d x %d |\n", mib,
-                  floorUs, pdl ? "yes" : "no", bestUs,
-                  100 * floorUs / bestUs, best.ctas, best.threads,
-                  best.inFlight);
+                  floorUs, pdl ? "yes" : "no", bestUs, 100 * floorUs / bestUs,
+                  best.ctas, best.threads, best.inFlight);
       std::fflush(stdout);
     }
     CHECK(cudaEventDestroy(start), "an event");
