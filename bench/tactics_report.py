@@ -2,7 +2,7 @@
 """Prints the tactic-selection checks (docs/tactics.md, "Checks") from
 bench/run_tactics.sh's reports.
 
-  tactics_report.py SEED.json TUNE_DIR [FRESH_DIR [UNSEEN_DIR [UNTABLED_DIR]]]
+  tactics_report.py SEED.json SET_DIR...
   tactics_report.py --explore EXPLORE.json SET_DIR...
   tactics_report.py --summary SET_DIR...
 
@@ -12,11 +12,10 @@ the check is the geometric mean of the speedup over cuBLAS from the table
 within 2% of the hand-written one's. The second (lamport-tune report): the
 real-model shapes, the cost model's pick against the best candidate the
 tuner timed (within 10% at every point) and the best over cuBLAS (1.5x in
-geometric mean): TUNE_DIR the shapes the model's figures were fitted to,
-FRESH_DIR shapes held out from the fit (on which refits were compared),
-UNSEEN_DIR shapes no fit or choice between fits saw, UNTABLED_DIR shapes
-the sm_90 table has no entry for. Exit status 1 where
-a check fails. With --explore: each launch shape outside the sweep
+geometric mean), for each SET_DIR (bundles/tactics/tune: the shapes the
+model's figures were fitted to, fresh: held out from the fit, unseen: no
+fit or choice between fits saw them, untabled: the sm_90 table has no
+entry for them; SET_TITLES). Exit status 1 where a check fails. With --explore: each launch shape outside the sweep
 against the best the sweep's candidates gave at its point (no check).
 With --summary: each set's pick and the model's own first choice against
 the tuned best, the misses of all sets but the last, and each point of the
@@ -105,6 +104,12 @@ SET_TITLES = {
 COPY_BYTES_PER_US = 4.25e6
 
 
+def set_title(directory):
+    """What the set in `directory` holds, by its name (or the name)."""
+    name = os.path.basename(os.path.normpath(directory))
+    return SET_TITLES.get(name.split("_")[0], name)
+
+
 def picks(directory, tune):
     """[(key, pick, model alone, best)] of a set's plain points: the pass's
     pick (model_pick), the model's own first choice (model_rank 0) and the
@@ -133,16 +138,16 @@ def summary(directories, tune):
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     sets = [(os.path.basename(os.path.normpath(d)), picks(d, tune))
             for d in directories]
-    for name, rows in sets:
+    for (name, rows), directory in zip(sets, directories):
         if not rows:
-            print(f"| {SET_TITLES.get(name.split('_')[0], name)} | (no passing point) |")
+            print(f"| {set_title(directory)} | (no passing point) |")
             continue
         pick = [p["us"] / b["us"] for _, p, _, b in rows]
         alone = [a["us"] / b["us"] for _, _, a, b in rows]
         speedup = [b["cublas_us"] / b["us"] for _, _, _, b in rows]
         ceiling = [b["cublas_us"] / (2.0 * k[1] * k[2] / COPY_BYTES_PER_US)
                    for k, _, _, b in rows]
-        print(f"| {SET_TITLES.get(name.split('_')[0], name)} | "
+        print(f"| {set_title(directory)} | "
               f"{len({k[0] for k, *_ in rows})} | {len(rows)} | "
               f"{sum(r <= 1.10 for r in pick)} | {max(pick):.3f} | "
               f"{geomean(pick):.3f} | {sum(r <= 1.10 for r in alone)} | "
@@ -194,19 +199,16 @@ def main(argv):
         summary(argv[1:], load_tune())
         print()
         return 0
-    if len(argv) not in (2, 3, 4, 5):
+    if len(argv) < 2:
         print(__doc__, file=sys.stderr)
         return 2
     tune = load_tune()
     seed_ok = seed_check(argv[0])
     print()
     verdicts = []
-    for title, directory in zip(("shapes the model was fitted to",
-                                 "shapes held out from the fit",
-                                 "shapes no fit or choice saw",
-                                 "shapes the table has no entry for"),
-                                argv[1:]):
-        print(f"\n{title} ({os.path.basename(os.path.normpath(directory))}):\n")
+    for directory in argv[1:]:
+        print(f"\n{set_title(directory)} "
+              f"({os.path.basename(os.path.normpath(directory))}):\n")
         verdicts.append(tune.report(SimpleNamespace(output=directory)) == 0)
     print(f"\nchecks: seed from the table {'PASS' if seed_ok else 'FAIL'}, "
           "cost model and tuner " +
