@@ -238,6 +238,17 @@ int main(int argc, char **argv) {
     cudaEvent_t start, stop;
     CHECK(cudaEventCreate(&start), "an event");
     CHECK(cudaEventCreate(&stop), "an event");
+    double floorUs = bytes / kCopyBytesPerUs;
+    // One row of the table: a size's best shape, or (--all) any shape,
+    // whose row leaves the floor column empty.
+    auto printRow = [&](bool pdl, double us, const Shape &shape, bool best) {
+      char floorText[32] = " ";
+      if (best)
+        std::snprintf(floorText, sizeof(floorText), " %.2f ", floorUs);
+      std::printf("| %d |%s| %s | %.2f | %.0f%% | %d x %d x %d |\n", mib,
+                  floorText, pdl ? "yes" : "no", us, 100 * floorUs / us,
+                  shape.ctas, shape.threads, shape.inFlight);
+    };
     for (bool pdl : {true, false}) {
       double bestUs = 1e30;
       Shape best{};
@@ -306,10 +317,7 @@ int main(int argc, char **argv) {
                          times.end());
         double us = times[times.size() / 2] * 1e3 / copies;
         if (all)
-          std::printf("| %d | | %s | %.2f | %.0f%% | %d x %d x %d |\n", mib,
-                      pdl ? "yes" : "no", us,
-                      100 * (bytes / kCopyBytesPerUs) / us, shape.ctas,
-                      shape.threads, shape.inFlight);
+          printRow(pdl, us, shape, false);
         if (us < bestUs) {
           bestUs = us;
           best = shape;
@@ -317,10 +325,7 @@ int main(int argc, char **argv) {
         CHECK(cudaGraphExecDestroy(exec), where);
         CHECK(cudaGraphDestroy(graph), where);
       }
-      double floorUs = bytes / kCopyBytesPerUs;
-      std::printf("| %d | %.2f | %s | %.2f | %.0f%% | %d x %d x %d |\n", mib,
-                  floorUs, pdl ? "yes" : "no", bestUs, 100 * floorUs / bestUs,
-                  best.ctas, best.threads, best.inFlight);
+      printRow(pdl, bestUs, best, true);
       std::fflush(stdout);
     }
     CHECK(cudaEventDestroy(start), "an event");
