@@ -51,19 +51,24 @@ def test_merge_takes_the_fastest_passing_candidate(tmp_path):
             "min_ctas_per_sm": 1, "early_dependents": True, "late_chunks": 0}
     failing = dict(fast, splits=4)
     slow = dict(fast, splits=1, kw=128)
+    bulk = dict(fast, splits=1, kw=128, pipeline="bulk", stages=2,
+                stage_bytes=16384, producer_lanes=32)
+    # us per M: "fast" wins at M = 1 and 8 (one entry), the bulk ring at 16.
+    times = {1: {"fast": 3.0, "failing": 1.0, "slow": 4.0, "bulk": 5.0},
+             8: {"fast": 3.0, "failing": 1.0, "slow": 4.0, "bulk": 5.0},
+             16: {"fast": 3.0, "failing": 1.0, "slow": 2.5, "bulk": 2.0}}
     candidates = []
     results = []
-    for m in (1, 8):
-        for name, knobs, us, passed in (("fast", fast, 3.0, True),
-                                        ("failing", failing, 1.0, False),
-                                        ("slow", slow, 4.0, True)):
+    for m in (1, 8, 16):
+        for name, knobs in (("fast", fast), ("failing", failing),
+                            ("slow", slow), ("bulk", bulk)):
             bundle = f"shape_m{m}_{name}"
             candidates.append({"bundle": bundle, "shape": "shape", "n": 1024,
                                "k": 4096, "m": m, "publishes": False,
-                               "tactic": knobs, "model_us": us,
+                               "tactic": knobs, "model_us": times[m][name],
                                "model_pick": name == "slow", "table": False})
-            results.append({"bundle": bundle, "ours_us": us,
-                            "cublas_us": 7.0, "passed": passed})
+            results.append({"bundle": bundle, "ours_us": times[m][name],
+                            "cublas_us": 7.0, "passed": name != "failing"})
     (tmp_path / "candidates.json").write_text(
         json.dumps({"chip": "sm_90", "candidates": candidates}))
     (tmp_path / "results.json").write_text(json.dumps(results))
@@ -75,15 +80,21 @@ def test_merge_takes_the_fastest_passing_candidate(tmp_path):
                    check=True)
     merged = json.loads(table.read_text())
     jsonschema.validate(merged, schema())
-    assert [e["m"] for e in merged["entries"]] == [[1, 1], [2, 8]]
-    # Each entry says which shape and point it was tuned at, and its times.
+    # The same tactic at consecutive points is one entry (one kernel).
+    assert [e["m"] for e in merged["entries"]] == [[1, 8], [9, 16]]
+    # Each entry says which shape and points it was tuned at, and its times.
     assert [e["source"].split(", ", 1)[1] for e in merged["entries"]] == [
-        "shape: 3.00 us at M = 1, cuBLAS 7.00 us",
-        "shape: 3.00 us at M = 8, cuBLAS 7.00 us"]
-    for entry in merged["entries"]:
-        assert entry["tactic"] == {"splits": 2, "kw": 64, "accs": 2,
-                                   "min_ctas_per_sm": 1,
-                                   "early_dependents": True}
+        "shape: 3.00 us at M = 1, cuBLAS 7.00 us; 3.00 us at M = 8, "
+        "cuBLAS 7.00 us",
+        "shape: 2.00 us at M = 16, cuBLAS 7.00 us"]
+    # Only the knobs off their defaults are written.
+    assert merged["entries"][0]["tactic"] == {
+        "splits": 2, "kw": 64, "accs": 2, "min_ctas_per_sm": 1,
+        "early_dependents": True}
+    assert merged["entries"][1]["tactic"] == {
+        "splits": 1, "kw": 128, "accs": 2, "min_ctas_per_sm": 1,
+        "early_dependents": True, "pipeline": "bulk", "stages": 2,
+        "producer_lanes": 32}
     # The model picked the slow one: 4.0 against 3.0 is past the bound.
     report = subprocess.run([TUNE, "report", str(tmp_path)],
                             capture_output=True, text=True)
