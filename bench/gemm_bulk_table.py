@@ -1,24 +1,32 @@
 #!/usr/bin/env python3
-#===- bench/gemm_bulk_table.py - Bulk pipeline against registers, per point ===#
+#===- bench/gemm_bulk_table.py - Candidates against the serving kernels ---===#
 #
 # Reads the JSON of bench/run_gemm_bulk.sh (one file per shape, or one for
-# all) and prints, per point, the register pipeline's serving kernel
-# (bundles/gemm, plain), the fastest bulk-pipeline variant, cuBLAS (the
-# better of cublasGemmEx and cublasLt), the floor and the share of it the
-# better of the two kernels reaches; then the targets: 85% of the floor at
-# W >= 16 MiB, 75% at W >= 8 MiB, geometric mean >= 2.0x over cuBLAS, no
-# point slower than the register kernel. Every variant must have passed its
-# checks.
+# all) and prints, per point, the serving kernel (bundles/gemm, plain), the
+# fastest candidate, cuBLAS (the better of cublasGemmEx and cublasLt), the
+# floor and the share of it the better of the two kernels reaches; then the
+# targets: 85% of the floor at W >= 16 MiB, 75% at W >= 8 MiB, geometric
+# mean >= 2.0x over cuBLAS, no point slower than the serving kernel. Every
+# variant must have passed its checks. The serving kernels are the bundles
+# of --serving DIR; without it, every variant but the bulk pipeline's.
 #
-#   python3 bench/gemm_bulk_table.py gemm_bulk_*.json
+#   python3 bench/gemm_bulk_table.py [--serving bundles/gemm] gemm_bulk_*.json
 #
 #===----------------------------------------------------------------------===#
+import argparse
 import json
 import math
+import os
 import sys
 
 
-def main(paths):
+def main(argv):
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--serving", help="directory of the serving bundles")
+    parser.add_argument("paths", nargs="+")
+    args = parser.parse_args(argv)
+    paths = args.paths
+    serving = set(os.listdir(args.serving)) if args.serving else None
     rows = []
     for path in paths:
         with open(path) as f:
@@ -29,11 +37,14 @@ def main(paths):
         if r["publishes"]:
             continue
         point = points.setdefault((r["shape"], r["m"]), {"row": r})
-        kind = "bulk" if "_bulk" in r["bundle"] else "registers"
+        if serving is not None:
+            kind = "registers" if r["bundle"] in serving else "bulk"
+        else:
+            kind = "bulk" if "_bulk" in r["bundle"] else "registers"
         best = point.get(kind)
         if r.get("ours_us") and (not best or r["ours_us"] < best["ours_us"]):
             point[kind] = r
-    print("| shape | M | W MiB | registers us | best bulk | bulk us | cuBLAS us "
+    print("| shape | M | W MiB | serving us | best candidate | candidate us | cuBLAS us "
           "| floor us | best % of floor | speedup |")
     print("|---|---:|---:|---:|---|---:|---:|---:|---:|---:|")
     speedups, misses, slower = [], [], []
@@ -62,7 +73,7 @@ def main(paths):
     print(f"\ngeometric mean over {len(speedups)} points, best kernel per "
           f"point: {geomean:.3f}x over the better cuBLAS")
     print(f"floor targets missed: {', '.join(misses) or 'none'}")
-    print(f"bulk slower than registers at: {', '.join(slower) or 'none'}")
+    print(f"candidates slower than serving at: {', '.join(slower) or 'none'}")
     print(f"variants failing a check: {', '.join(failed) or 'none'}")
     return 1 if failed else 0
 

@@ -4,10 +4,12 @@
 # Run on the GPU machine. Builds lamport-gemm-bench without MLIR, then, one
 # shape at a time, checks and times every bundle of bundles/gemm (bench/
 # prepare_gemm.sh: the register pipeline's serving tactics) beside those of
-# bundles/gemm_bulk (bench/prepare_gemm_bulk.py: bulk-pipeline tactics) in
-# one process, so each point's variants share inputs, reference and cuBLAS
-# time. Writes gemm_bulk_<shape>.json to $OUT (or the build directory) and
-# prints bench/gemm_bulk_table.py's comparison last.
+# a directory of candidates, $CANDIDATES (bundles/gemm_bulk by default:
+# bench/prepare_gemm_bulk.py's bulk-pipeline tactics; bundles/gemm_occupancy:
+# bench/prepare_gemm_occupancy.py's) in one process, so each point's variants
+# share inputs, reference and cuBLAS time. Writes gemm_bulk_<shape>.json to
+# $OUT (or the build directory) and prints bench/gemm_bulk_table.py's
+# comparison last.
 #
 #   python3 bench/prepare_gemm_bulk.py; bash bench/prepare_gemm.sh   (here)
 #   bash bench/run_gemm_bulk.sh                                      (there)
@@ -19,17 +21,20 @@ export NCCL_NVLS_ENABLE=0
 source "$root/bench/build_gemm_bench.sh"
 build_gemm_bench run_gemm_bulk.sh || exit 2
 out=${OUT:-$build}
+candidates=${CANDIDATES:-$root/bundles/gemm_bulk}
+[ -d "$candidates" ] || { echo "run_gemm_bulk.sh: no $candidates" >&2; exit 2; }
 status=0
 jsons=()
 for shape in unpooler_tp4 unpooler_tp8 unpooler_tp16 oproj_tp4 oproj_tp8 \
   oproj_tp16; do
   json=$out/gemm_bulk_$shape.json
   "$build/bin/lamport-gemm-bench" ${GEMM_BENCH_ARGS:-} --json "$json" \
-    "$root"/bundles/gemm/${shape}_m* "$root"/bundles/gemm_bulk/${shape}_m* \
+    "$root"/bundles/gemm/${shape}_m* "$candidates"/${shape}_m* \
     >"$out/gemm_bulk_$shape.log" 2>&1 || status=1
   tail -3 "$out/gemm_bulk_$shape.log"
   [ -s "$json" ] && jsons+=("$json")
 done
 ((${#jsons[@]})) || exit 2
-python3 "$root/bench/gemm_bulk_table.py" "${jsons[@]}" || status=1
+python3 "$root/bench/gemm_bulk_table.py" --serving "$root/bundles/gemm" \
+  "${jsons[@]}" || status=1
 exit $status
