@@ -223,26 +223,31 @@ def load_points(results_dir):
     return points
 
 
+# A seed bundle's name: the point and the tactic it was built with
+# (lamport-tune's bundle_name), then _table or _hand.
+SEED_NAME = re.compile(
+    r".*_s(?P<splits>\d+)_kw(?P<kw>\d+)_tiles(?P<tiles>\d+)(?:_p(?P<passes>\d+))?"
+    r"(?:_a(?P<accs>\d+))?(?:_occ(?P<min_ctas_per_sm>\d+))?"
+    r"(?P<early_dependents>_early)?(?:_late(?P<late_chunks>\d+))?_table$")
+
+
 def load_seed(results_dir):
     """[(shape, n, k, m, table tactic, measured us)] of the seed points of
-    every run."""
-    table = json.load(open(os.path.join(ROOT, "data/tactics/sm_90.json")))
+    every run, each with the tactic the run's table gave it (its name)."""
     out = []
     for run, directory in runs(results_dir):
         seed = json.load(open(os.path.join(directory, "tactics_seed.json")))
         for r in seed:
             if not r["bundle"].endswith("_table") or r["publishes"]:
                 continue
-            for e in table["entries"]:
-                if (e["n"], e["k"]) == (r["n"], r["k"]) \
-                        and not e["publishes"] \
-                        and e["m"][0] <= r["m"] <= e["m"][1]:
-                    out.append((f"{r['shape']} ({run})", r["n"], r["k"],
-                                r["m"], full_tactic(e["tactic"]),
-                                r["ours_us"]))
-                    break
-            else:
-                sys.exit(f"no table entry for seed point {r['bundle']}")
+            match = SEED_NAME.match(r["bundle"])
+            if not match:
+                sys.exit(f"seed point {r['bundle']}: not a tactic's name")
+            knobs = {key: int(value) for key, value in match.groupdict().items()
+                     if value and key != "early_dependents"}
+            knobs["early_dependents"] = bool(match["early_dependents"])
+            out.append((f"{r['shape']} ({run})", r["n"], r["k"], r["m"],
+                        full_tactic(knobs), r["ours_us"]))
     return out
 
 
