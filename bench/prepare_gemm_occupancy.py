@@ -14,9 +14,12 @@
 #     registers;
 #   - the bulk pipeline with small rings (BULK below), whose CTAs hold the
 #     weights in flight in shared memory instead of registers.
-# Bundles go to bundles/gemm_occupancy; bench/run_gemm_bulk.sh times them
-# beside bundles/gemm (CANDIDATES=bundles/gemm_occupancy), in one process
-# per shape.
+# `--hints 0,1` builds the same launch shapes at the compiler's own hints
+# instead. Bundles and candidates.json (lamport-tune's form) go to
+# bundles/gemm_occupancy; bench/run_gemm_bulk.sh times them beside
+# bundles/gemm (CANDIDATES=bundles/gemm_occupancy), in one process per
+# shape, and writes results.json; with both in one directory, `lamport-tune
+# merge DIR` takes each point's fastest into the table.
 #
 #   python3 bench/prepare_gemm_occupancy.py [--hints 2,3,4] [-o DIR] [BUILD_BIN]
 #
@@ -129,12 +132,13 @@ def compile_one(compile_tool, scratch, out, item):
 
 
 def main(argv):
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = argparse.ArgumentParser(
+        description="GEMM tactics of the seed shapes whose CTAs share an SM")
     parser.add_argument("bin", nargs="?",
                         default=os.path.join(ROOT, "build", "bin"))
     parser.add_argument("--hints", default=",".join(map(str, HINTS)),
-                        help="min_ctas_per_sm values to sweep (0 and 1: the "
-                        "same tactics without the sharing, for comparison)")
+                        help="min_ctas_per_sm values to sweep (0,1: the same "
+                        "launch shapes at the compiler's own hints)")
     parser.add_argument("-o", "--output", default=OUT)
     args = parser.parse_args(argv)
     hints = [int(h) for h in args.hints.split(",")]
@@ -150,8 +154,13 @@ def main(argv):
             tactics += bulk_tactics(shape, m, hints)
             # The table's own tactic is bench/prepare_gemm.sh's bundle of the
             # point, which run_gemm_bulk.sh times beside these.
+            names = set()
             for knobs in [table] + tactics:
                 name = tune.bundle_name(shape, m, knobs, False)
+                # A bulk candidate may also be the table's tactic at a hint.
+                if name in names:
+                    continue
+                names.add(name)
                 records.append({
                     "bundle": name, "shape": shape, "n": n, "k": k, "m": m,
                     "publishes": False, "tp": None, "tactic": knobs,
@@ -160,11 +169,6 @@ def main(argv):
                 if knobs is not table:
                     jobs.append((name, tune.program(
                         shape, n, k, m, tune.tactic_text(knobs, m))))
-    # The candidates in lamport-tune's form: with the bench's results of
-    # both directories as results.json beside it, `lamport-tune merge`
-    # takes each point's fastest into the table.
-    with open(os.path.join(out, "candidates.json"), "w") as f:
-        json.dump({"chip": "sm_90", "candidates": records}, f, indent=1)
     with tempfile.TemporaryDirectory() as scratch:
         with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
             notes = [r for r in pool.map(
@@ -172,6 +176,11 @@ def main(argv):
                 if r]
     for note in notes:
         print(note)
+    # The candidates in lamport-tune's form, those built and the table's.
+    built = set(os.listdir(out))
+    records = [r for r in records if r["table"] or r["bundle"] in built]
+    with open(os.path.join(out, "candidates.json"), "w") as f:
+        json.dump({"chip": "sm_90", "candidates": records}, f, indent=1)
     print(f"{len(jobs) - len(notes)} bundles in {out}, {len(notes)} not built")
     return 1 if notes else 0
 

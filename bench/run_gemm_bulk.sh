@@ -7,9 +7,9 @@
 # a directory of candidates, $CANDIDATES (bundles/gemm_bulk by default:
 # bench/prepare_gemm_bulk.py's bulk-pipeline tactics; bundles/gemm_occupancy:
 # bench/prepare_gemm_occupancy.py's) in one process, so each point's variants
-# share inputs, reference and cuBLAS time. Writes gemm_bulk_<shape>.json to
-# $OUT (or the build directory) and prints bench/gemm_bulk_table.py's
-# comparison last.
+# share inputs, reference and cuBLAS time. Writes gemm_bulk_<shape>.json and
+# all of them in results.json to $OUT (or the build directory) and prints
+# bench/gemm_bulk_table.py's comparison last.
 #
 #   python3 bench/prepare_gemm_bulk.py; bash bench/prepare_gemm.sh   (here)
 #   bash bench/run_gemm_bulk.sh                                      (there)
@@ -35,6 +35,11 @@ for shape in unpooler_tp4 unpooler_tp8 unpooler_tp16 oproj_tp4 oproj_tp8 \
   [ -s "$json" ] && jsons+=("$json")
 done
 ((${#jsons[@]})) || exit 2
+# Every shape's rows in one file: with the candidates' candidates.json
+# beside it, the input of `lamport-tune merge`.
+python3 -c 'import json, sys
+json.dump([r for p in sys.argv[2:] for r in json.load(open(p))],
+          open(sys.argv[1], "w"))' "$out/results.json" "${jsons[@]}" || status=1
 python3 "$root/bench/gemm_bulk_table.py" --serving "$root/bundles/gemm" \
   "${jsons[@]}" || status=1
 exit $status
