@@ -32,14 +32,11 @@ rm -rf "$out" && mkdir -p "$out"
 # point SHAPE N K M: the program from the table and its publishing twin.
 point() {
   python3 - "$root" "$bin" "$programs" "$out" "$@" <<'PYTHON'
-import importlib.machinery, importlib.util, os, subprocess, sys
+import os, subprocess, sys
 root, bin_dir, programs, out, shape, n, k, m = sys.argv[1:]
 n, k, m, tp = int(n), int(k), int(m), int(shape.rsplit("_tp", 1)[1])
-loader = importlib.machinery.SourceFileLoader(
-    "lamport_tune", os.path.join(root, "tools", "lamport-tune", "lamport-tune"))
-spec = importlib.util.spec_from_loader("lamport_tune", loader)
-tune = importlib.util.module_from_spec(spec)
-loader.exec_module(tune)
+sys.path.insert(0, os.path.join(root, "bench"))
+from tune_module import tune
 tactic, _ = tune.select(os.path.join(bin_dir, "lamport-opt"),
                         tune.program(shape, n, k, m), "")
 for publish in (False, True):

@@ -25,8 +25,6 @@
 #
 #===----------------------------------------------------------------------===#
 import argparse
-import importlib.machinery
-import importlib.util
 import json
 import os
 import shutil
@@ -35,12 +33,9 @@ import sys
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 
+from tune_module import tune
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-loader = importlib.machinery.SourceFileLoader(
-    "lamport_tune", os.path.join(ROOT, "tools", "lamport-tune", "lamport-tune"))
-spec = importlib.util.spec_from_loader("lamport_tune", loader)
-tune = importlib.util.module_from_spec(spec)
-loader.exec_module(tune)
 
 OUT = os.path.join(ROOT, "bundles", "gemm_occupancy")
 SHAPES = {"unpooler_tp4": (2048, 4096), "unpooler_tp8": (1024, 4096),

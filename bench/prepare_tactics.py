@@ -21,19 +21,14 @@ bundles/tactics.tar.xz, which the GPU machine unpacks
 (bench/run_tactics.sh): the bundles' PTX packs about tenfold. Carry it and
 third_party_cache (nlohmann/json's headers, copied here).
 """
-import importlib.machinery
-import importlib.util
 import json
 import os
 import subprocess
 import sys
 
+from tune_module import tune
+
 ROOT = os.path.normpath(os.path.join(os.path.dirname(__file__), ".."))
-loader = importlib.machinery.SourceFileLoader(
-    "lamport_tune", os.path.join(ROOT, "tools", "lamport-tune", "lamport-tune"))
-spec = importlib.util.spec_from_loader("lamport_tune", loader)
-tune = importlib.util.module_from_spec(spec)
-loader.exec_module(tune)
 
 # The seed shapes and the tactics bench/prepare_gemm.sh carried before the
 # table: LAST:SPLITS:KW:TILES:ACCS:MIN_CTAS:EARLY:PASSES[:LATE], each serving

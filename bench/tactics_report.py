@@ -21,15 +21,13 @@ With --summary: each set's pick and the model's own first choice against
 the tuned best, the misses of all sets but the last, and each point of the
 last (docs/performance.md's tables).
 """
-import importlib.machinery
-import importlib.util
 import json
 import math
 import os
 import sys
 from types import SimpleNamespace
 
-ROOT = os.path.normpath(os.path.join(os.path.dirname(__file__), ".."))
+from tune_module import tune
 
 
 def geomean(values):
@@ -67,7 +65,7 @@ def seed_check(path):
     return passed and ratio >= 0.98
 
 
-def explore_report(path, directories, tune):
+def explore_report(path, directories):
     """Launch shapes outside the sweep against the sweep's best."""
     best = {}
     for directory in directories:
@@ -110,7 +108,7 @@ def set_title(directory):
     return SET_TITLES.get(name.split("_")[0], name)
 
 
-def picks(directory, tune):
+def picks(directory):
     """[(key, pick, model alone, best)] of a set's plain points: the pass's
     pick (model_pick), the model's own first choice (model_rank 0) and the
     fastest passing candidate."""
@@ -128,7 +126,7 @@ def picks(directory, tune):
     return out
 
 
-def summary(directories, tune):
+def summary(directories):
     """Per set: the pick and the model alone against the tuned best, the
     best over cuBLAS and cuBLAS over the copy floor; then the points where
     either misses 10%, and each point of the last set."""
@@ -136,7 +134,7 @@ def summary(directories, tune):
           "geomean pick / best | model alone within 10% | worst | geomean | "
           "best over cuBLAS | cuBLAS over the copy floor |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-    sets = [(os.path.basename(os.path.normpath(d)), picks(d, tune))
+    sets = [(os.path.basename(os.path.normpath(d)), picks(d))
             for d in directories]
     for (name, rows), directory in zip(sets, directories):
         if not rows:
@@ -180,29 +178,18 @@ def summary(directories, tune):
               f"{best['cublas_us'] / best['us']:.2f} |")
 
 
-def load_tune():
-    loader = importlib.machinery.SourceFileLoader(
-        "lamport_tune",
-        os.path.join(ROOT, "tools", "lamport-tune", "lamport-tune"))
-    spec = importlib.util.spec_from_loader("lamport_tune", loader)
-    tune = importlib.util.module_from_spec(spec)
-    loader.exec_module(tune)
-    return tune
-
-
 def main(argv):
     if argv[:1] == ["--explore"] and len(argv) >= 3:
-        explore_report(argv[1], argv[2:], load_tune())
+        explore_report(argv[1], argv[2:])
         print()
         return 0
     if argv[:1] == ["--summary"] and len(argv) >= 2:
-        summary(argv[1:], load_tune())
+        summary(argv[1:])
         print()
         return 0
     if len(argv) < 2:
         print(__doc__, file=sys.stderr)
         return 2
-    tune = load_tune()
     seed_ok = seed_check(argv[0])
     print()
     verdicts = []
