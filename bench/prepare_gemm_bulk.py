@@ -23,6 +23,8 @@ import sys
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 
+from tune_module import tune
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 COMPILE = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
     ROOT, "build/bin/lamport-compile")
@@ -58,58 +60,25 @@ SHAPES = {
 PUBLISH_MS = (1, 16)
 
 
-def tactic(m, splits, kw, tiles, passes, stages, kib, lanes, accs, occ):
-    tiles_list = ", ".join(str(8 if t <= 8 else 16) for t in range(1, m + 1))
-    knobs = f"splits = {splits}, kw = {kw}, accs = {accs}, "
-    if tiles > 1:
-        knobs += f"tiles = {tiles}, "
-    if passes > 1:
-        knobs += f"passes = {passes}, "
-    if occ:
-        knobs += f"min_ctas_per_sm = {occ}, "
-    knobs += ("early_dependents = true, pipeline = bulk, "
-              f"stages = {stages}, stage_bytes = {kib * 1024}, ")
-    if lanes > 1:
-        knobs += f"producer_lanes = {lanes}, "
-    return f"#lamport.tactic<{knobs}token_tiles = [{tiles_list}]>"
-
-
-def program(shape, n, k, m, tp, tactic_text, publish):
-    mailbox_arg = mailbox_use = ""
-    if publish:
-        kind = f"!lamport.mailbox<tp = {tp}, capacity = 16, width = {n}>"
-        mailbox_arg = f", %mb: {kind}"
-        mailbox_use = f"mailbox %mb : {kind}"
-    return f"""func.func @{shape}(%x: memref<{m}x{k}xbf16>, %w: memref<{n}x{k}xbf16>,
-                  %y: memref<{m}x{n}xbf16>{mailbox_arg}) {{
-  lamport.gemm_publish %x, %w into %y {mailbox_use}
-      tactic({tactic_text})
-      {{pdl}}
-      : memref<{m}x{k}xbf16>, memref<{n}x{k}xbf16>, memref<{m}x{n}xbf16>
-  return
-}}
-"""
-
-
 def jobs():
     for shape, (n, k, tp, candidates) in SHAPES.items():
         for m in (1, 2, 4, 8, 16):
-            accs = 1 if m > 8 else 2
             for i, (s, kw, r, p, st, kib, lanes) in enumerate(candidates):
                 # One CTA per SM where the grid is one wave: the register
                 # budget hint, as the register pipeline's serving tactics.
                 ctas = n // (16 * r * p) * s
-                occ = 1 if ctas <= 132 else 0
-                name = f"{shape}_m{m}_s{s}_kw{kw}_tiles{r}"
-                name += f"_p{p}" if p > 1 else ""
-                name += f"_a{accs}" if accs != 2 else ""
-                bulk = f"_bulk{st}x{kib}" + (f"_lanes{lanes}" if lanes > 1 else "")
-                text = tactic(m, s, kw, r, p, st, kib, lanes, accs, occ)
-                suffix = ("_occ1" if occ else "") + "_early"
-                yield name + bulk + suffix, program(shape, n, k, m, tp, text, False)
+                knobs = {"splits": s, "kw": kw, "accs": 1 if m > 8 else 2,
+                         "tiles": r, "passes": p,
+                         "min_ctas_per_sm": 1 if ctas <= 132 else 0,
+                         "early_dependents": True, "late_chunks": 0,
+                         "pipeline": "bulk", "stages": st,
+                         "stage_bytes": kib * 1024, "producer_lanes": lanes}
+                text = tune.tactic_text(knobs, m)
+                yield (tune.bundle_name(shape, m, knobs, False),
+                       tune.program(shape, n, k, m, text))
                 if i == 0 and m in PUBLISH_MS:
-                    yield (name + bulk + "_publish" + suffix,
-                           program(shape, n, k, m, tp, text, True))
+                    yield (tune.bundle_name(shape, m, knobs, True),
+                           tune.program(shape, n, k, m, text, tp))
 
 
 def compile_one(item, scratch):
