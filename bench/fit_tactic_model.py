@@ -44,6 +44,8 @@ import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
 
+from tune_module import tune
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
@@ -399,17 +401,7 @@ def per_point(c, points):
 
 def opt_estimate(opt, n, k, m, t):
     """lamport-opt's estimate for tactic `t` (explain's remark, 2 decimals)."""
-    tiles = ", ".join(str(natural_token_tile(i)) for i in range(1, m + 1))
-    knobs = (f"splits = {t['splits']}, kw = {t['kw']}, accs = {t['accs']}, "
-             f"tiles = {t['tiles']}, passes = {t['passes']}, "
-             f"min_ctas_per_sm = {t['min_ctas_per_sm']}, early_dependents = "
-             f"{'true' if t['early_dependents'] else 'false'}, late_chunks = "
-             f"{t['late_chunks']}, token_tiles = [{tiles}]")
-    text = (f"func.func @f(%x: memref<{m}x{k}xbf16>, %w: memref<{n}x{k}xbf16>,"
-            f" %y: memref<{m}x{n}xbf16>) {{\n  lamport.gemm_publish %x, %w "
-            f"into %y tactic(#lamport.tactic<{knobs}>) {{pdl}}\n      : "
-            f"memref<{m}x{k}xbf16>, memref<{n}x{k}xbf16>, "
-            f"memref<{m}x{n}xbf16>\n  return\n}}\n")
+    text = tune.program("f", n, k, m, tune.tactic_text(t, m))
     result = subprocess.run(
         [opt, "-", "--mlir-print-op-on-diagnostic=false", "-o", os.devnull,
          "--lamport-select-tactics=explain chip=sm_90"],
@@ -424,10 +416,7 @@ def opt_prior_pick(opt, n, k, m, table_path):
     """lamport-opt's pick with prior-only at m: (tactic, its weighed
     estimate, [(n, k)] of the neighbours), from the op and explain's
     remark."""
-    text = (f"func.func @f(%x: memref<{m}x{k}xbf16>, %w: memref<{n}x{k}xbf16>,"
-            f" %y: memref<{m}x{n}xbf16>) {{\n  lamport.gemm_publish %x, %w "
-            f"into %y {{pdl}}\n      : memref<{m}x{k}xbf16>, "
-            f"memref<{n}x{k}xbf16>, memref<{m}x{n}xbf16>\n  return\n}}\n")
+    text = tune.program("f", n, k, m)
     result = subprocess.run(
         [opt, "-", "--mlir-print-op-on-diagnostic=false",
          f"--lamport-select-tactics=explain chip=sm_90 prior-only "
@@ -438,10 +427,7 @@ def opt_prior_pick(opt, n, k, m, table_path):
     leaning = re.search(r"leaning on the table's (.*)\);", result.stderr)
     if not chosen or not score or not leaning:
         sys.exit(f"lamport-opt gave no prior pick:\n{result.stderr}")
-    knobs = dict(re.findall(r"(\w+) = (\w+)", chosen.group(1)))
-    tactic = full_tactic({key: value == "true" if value in ("true", "false")
-                          else int(value) for key, value in knobs.items()
-                          if key != "token_tiles"})
+    tactic = full_tactic(tune.parse_tactic(chosen.group(1)))
     shapes = [(int(a), int(b)) for a, b in
               re.findall(r"(\d+) x (\d+) \(", leaning.group(1))]
     return tactic, float(score.group(1)), shapes
