@@ -8,9 +8,9 @@
 # targets: 85% of the floor at W >= 16 MiB, 75% at W >= 8 MiB, geometric
 # mean >= 2.0x over cuBLAS, no point slower than the serving kernel. Every
 # variant must have passed its checks. The serving kernels are the bundles
-# of --serving DIR; without it, every variant but the bulk pipeline's.
+# of --serving DIR, the candidates every other variant.
 #
-#   python3 bench/gemm_bulk_table.py [--serving bundles/gemm] gemm_bulk_*.json
+#   python3 bench/gemm_bulk_table.py --serving bundles/gemm results.json
 #
 #===----------------------------------------------------------------------===#
 import argparse
@@ -22,13 +22,13 @@ import sys
 
 def main(argv):
     parser = argparse.ArgumentParser()
-    parser.add_argument("--serving", help="directory of the serving bundles")
+    parser.add_argument("--serving", required=True,
+                        help="directory of the serving bundles")
     parser.add_argument("paths", nargs="+")
     args = parser.parse_args(argv)
-    paths = args.paths
-    serving = set(os.listdir(args.serving)) if args.serving else None
+    serving = set(os.listdir(args.serving))
     rows = []
-    for path in paths:
+    for path in args.paths:
         with open(path) as f:
             rows += json.load(f)
     failed = [r["bundle"] for r in rows if not r.get("passed")]
@@ -37,10 +37,7 @@ def main(argv):
         if r["publishes"]:
             continue
         point = points.setdefault((r["shape"], r["m"]), {"row": r})
-        if serving is not None:
-            kind = "registers" if r["bundle"] in serving else "bulk"
-        else:
-            kind = "bulk" if "_bulk" in r["bundle"] else "registers"
+        kind = "serving" if r["bundle"] in serving else "candidate"
         best = point.get(kind)
         if r.get("ours_us") and (not best or r["ours_us"] < best["ours_us"]):
             point[kind] = r
@@ -51,9 +48,9 @@ def main(argv):
     for (shape, m), point in sorted(points.items()):
         r = point["row"]
         weight_mib = r["n"] * r["k"] * 2 / (1 << 20)
-        reg = point.get("registers")
-        bulk = point.get("bulk")
-        times = [p["ours_us"] for p in (reg, bulk) if p]
+        serve = point.get("serving")
+        cand = point.get("candidate")
+        times = [p["ours_us"] for p in (serve, cand) if p]
         best = min(times)
         share = r["floor_us"] / best
         speedup = r["cublas_us"] / best
@@ -61,12 +58,13 @@ def main(argv):
         need = 0.85 if weight_mib >= 16 else 0.75 if weight_mib >= 8 else 0
         if share < need:
             misses.append(f"{shape} M = {m} ({share:.0%})")
-        if reg and bulk and bulk["ours_us"] > reg["ours_us"]:
+        if serve and cand and cand["ours_us"] > serve["ours_us"]:
             slower.append(f"{shape} M = {m}")
-        bulk_name = bulk["bundle"].split(f"_m{m}_", 1)[1] if bulk else "-"
+        cand_name = cand["bundle"].split(f"_m{m}_", 1)[1] if cand else "-"
         print(f"| {shape} | {m} | {weight_mib:.0f} | "
-              f"{reg['ours_us'] if reg else float('nan'):.2f} | {bulk_name} | "
-              f"{bulk['ours_us'] if bulk else float('nan'):.2f} | "
+              f"{serve['ours_us'] if serve else float('nan'):.2f} | "
+              f"{cand_name} | "
+              f"{cand['ours_us'] if cand else float('nan'):.2f} | "
               f"{r['cublas_us']:.2f} | {r['floor_us']:.2f} | {share:.0%} | "
               f"{speedup:.2f} |")
     geomean = math.exp(sum(map(math.log, speedups)) / len(speedups))

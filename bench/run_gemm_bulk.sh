@@ -41,5 +41,5 @@ python3 -c 'import json, sys
 json.dump([r for p in sys.argv[2:] for r in json.load(open(p))],
           open(sys.argv[1], "w"))' "$out/results.json" "${jsons[@]}" || status=1
 python3 "$root/bench/gemm_bulk_table.py" --serving "$root/bundles/gemm" \
-  "${jsons[@]}" || status=1
+  "$out/results.json" || status=1
 exit $status
