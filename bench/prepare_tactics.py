@@ -12,7 +12,8 @@ the check. bundles/tactics/tune: lamport-tune's candidates (the model's N
 best launch shapes, its pick among them) for the real-model shapes below x
 M 1, 4, 8, 16; bundles/tactics/fresh and unseen: the same for shapes the
 model was not fitted to; bundles/tactics/untabled: for shapes the sm_90
-table has no entry for; bundles/tactics/explore: launch shapes outside
+table has no entry for, each launch shape also at its other late-chunk
+counts and bulk rings (lamport-tune --variants); bundles/tactics/explore: launch shapes outside
 the sweep (8 splits, kw 256) at the shapes of large K. Ten launch shapes a
 point, not lamport-tune's six: the tuned best a point is judged against
 should not be only what the model ranks high (about 2,100 candidates,
@@ -199,7 +200,10 @@ def main(argv):
             [os.path.join(ROOT, "tools", "lamport-tune", "lamport-tune"),
              "emit", "-o", os.path.join(ROOT, "bundles", "tactics", directory),
              "--m", "1,4,8,16", "--candidates", candidates, "--opt", opt,
-             "--compile", compile_tool] + shapes, check=True)
+             "--compile", compile_tool] + shapes +
+            # The check proper's tuned best: each launch shape's late chunks
+            # and bulk rings timed too.
+            (["--variants"] if directory == "untabled" else []), check=True)
     subprocess.run(["rm", "-rf", work])
     subprocess.run(["tar", "-C", os.path.join(ROOT, "bundles"), "-cJf",
                     os.path.join(ROOT, "bundles", "tactics.tar.xz"), "tactics"],

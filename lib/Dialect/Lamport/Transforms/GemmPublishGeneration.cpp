@@ -55,30 +55,6 @@ struct GeneratedKernel {
 };
 } // namespace
 
-/// The launch shape `tactic` gives an [n, k] weight at `tokenTile` tokens.
-static GemmLaunchShape launchShape(TacticAttr tactic, int64_t n, int64_t k,
-                                   int64_t tokenTile) {
-  GemmLaunchShape shape;
-  shape.n = n;
-  shape.k = k;
-  shape.splits = tactic.getSplits();
-  shape.kw = tactic.getKw();
-  shape.accs = tactic.getAccs();
-  shape.tiles = tactic.getTiles();
-  shape.passes = tactic.getPasses();
-  shape.warps = k / (shape.splits * shape.kw);
-  shape.earlyDependents = tactic.getEarlyDependents();
-  shape.lateChunks = tactic.getLateChunks();
-  shape.tokenTile = tokenTile;
-  if (tactic.getPipeline() == GemmPipeline::bulk) {
-    shape.bulk = true;
-    shape.stages = tactic.getStages();
-    shape.stageBytes = tactic.getStageBytes();
-    shape.producerLanes = tactic.getProducerLanes();
-  }
-  return shape;
-}
-
 /// Which kernel serves which M: the tactic that serves M at its token tile.
 /// x's static M runs one kernel: its tactic at the largest tile any M up to
 /// it asks of that tactic. A dynamic M runs one kernel per distinct
@@ -92,7 +68,7 @@ static GemmKernelPlan planKernels(GemmPublishOp op, int64_t maxTokens) {
     for (auto [i, kernel] : llvm::enumerate(plan.kernels))
       if (kernel.tactic == tactic && kernel.shape.tokenTile == tile)
         return i;
-    plan.kernels.push_back({tactic, launchShape(tactic, n, k, tile)});
+    plan.kernels.push_back({tactic, GemmLaunchShape::of(tactic, n, k, tile)});
     return plan.kernels.size() - 1;
   };
   if (!op.getX().getType().isDynamicDim(0)) {

@@ -71,6 +71,29 @@
 using namespace mlir;
 using namespace mlir::lamport;
 
+GemmLaunchShape GemmLaunchShape::of(TacticAttr tactic, int64_t n, int64_t k,
+                                    int64_t tokenTile) {
+  GemmLaunchShape shape;
+  shape.n = n;
+  shape.k = k;
+  shape.splits = tactic.getSplits();
+  shape.kw = tactic.getKw();
+  shape.accs = tactic.getAccs();
+  shape.tiles = tactic.getTiles();
+  shape.passes = tactic.getPasses();
+  shape.warps = k / (shape.splits * shape.kw);
+  shape.earlyDependents = tactic.getEarlyDependents();
+  shape.lateChunks = tactic.getLateChunks();
+  shape.tokenTile = tokenTile;
+  if (tactic.getPipeline() == GemmPipeline::bulk) {
+    shape.bulk = true;
+    shape.stages = tactic.getStages();
+    shape.stageBytes = tactic.getStageBytes();
+    shape.producerLanes = tactic.getProducerLanes();
+  }
+  return shape;
+}
+
 std::string GemmLaunchShape::unsupported() const {
   if (bulk) {
     std::string reason = bulkUnsupported();

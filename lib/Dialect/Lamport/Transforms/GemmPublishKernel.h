@@ -53,6 +53,10 @@ struct GemmLaunchShape {
   bool bulk = false;
   int64_t stages = 0, stageBytes = 0, producerLanes = 1;
 
+  /// The launch shape `tactic` gives an [n, k] weight at `tokenTile` tokens.
+  static GemmLaunchShape of(TacticAttr tactic, int64_t n, int64_t k,
+                            int64_t tokenTile);
+
   int64_t threads() const { return warps * 32; }
   int64_t featuresPerCta() const {
     return GemmPublishOp::kFeaturesPerTile * tiles;

@@ -214,22 +214,42 @@ LogicalResult LamportSelectTacticsPass::selectFor(GemmPublishOp op) {
   if (candidates) {
     // The best tactic of each launch shape (splits, kw, tiles, passes), in
     // the order of the estimate: a sweep of N distinct launches rather than
-    // N variants of the model's favourite.
-    SmallVector<Attribute> best;
-    llvm::DenseSet<std::tuple<unsigned, unsigned, unsigned, unsigned>> seen;
+    // N variants of the model's favourite. With `candidate-variants`, each
+    // launch shape's best at every other late-chunk count follows it, then
+    // its bulk rings: knobs the model ranks less well than it ranks launch
+    // shapes, which the tuner times instead.
+    using LaunchKey = std::tuple<unsigned, unsigned, unsigned, unsigned>;
+    auto launchKey = [](TacticAttr tactic) -> LaunchKey {
+      return {tactic.getSplits(), tactic.getKw(), tactic.getTiles(),
+              tactic.getPasses()};
+    };
     SmallVector<const TacticTableEntry *> prior;
     if (table)
       prior = table->nearest(problem, needed, kPriorShapes);
-    for (const Ranked &candidate : rank(problem, tactics, needed, prior)) {
-      TacticAttr tactic = candidate.tactic;
+    SmallVector<Ranked> ranked = rank(problem, tactics, needed, prior);
+    SmallVector<TacticAttr> best;
+    llvm::DenseSet<LaunchKey> seen;
+    for (const Ranked &candidate : ranked) {
       if (best.size() == candidates)
         break;
-      if (seen.insert({tactic.getSplits(), tactic.getKw(), tactic.getTiles(),
-                       tactic.getPasses()})
-              .second)
-        best.push_back(withTokenTiles(tactic, needed));
+      if (seen.insert(launchKey(candidate.tactic)).second)
+        best.push_back(withTokenTiles(candidate.tactic, needed));
     }
-    op->setAttr("lamport.candidates", ArrayAttr::get(ctx, best));
+    SmallVector<Attribute> listed;
+    for (TacticAttr launch : best) {
+      listed.push_back(launch);
+      if (!candidateVariants)
+        continue;
+      llvm::DenseSet<unsigned> lateSeen = {launch.getLateChunks()};
+      for (const Ranked &candidate : ranked)
+        if (launchKey(candidate.tactic) == launchKey(launch) &&
+            lateSeen.insert(candidate.tactic.getLateChunks()).second)
+          listed.push_back(withTokenTiles(candidate.tactic, needed));
+      SmallVector<TacticAttr> rings;
+      appendBulkVariants(ctx, problem, launch, rings);
+      listed.append(rings.begin(), rings.end());
+    }
+    op->setAttr("lamport.candidates", ArrayAttr::get(ctx, listed));
   }
 
   if (explain) {

@@ -146,16 +146,8 @@ static bool ownsRegister(TacticAttr) { return true; }
 static double estimateRegister(const ChipModel &chip,
                                const GemmProblem &problem, TacticAttr tactic,
                                int64_t m) {
-  GemmLaunchShape shape;
-  shape.n = problem.n;
-  shape.k = problem.k;
-  shape.splits = tactic.getSplits();
-  shape.kw = tactic.getKw();
-  shape.accs = tactic.getAccs();
-  shape.tiles = tactic.getTiles();
-  shape.passes = tactic.getPasses();
-  shape.warps = problem.k / (shape.splits * shape.kw);
-  shape.tokenTile = naturalTokenTile(m);
+  GemmLaunchShape shape =
+      GemmLaunchShape::of(tactic, problem.n, problem.k, naturalTokenTile(m));
   int64_t threads = shape.threads(), ctas = shape.gridX() * shape.splits;
   int64_t tokenBlocks = shape.tokenTile / kTokensPerMma,
           chunks = shape.kw / kChunkK;
@@ -258,6 +250,54 @@ static std::string whyNotRegister(MLIRContext *ctx,
     reason = "K = " + std::to_string(problem.k) +
              " is no splits (1, 2, 4, 8) x 1..32 warps x a multiple of 32";
   return reason;
+}
+
+//===----------------------------------------------------------------------===//
+// The bulk pipeline's rings
+//===----------------------------------------------------------------------===//
+
+void mlir::lamport::appendBulkVariants(MLIRContext *ctx,
+                                       const GemmProblem &problem,
+                                       TacticAttr tactic,
+                                       SmallVectorImpl<TacticAttr> &variants) {
+  constexpr int64_t kStageTargetBytes = 32 * 1024;
+  constexpr int64_t kRingTargetBytes[] = {64 * 1024, 128 * 1024};
+  GemmLaunchShape shape =
+      GemmLaunchShape::of(tactic, problem.n, problem.k, /*tokenTile=*/16);
+  // A stage holds j of each warp's chunks of 32 K, j dividing its chunks:
+  // the largest stage up to the target, else the smallest.
+  int64_t rows = shape.featuresPerCta(), chunks = shape.kw / kChunkK;
+  int64_t stageBytes = 0;
+  for (int64_t j = 1; j <= chunks; ++j) {
+    if (chunks % j)
+      continue;
+    int64_t bytes = rows * 2 * j * kChunkK * shape.warps;
+    if (!stageBytes || bytes <= kStageTargetBytes)
+      stageBytes = bytes;
+  }
+  shape.bulk = true;
+  shape.lateChunks = 0;
+  shape.stageBytes = stageBytes;
+  int64_t loads = shape.passes * shape.stagesPerPass();
+  for (int64_t ring : kRingTargetBytes) {
+    // At least two stages where there are two loads, so one fills while
+    // the other is read.
+    shape.stages = std::clamp<int64_t>((ring + stageBytes / 2) / stageBytes,
+                                       std::min<int64_t>(loads, 2),
+                                       std::min<int64_t>(loads, 16));
+    shape.producerLanes = std::min<int64_t>(shape.copiesPerStage(), 32);
+    GemmLaunchShape narrow = shape;
+    narrow.tokenTile = 8;
+    if (!shape.bulkUnsupported().empty() || !narrow.bulkUnsupported().empty())
+      continue;
+    auto variant = TacticAttr::get(
+        ctx, shape.splits, shape.kw, shape.accs, shape.tiles, shape.passes,
+        tactic.getMinCtasPerSm(), shape.earlyDependents, /*late_chunks=*/0,
+        GemmPipeline::bulk, shape.stages, shape.stageBytes, shape.producerLanes,
+        tactic.getTokenTiles());
+    if (!llvm::is_contained(variants, variant))
+      variants.push_back(variant);
+  }
 }
 
 ArrayRef<TacticFamily> mlir::lamport::getTacticFamilies() {

@@ -92,6 +92,17 @@ TacticAttr registerTactic(MLIRContext *ctx, int64_t splits, int64_t kw,
 /// `tactic` with the token tiles of M = 1..last (each M's natural tile).
 TacticAttr withTokenTiles(TacticAttr tactic, int64_t last);
 
+/// The bulk pipeline's tactics of `tactic`'s launch shape (splits, kw,
+/// tiles, passes; its accs, hint and early dependents kept) that lamport-tune
+/// times beside it: a ring of about 64 and of about 128 KiB in stages of
+/// about 32 KiB, filled from as many producer lanes as a stage has copies (up
+/// to 32, one instruction), each one the bulk kernel launches at both token
+/// tiles. The model has no estimate of its own for the bulk kernel: its
+/// rings are timed, not ranked (docs/tactics.md).
+void appendBulkVariants(MLIRContext *ctx, const GemmProblem &problem,
+                        TacticAttr tactic,
+                        SmallVectorImpl<TacticAttr> &variants);
+
 /// One kernel family of lamport.gemm_publish.
 struct TacticFamily {
   /// The family's name in explanations and errors.

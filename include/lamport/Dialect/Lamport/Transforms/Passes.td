@@ -103,7 +103,10 @@ def LamportSelectTactics : Pass<"lamport-select-tactics", "ModuleOp"> {
     order of its estimate: the sweep space is the model's, defined once.
     `wide-sweep` widens it by 8 splits and kw 256 (docs/tactics.md): for
     lamport-tune at large K, where they can win, not for the model's own
-    picks.
+    picks. `candidate-variants` follows each of those tactics with its
+    launch shape's best at every other `late_chunks` and with the bulk
+    pipeline's rings for it (lamport-tune --variants): the knobs the model
+    does not rank, which the tuner times.
   }];
   let options = [
     Option<"chip", "chip", "std::string", "\"sm_90\"",
@@ -128,6 +131,9 @@ def LamportSelectTactics : Pass<"lamport-select-tactics", "ModuleOp"> {
            "Remark, for each op, where its tactics came from and why">,
     Option<"candidates", "candidates", "unsigned", "0",
            "Also attach the model's N best tactics (lamport-tune)">,
+    Option<"candidateVariants", "candidate-variants", "bool", "false",
+           "Follow each candidate with its launch shape's other late-chunk "
+           "counts and bulk rings (lamport-tune --variants)">,
     Option<"wideSweep", "wide-sweep", "bool", "false",
            "Also sweep 8 splits and kw 256, which lose at most shapes and "
            "which the model ranks less well (lamport-tune --wide)">,

@@ -1,0 +1,56 @@
+// RUN: lamport-opt %s --split-input-file --lamport-select-tactics="no-table candidates=2 candidate-variants" | FileCheck %s
+// RUN: lamport-opt %s --split-input-file --lamport-select-tactics="no-table candidates=2" | FileCheck %s --check-prefix=PLAIN
+
+// `candidate-variants` (lamport-tune --variants): each of the model's best
+// launch shapes is followed by its best tactic at every other late-chunk
+// count, then by the bulk pipeline's rings of about 64 and 128 KiB in
+// stages of about 32 KiB, each stage's copies issued by up to 32 lanes.
+
+// o_proj tp8: the best launch shape s1 kw128 tiles4 is 8 warps over 64
+// rows; a stage of one chunk of 32 K a warp is 64 x 2 x 32 x 8 = 32 KiB, so
+// 1024 K is 4 loads, through 2 stages (64 KiB) or 4 (128 KiB; 4 is the
+// default, not printed). s1 kw64 tiles4 is 16 warps: the smallest stage is
+// 64 KiB, 2 loads, so both rings are 2 stages: one variant.
+// CHECK-LABEL: func.func @oproj_tp8
+// CHECK: lamport.candidates = [
+// CHECK-SAME: #lamport.tactic<splits = 1, kw = 128, accs = 4, tiles = 4, min_ctas_per_sm = 1, early_dependents = true, token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>,
+// CHECK-SAME: #lamport.tactic<splits = 1, kw = 128, accs = 4, tiles = 4, min_ctas_per_sm = 1, early_dependents = true, late_chunks = 1, token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>,
+// CHECK-SAME: #lamport.tactic<splits = 1, kw = 128, accs = 4, tiles = 4, min_ctas_per_sm = 1, early_dependents = true, late_chunks = 2, token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>,
+// CHECK-SAME: #lamport.tactic<splits = 1, kw = 128, accs = 4, tiles = 4, min_ctas_per_sm = 1, early_dependents = true, pipeline = bulk, stages = 2, stage_bytes = 32768, producer_lanes = 32, token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>,
+// CHECK-SAME: #lamport.tactic<splits = 1, kw = 128, accs = 4, tiles = 4, min_ctas_per_sm = 1, early_dependents = true, pipeline = bulk, stage_bytes = 32768, producer_lanes = 32, token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>,
+// CHECK-SAME: #lamport.tactic<splits = 1, kw = 64, accs = 2, tiles = 4, min_ctas_per_sm = 1, early_dependents = true, token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>,
+// CHECK-SAME: #lamport.tactic<splits = 1, kw = 64, accs = 2, tiles = 4, min_ctas_per_sm = 1, early_dependents = true, late_chunks = 1, token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>,
+// CHECK-SAME: #lamport.tactic<splits = 1, kw = 64, accs = 2, tiles = 4, min_ctas_per_sm = 1, early_dependents = true, pipeline = bulk, stages = 2, stage_bytes = 65536, producer_lanes = 32, token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>]
+// Without the option, the two launch shapes alone.
+// PLAIN-LABEL: func.func @oproj_tp8
+// PLAIN: lamport.candidates = [#lamport.tactic<splits = 1, kw = 128, accs = 4, tiles = 4, {{[^>]*}}>, #lamport.tactic<splits = 1, kw = 64, accs = 2, tiles = 4, {{[^>]*}}>]
+func.func @oproj_tp8(%x: memref<8x1024xbf16>, %w: memref<8192x1024xbf16>,
+                     %y: memref<8x8192xbf16>) {
+  lamport.gemm_publish %x, %w into %y {pdl}
+      : memref<8x1024xbf16>, memref<8192x1024xbf16>, memref<8x8192xbf16>
+  return
+}
+
+// -----
+
+// unpooler tp4 at 16 tokens: the model's best carries late_chunks = 2, so
+// 0 and 1 follow it. One tile is 16 rows, one copy each: 16 producer lanes;
+// two splits give each stage 32 copies, 32 lanes.
+// CHECK-LABEL: func.func @unpooler_tp4
+// CHECK: lamport.candidates = [
+// CHECK-SAME: #lamport.tactic<splits = 1, kw = 128, accs = 1, min_ctas_per_sm = 1, early_dependents = true, late_chunks = 2, token_tiles = [
+// CHECK-SAME: #lamport.tactic<splits = 1, kw = 128, accs = 1, min_ctas_per_sm = 1, early_dependents = true, token_tiles = [
+// CHECK-SAME: #lamport.tactic<splits = 1, kw = 128, accs = 1, min_ctas_per_sm = 1, early_dependents = true, late_chunks = 1, token_tiles = [
+// CHECK-SAME: #lamport.tactic<splits = 1, kw = 128, accs = 1, min_ctas_per_sm = 1, early_dependents = true, pipeline = bulk, stages = 2, stage_bytes = 32768, producer_lanes = 16, token_tiles = [
+// CHECK-SAME: #lamport.tactic<splits = 1, kw = 128, accs = 1, min_ctas_per_sm = 1, early_dependents = true, pipeline = bulk, stage_bytes = 32768, producer_lanes = 16, token_tiles = [
+// CHECK-SAME: #lamport.tactic<splits = 2, kw = 128, accs = 2, tiles = 2, {{[^>]*}}late_chunks = 2, token_tiles = [
+// CHECK-SAME: #lamport.tactic<splits = 2, kw = 128, accs = 2, tiles = 2, {{[^>]*}}early_dependents = true, token_tiles = [
+// CHECK-SAME: #lamport.tactic<splits = 2, kw = 128, accs = 2, tiles = 2, {{[^>]*}}late_chunks = 1, token_tiles = [
+// CHECK-SAME: #lamport.tactic<splits = 2, kw = 128, accs = 2, tiles = 2, {{[^>]*}}pipeline = bulk, stages = 2, stage_bytes = 32768, producer_lanes = 32, token_tiles = [
+// CHECK-SAME: #lamport.tactic<splits = 2, kw = 128, accs = 2, tiles = 2, {{[^>]*}}pipeline = bulk, stage_bytes = 32768, producer_lanes = 32, token_tiles = [
+func.func @unpooler_tp4(%x: memref<16x4096xbf16>, %w: memref<2048x4096xbf16>,
+                        %y: memref<16x2048xbf16>) {
+  lamport.gemm_publish %x, %w into %y {pdl}
+      : memref<16x4096xbf16>, memref<2048x4096xbf16>, memref<16x2048xbf16>
+  return
+}
