@@ -10,7 +10,12 @@
 // rows; a stage of one chunk of 32 K a warp is 64 x 2 x 32 x 8 = 32 KiB, so
 // 1024 K is 4 loads, through 2 stages (64 KiB) or 4 (128 KiB; 4 is the
 // default, not printed). s1 kw64 tiles4 is 16 warps: the smallest stage is
-// 64 KiB, 2 loads, so both rings are 2 stages: one variant.
+// 64 KiB, 2 loads, so both rings are 2 stages: one variant. Last, the bulk
+// pipeline's own launch shapes: one split, 8 warps (kw 128) or 16 (kw 64),
+// the passes and tiles that leave at least 96 CTAs (one tile and 2 or 4
+// passes, two tiles and 2), rings of about 96 and 192 KiB; at one tile and
+// kw 128 a stage of 32 KiB is all of K (one copy, one lane), so at 2 passes
+// there are two loads and both rings are 2 stages.
 // CHECK-LABEL: func.func @oproj_tp8
 // CHECK: lamport.candidates = [
 // CHECK-SAME: #lamport.tactic<splits = 1, kw = 128, accs = 4, tiles = 4, min_ctas_per_sm = 1, early_dependents = true, token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>,
@@ -20,7 +25,17 @@
 // CHECK-SAME: #lamport.tactic<splits = 1, kw = 128, accs = 4, tiles = 4, min_ctas_per_sm = 1, early_dependents = true, pipeline = bulk, stage_bytes = 32768, producer_lanes = 32, token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>,
 // CHECK-SAME: #lamport.tactic<splits = 1, kw = 64, accs = 2, tiles = 4, min_ctas_per_sm = 1, early_dependents = true, token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>,
 // CHECK-SAME: #lamport.tactic<splits = 1, kw = 64, accs = 2, tiles = 4, min_ctas_per_sm = 1, early_dependents = true, late_chunks = 1, token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>,
-// CHECK-SAME: #lamport.tactic<splits = 1, kw = 64, accs = 2, tiles = 4, min_ctas_per_sm = 1, early_dependents = true, pipeline = bulk, stages = 2, stage_bytes = 65536, producer_lanes = 32, token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>]
+// CHECK-SAME: #lamport.tactic<splits = 1, kw = 64, accs = 2, tiles = 4, min_ctas_per_sm = 1, early_dependents = true, pipeline = bulk, stages = 2, stage_bytes = 65536, producer_lanes = 32, token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>,
+// CHECK-SAME: #lamport.tactic<splits = 1, kw = 128, accs = 2, passes = 2, min_ctas_per_sm = 1, early_dependents = true, pipeline = bulk, stages = 2, stage_bytes = 32768, token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>,
+// CHECK-SAME: #lamport.tactic<splits = 1, kw = 128, accs = 2, tiles = 2, passes = 2, min_ctas_per_sm = 1, early_dependents = true, pipeline = bulk, stages = 3, stage_bytes = 32768, producer_lanes = 32, token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>,
+// CHECK-SAME: #lamport.tactic<splits = 1, kw = 128, accs = 2, tiles = 2, passes = 2, min_ctas_per_sm = 1, early_dependents = true, pipeline = bulk, stage_bytes = 32768, producer_lanes = 32, token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>,
+// CHECK-SAME: #lamport.tactic<splits = 1, kw = 128, accs = 2, passes = 4, min_ctas_per_sm = 1, early_dependents = true, pipeline = bulk, stages = 3, stage_bytes = 32768, token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>,
+// CHECK-SAME: #lamport.tactic<splits = 1, kw = 128, accs = 2, passes = 4, min_ctas_per_sm = 1, early_dependents = true, pipeline = bulk, stage_bytes = 32768, token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>,
+// CHECK-SAME: #lamport.tactic<splits = 1, kw = 64, accs = 2, passes = 2, min_ctas_per_sm = 1, early_dependents = true, pipeline = bulk, stages = 2, stage_bytes = 32768, token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>,
+// CHECK-SAME: #lamport.tactic<splits = 1, kw = 64, accs = 2, tiles = 2, passes = 2, min_ctas_per_sm = 1, early_dependents = true, pipeline = bulk, stages = 3, stage_bytes = 32768, producer_lanes = 32, token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>,
+// CHECK-SAME: #lamport.tactic<splits = 1, kw = 64, accs = 2, tiles = 2, passes = 2, min_ctas_per_sm = 1, early_dependents = true, pipeline = bulk, stage_bytes = 32768, producer_lanes = 32, token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>,
+// CHECK-SAME: #lamport.tactic<splits = 1, kw = 64, accs = 2, passes = 4, min_ctas_per_sm = 1, early_dependents = true, pipeline = bulk, stages = 3, stage_bytes = 32768, token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>,
+// CHECK-SAME: #lamport.tactic<splits = 1, kw = 64, accs = 2, passes = 4, min_ctas_per_sm = 1, early_dependents = true, pipeline = bulk, stage_bytes = 32768, token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>]
 // Without the option, the two launch shapes alone.
 // PLAIN-LABEL: func.func @oproj_tp8
 // PLAIN: lamport.candidates = [#lamport.tactic<splits = 1, kw = 128, accs = 4, tiles = 4, {{[^>]*}}>, #lamport.tactic<splits = 1, kw = 64, accs = 2, tiles = 4, {{[^>]*}}>]
@@ -35,7 +50,8 @@ func.func @oproj_tp8(%x: memref<8x1024xbf16>, %w: memref<8192x1024xbf16>,
 
 // unpooler tp4 at 16 tokens: the model's best carries late_chunks = 2, so
 // 0 and 1 follow it. One tile is 16 rows, one copy each: 16 producer lanes;
-// two splits give each stage 32 copies, 32 lanes.
+// two splits give each stage 32 copies, 32 lanes. No bulk launch shape of
+// its own: one split and 2 passes leave 64 CTAs at most.
 // CHECK-LABEL: func.func @unpooler_tp4
 // CHECK: lamport.candidates = [
 // CHECK-SAME: #lamport.tactic<splits = 1, kw = 128, accs = 1, min_ctas_per_sm = 1, early_dependents = true, late_chunks = 2, token_tiles = [

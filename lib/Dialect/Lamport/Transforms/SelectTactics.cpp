@@ -217,7 +217,8 @@ LogicalResult LamportSelectTacticsPass::selectFor(GemmPublishOp op) {
     // N variants of the model's favourite. With `candidate-variants`, each
     // launch shape's best at every other late-chunk count follows it, then
     // its bulk rings: knobs the model ranks less well than it ranks launch
-    // shapes, which the tuner times instead.
+    // shapes, which the tuner times instead; last, the bulk pipeline's own
+    // launch shapes.
     using LaunchKey = std::tuple<unsigned, unsigned, unsigned, unsigned>;
     auto launchKey = [](TacticAttr tactic) -> LaunchKey {
       return {tactic.getSplits(), tactic.getKw(), tactic.getTiles(),
@@ -248,6 +249,14 @@ LogicalResult LamportSelectTacticsPass::selectFor(GemmPublishOp op) {
       SmallVector<TacticAttr> rings;
       appendBulkVariants(ctx, problem, launch, rings);
       listed.append(rings.begin(), rings.end());
+    }
+    if (candidateVariants) {
+      SmallVector<TacticAttr> launches;
+      appendBulkLaunches(ctx, problem, naturalTokenTile(needed),
+                         best.front().getTokenTiles(), launches);
+      for (TacticAttr launch : launches)
+        if (!llvm::is_contained(listed, Attribute(launch)))
+          listed.push_back(launch);
     }
     op->setAttr("lamport.candidates", ArrayAttr::get(ctx, listed));
   }

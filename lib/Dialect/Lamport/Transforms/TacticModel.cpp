@@ -256,14 +256,15 @@ static std::string whyNotRegister(MLIRContext *ctx,
 // The bulk pipeline's rings
 //===----------------------------------------------------------------------===//
 
-void mlir::lamport::appendBulkVariants(MLIRContext *ctx,
-                                       const GemmProblem &problem,
-                                       TacticAttr tactic,
-                                       SmallVectorImpl<TacticAttr> &variants) {
+/// Appends the bulk tactics of `shape`'s launch (its splits, kw, accs, tiles
+/// and passes) with rings of about each of `ringBytes` in stages of about
+/// 32 KiB, the stage's copies issued by up to 32 producer lanes; each one
+/// the bulk kernel launches at both token tiles.
+static void appendRings(MLIRContext *ctx, GemmLaunchShape shape,
+                        int64_t minCtasPerSm, ArrayRef<int64_t> ringBytes,
+                        ArrayRef<int64_t> tokenTiles,
+                        SmallVectorImpl<TacticAttr> &tactics) {
   constexpr int64_t kStageTargetBytes = 32 * 1024;
-  constexpr int64_t kRingTargetBytes[] = {64 * 1024, 128 * 1024};
-  GemmLaunchShape shape =
-      GemmLaunchShape::of(tactic, problem.n, problem.k, /*tokenTile=*/16);
   // A stage holds j of each warp's chunks of 32 K, j dividing its chunks:
   // the largest stage up to the target, else the smallest.
   int64_t rows = shape.featuresPerCta(), chunks = shape.kw / kChunkK;
@@ -279,24 +280,74 @@ void mlir::lamport::appendBulkVariants(MLIRContext *ctx,
   shape.lateChunks = 0;
   shape.stageBytes = stageBytes;
   int64_t loads = shape.passes * shape.stagesPerPass();
-  for (int64_t ring : kRingTargetBytes) {
+  for (int64_t ring : ringBytes) {
     // At least two stages where there are two loads, so one fills while
     // the other is read.
     shape.stages = std::clamp<int64_t>((ring + stageBytes / 2) / stageBytes,
                                        std::min<int64_t>(loads, 2),
                                        std::min<int64_t>(loads, 16));
     shape.producerLanes = std::min<int64_t>(shape.copiesPerStage(), 32);
-    GemmLaunchShape narrow = shape;
+    GemmLaunchShape wide = shape, narrow = shape;
+    wide.tokenTile = 16;
     narrow.tokenTile = 8;
-    if (!shape.bulkUnsupported().empty() || !narrow.bulkUnsupported().empty())
+    if (!wide.bulkUnsupported().empty() || !narrow.bulkUnsupported().empty())
       continue;
-    auto variant = TacticAttr::get(
-        ctx, shape.splits, shape.kw, shape.accs, shape.tiles, shape.passes,
-        tactic.getMinCtasPerSm(), shape.earlyDependents, /*late_chunks=*/0,
-        GemmPipeline::bulk, shape.stages, shape.stageBytes, shape.producerLanes,
-        tactic.getTokenTiles());
-    if (!llvm::is_contained(variants, variant))
-      variants.push_back(variant);
+    auto tactic =
+        TacticAttr::get(ctx, shape.splits, shape.kw, shape.accs, shape.tiles,
+                        shape.passes, minCtasPerSm, shape.earlyDependents,
+                        /*late_chunks=*/0, GemmPipeline::bulk, shape.stages,
+                        shape.stageBytes, shape.producerLanes, tokenTiles);
+    if (!llvm::is_contained(tactics, tactic))
+      tactics.push_back(tactic);
+  }
+}
+
+void mlir::lamport::appendBulkVariants(MLIRContext *ctx,
+                                       const GemmProblem &problem,
+                                       TacticAttr tactic,
+                                       SmallVectorImpl<TacticAttr> &variants) {
+  appendRings(ctx, GemmLaunchShape::of(tactic, problem.n, problem.k, 16),
+              tactic.getMinCtasPerSm(), {64 * 1024, 128 * 1024},
+              tactic.getTokenTiles(), variants);
+}
+
+void mlir::lamport::appendBulkLaunches(MLIRContext *ctx,
+                                       const GemmProblem &problem,
+                                       int64_t tokenTile,
+                                       ArrayRef<int64_t> tokenTiles,
+                                       SmallVectorImpl<TacticAttr> &tactics) {
+  // Enough CTAs for about three quarters of an H200's 132 SMs.
+  constexpr int64_t kMinCtas = 96;
+  // Registers of a thread besides x and the sums (addresses, the ring's
+  // phases, the loop).
+  constexpr int64_t kOtherRegisters = 24;
+  int64_t tokenBlocks = tokenTile / kTokensPerMma;
+  int64_t accs = tokenTile > 8 ? 1 : 2;
+  for (int64_t warps : {8, 16}) {
+    if (problem.k % (warps * kChunkK))
+      continue;
+    int64_t kw = problem.k / warps;
+    for (int64_t passes : {2, 4, 8})
+      for (int64_t tiles : {1, 2}) {
+        int64_t rows = kFeaturesPerTile * tiles;
+        if (problem.n % (rows * passes) ||
+            problem.n / (rows * passes) < kMinCtas)
+          continue;
+        // x of every chunk and the sums stay in registers for all passes.
+        int64_t registers = kOtherRegisters + kw / kChunkK * tokenBlocks * 4 +
+                            tiles * tokenBlocks * 4 * accs;
+        if (registers >
+            std::min<int64_t>(kMaxRegisters, kSmRegisters / (warps * 32)))
+          continue;
+        auto launch = registerTactic(ctx, /*splits=*/1, kw, accs, tiles, passes,
+                                     /*minCtasPerSm=*/1,
+                                     /*earlyDependents=*/true, 0);
+        if (!registerUnsupported(problem.n, problem.k, launch).empty())
+          continue;
+        appendRings(
+            ctx, GemmLaunchShape::of(launch, problem.n, problem.k, tokenTile),
+            1, {96 * 1024, 192 * 1024}, tokenTiles, tactics);
+      }
   }
 }
 

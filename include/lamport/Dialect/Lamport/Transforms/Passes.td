@@ -105,8 +105,9 @@ def LamportSelectTactics : Pass<"lamport-select-tactics", "ModuleOp"> {
     lamport-tune at large K, where they can win, not for the model's own
     picks. `candidate-variants` follows each of those tactics with its
     launch shape's best at every other `late_chunks` and with the bulk
-    pipeline's rings for it (lamport-tune --variants): the knobs the model
-    does not rank, which the tuner times.
+    pipeline's rings for it, and ends the list with the bulk pipeline's own
+    launch shapes (one split, several passes, 8 or 16 warps: lamport-tune
+    --variants): the knobs the model does not rank, which the tuner times.
   }];
   let options = [
     Option<"chip", "chip", "std::string", "\"sm_90\"",
@@ -133,7 +134,8 @@ def LamportSelectTactics : Pass<"lamport-select-tactics", "ModuleOp"> {
            "Also attach the model's N best tactics (lamport-tune)">,
     Option<"candidateVariants", "candidate-variants", "bool", "false",
            "Follow each candidate with its launch shape's other late-chunk "
-           "counts and bulk rings (lamport-tune --variants)">,
+           "counts and bulk rings, and add the bulk pipeline's own launch "
+           "shapes (lamport-tune --variants)">,
     Option<"wideSweep", "wide-sweep", "bool", "false",
            "Also sweep 8 splits and kw 256, which lose at most shapes and "
            "which the model ranks less well (lamport-tune --wide)">,
