@@ -1,0 +1,164 @@
+#!/usr/bin/env python3
+#===- bench/prepare_gemm_bulk_passes.py - Bulk rings across passes -------===#
+#
+# Run where MLIR is. At the large shapes (W of 16 MiB and more) the register
+# kernels run several waves of CTAs, and at 16 tokens x from L2 is as many
+# bytes as the weights at one tile. The bulk pipeline streams a CTA's
+# weights through its ring pass after pass without registers, so one split
+# with several passes keeps a wave of long-lived CTAs streaming and reads x
+# once for all of a CTA's passes. Its launch shapes with one split at these
+# K need kw outside the compiler's sweep (K / 8, 16 or 32 warps), so the
+# model never lists them: this sweep builds them, at M = 1, 8 and 16:
+#   - bulk: one split, 8, 16 or 32 warps, 2, 4 or 8 passes, 1, 2 or 4 tiles,
+#     grids of at least 96 CTAs, x and sums within a thread's registers,
+#     rings of 3 and 6 stages of about 16 and 32 KiB;
+#   - beside them, the references: the sm_90 table's tactic where the shape
+#     has entries, and the model's three best launch shapes with their
+#     late-chunk variants (lamport-select-tactics candidate-variants, its
+#     bulk rings left out).
+# Bundles and candidates.json (lamport-tune's form) go to
+# bundles/gemm_bulk_passes; `lamport-tune time DIR` on the GPU machine.
+#
+#   python3 bench/prepare_gemm_bulk_passes.py [-o DIR] [BUILD_BIN]
+#
+#===----------------------------------------------------------------------===#
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+
+from tune_module import tune
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+OUT = os.path.join(ROOT, "bundles", "gemm_bulk_passes")
+# Seeds with W >= 16 MiB, and the shapes the table lacks with the most
+# weight (docs/tactics.md lists their sources).
+SHAPES = {"unpooler_tp4": (2048, 4096), "oproj_tp4": (8192, 2048),
+          "yi15_34b_down_tp4": (7168, 5120), "yi15_34b_down_tp8": (7168, 2560),
+          "command_r_down_tp4": (8192, 5632),
+          "command_r_down_tp8": (8192, 2816),
+          "phi3_medium_down_tp4": (5120, 4480)}
+MS = (1, 8, 16)
+MIN_CTAS = 96
+RING_STAGES = (3, 6)
+STAGE_TARGETS = (16 * 1024, 32 * 1024)
+SM_REGISTERS, MAX_REGISTERS, BASE_REGISTERS = 65536, 255, 24
+
+
+def fits_registers(kw, tiles, accs, threads, m):
+    """x for every pass and the sums within what a thread may hold."""
+    token_blocks = 1 if m <= 8 else 2
+    need = (BASE_REGISTERS + (kw // 32) * token_blocks * 4 +
+            tiles * token_blocks * 4 * accs)
+    return need <= min(MAX_REGISTERS, SM_REGISTERS // threads)
+
+
+def bulk_tactics(n, k, m):
+    accs = 1 if m > 8 else 2
+    for warps in (8, 16, 32):
+        if k % warps or (k // warps) % 32:
+            continue
+        kw = k // warps
+        for passes in (2, 4, 8):
+            for tiles in (1, 2, 4):
+                rows = 16 * tiles
+                if n % (rows * passes) or n // (rows * passes) < MIN_CTAS:
+                    continue
+                if not fits_registers(kw, tiles, accs, warps * 32, m):
+                    continue
+                chunks = kw // 32
+                sizes = set()
+                for target in STAGE_TARGETS:
+                    best = None
+                    for j in range(1, chunks + 1):
+                        size = rows * 2 * 32 * j * warps
+                        if chunks % j == 0 and (best is None or size <= target):
+                            best = size
+                    sizes.add(best)
+                for size in sorted(sizes):
+                    for stages in RING_STAGES:
+                        yield {"splits": 1, "kw": kw, "accs": accs,
+                               "tiles": tiles, "passes": passes,
+                               "min_ctas_per_sm": 1, "early_dependents": True,
+                               "late_chunks": 0, "pipeline": "bulk",
+                               "stages": stages, "stage_bytes": size,
+                               "producer_lanes": min(rows, 32)}
+
+
+def references(opt, shape, n, k, m):
+    """The table's tactic (None where the shape has no entry) and the
+    model's three best launch shapes with their late-chunk variants."""
+    text = tune.program(shape, n, k, m)
+    table, _ = tune.select(opt, text, "")
+    _, ranked = tune.select(
+        opt, text, "no-table candidates=3 candidate-variants")
+    model = [t for t in ranked if t.get("pipeline", "registers") != "bulk"]
+    with open(os.path.join(ROOT, "data", "tactics", "sm_90.json")) as f:
+        tabled = any(e["n"] == n and e["k"] == k
+                     for e in json.load(f)["entries"])
+    return (table if tabled else None), model
+
+
+def compile_one(compile_tool, scratch, out, item):
+    name, text = item
+    source = os.path.join(scratch, name + ".mlir")
+    with open(source, "w") as f:
+        f.write(text)
+    run = subprocess.run([compile_tool, source, "-o", os.path.join(out, name)],
+                         capture_output=True, text=True)
+    if run.returncode:
+        return f"not built {name}: {run.stderr.strip().splitlines()[0]}"
+    return None
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(
+        description="bulk rings across passes at the large GEMM shapes")
+    parser.add_argument("bin", nargs="?",
+                        default=os.path.join(ROOT, "build", "bin"))
+    parser.add_argument("-o", "--output", default=OUT)
+    args = parser.parse_args(argv)
+    opt = os.path.join(args.bin, "lamport-opt")
+    compile_tool = os.path.join(args.bin, "lamport-compile")
+    out = args.output
+    shutil.rmtree(out, ignore_errors=True)
+    os.makedirs(os.path.join(out, "bundles"))
+    records, jobs, names = [], [], set()
+    for shape, (n, k) in SHAPES.items():
+        for m in MS:
+            table, model = references(opt, shape, n, k, m)
+            for knobs in ([table] if table else []) + model + list(
+                    bulk_tactics(n, k, m)):
+                name = tune.bundle_name(shape, m, knobs, False)
+                if name in names:
+                    continue
+                names.add(name)
+                records.append({
+                    "bundle": name, "shape": shape, "n": n, "k": k, "m": m,
+                    "publishes": False, "tp": None, "tactic": knobs,
+                    "model_us": None, "model_rank": None,
+                    "model_pick": False, "table": knobs == table})
+                jobs.append((name, tune.program(
+                    shape, n, k, m, tune.tactic_text(knobs, m))))
+    bundles = os.path.join(out, "bundles")
+    with tempfile.TemporaryDirectory() as scratch:
+        with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+            notes = [r for r in pool.map(
+                lambda j: compile_one(compile_tool, scratch, bundles, j), jobs)
+                if r]
+    for note in notes:
+        print(note)
+    built = set(os.listdir(bundles))
+    records = [r for r in records if r["bundle"] in built]
+    with open(os.path.join(out, "candidates.json"), "w") as f:
+        json.dump({"chip": "sm_90", "candidates": records}, f, indent=1)
+    print(f"{len(records)} bundles in {bundles}, {len(notes)} not built")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
