@@ -26,12 +26,9 @@ import argparse
 import json
 import os
 import shutil
-import subprocess
 import sys
-import tempfile
-from concurrent.futures import ThreadPoolExecutor
 
-from tune_module import tune
+from tune_module import compile_programs, tune
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.path.join(ROOT, "bundles", "gemm_bulk_passes")
@@ -103,18 +100,6 @@ def references(opt, shape, n, k, m):
     return (table if tabled else None), model
 
 
-def compile_one(compile_tool, scratch, out, item):
-    name, text = item
-    source = os.path.join(scratch, name + ".mlir")
-    with open(source, "w") as f:
-        f.write(text)
-    run = subprocess.run([compile_tool, source, "-o", os.path.join(out, name)],
-                         capture_output=True, text=True)
-    if run.returncode:
-        return f"not built {name}: {run.stderr.strip().splitlines()[0]}"
-    return None
-
-
 def main(argv):
     parser = argparse.ArgumentParser(
         description="bulk rings across passes at the large GEMM shapes")
@@ -145,11 +130,7 @@ def main(argv):
                 jobs.append((name, tune.program(
                     shape, n, k, m, tune.tactic_text(knobs, m))))
     bundles = os.path.join(out, "bundles")
-    with tempfile.TemporaryDirectory() as scratch:
-        with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
-            notes = [r for r in pool.map(
-                lambda j: compile_one(compile_tool, scratch, bundles, j), jobs)
-                if r]
+    notes = compile_programs(compile_tool, jobs, bundles)
     for note in notes:
         print(note)
     built = set(os.listdir(bundles))

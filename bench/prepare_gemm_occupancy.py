@@ -28,12 +28,9 @@ import argparse
 import json
 import os
 import shutil
-import subprocess
 import sys
-import tempfile
-from concurrent.futures import ThreadPoolExecutor
 
-from tune_module import tune
+from tune_module import compile_programs, tune
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -114,18 +111,6 @@ def bulk_tactics(shape, m, hints):
                    "producer_lanes": lanes}
 
 
-def compile_one(compile_tool, scratch, out, item):
-    name, text = item
-    source = os.path.join(scratch, name + ".mlir")
-    with open(source, "w") as f:
-        f.write(text)
-    run = subprocess.run([compile_tool, source, "-o", os.path.join(out, name)],
-                         capture_output=True, text=True)
-    if run.returncode:
-        return f"not built {name}: {run.stderr.strip().splitlines()[0]}"
-    return None
-
-
 def main(argv):
     parser = argparse.ArgumentParser(
         description="GEMM tactics of the seed shapes whose CTAs share an SM")
@@ -164,11 +149,7 @@ def main(argv):
                 if knobs is not table:
                     jobs.append((name, tune.program(
                         shape, n, k, m, tune.tactic_text(knobs, m))))
-    with tempfile.TemporaryDirectory() as scratch:
-        with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
-            notes = [r for r in pool.map(
-                lambda j: compile_one(compile_tool, scratch, out, j), jobs)
-                if r]
+    notes = compile_programs(compile_tool, jobs, out)
     for note in notes:
         print(note)
     # The candidates in lamport-tune's form, those built and the table's.
