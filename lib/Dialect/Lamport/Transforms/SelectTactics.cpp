@@ -61,7 +61,7 @@ struct Run {
 };
 
 /// A tactic's short name in remarks: "s1 kw128 tiles2 p2 a1 occ1 early
-/// late1".
+/// late1", and for the bulk pipeline its ring: "bulk 3 x 32 KiB, 16 lanes".
 std::string describe(TacticAttr tactic) {
   std::string text =
       llvm::formatv("s{0} kw{1}", tactic.getSplits(), tactic.getKw());
@@ -76,6 +76,10 @@ std::string describe(TacticAttr tactic) {
     text += " early";
   if (tactic.getLateChunks())
     text += " late" + std::to_string(tactic.getLateChunks());
+  if (tactic.getPipeline() == GemmPipeline::bulk)
+    text +=
+        llvm::formatv(" bulk {0} x {1} KiB, {2} lanes", tactic.getStages(),
+                      tactic.getStageBytes() / 1024, tactic.getProducerLanes());
   return text;
 }
 
@@ -303,6 +307,13 @@ void LamportSelectTacticsPass::explainWritten(GemmPublishOp op) {
   TacticAttr tactic = op.getTacticFor(m);
   GemmProblem problem = getProblem(op, transport);
   double us = getTacticFamily(tactic).estimateUs(chipModel, problem, tactic, m);
+  if (std::isnan(us)) {
+    op.emitRemark() << "tactics written on the op: kept (the cost model has "
+                       "no estimate for "
+                    << describe(tactic)
+                    << ": it ranks the register pipeline only)";
+    return;
+  }
   op.emitRemark() << llvm::formatv(
       "tactics written on the op: kept (the cost model's estimate for {0} at "
       "M = {1}: {2:F2} us)",

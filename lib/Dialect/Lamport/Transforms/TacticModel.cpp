@@ -142,10 +142,13 @@ static void enumerateRegister(MLIRContext *ctx, const GemmProblem &problem,
 
 static bool ownsRegister(TacticAttr) { return true; }
 
-/// The register-direct kernel's time at `m` tokens.
+/// The register-direct kernel's time at `m` tokens; NaN for a tactic of the
+/// bulk pipeline, which the model has no figures for (lamport-tune times it).
 static double estimateRegister(const ChipModel &chip,
                                const GemmProblem &problem, TacticAttr tactic,
                                int64_t m) {
+  if (tactic.getPipeline() == GemmPipeline::bulk)
+    return std::nan("");
   GemmLaunchShape shape =
       GemmLaunchShape::of(tactic, problem.n, problem.k, naturalTokenTile(m));
   int64_t threads = shape.threads(), ctas = shape.gridX() * shape.splits;

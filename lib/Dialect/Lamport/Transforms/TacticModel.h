@@ -125,7 +125,8 @@ struct TacticFamily {
                     SmallVectorImpl<TacticAttr> &tactics);
   /// Whether `tactic` is one of this family's.
   bool (*owns)(TacticAttr tactic);
-  /// Estimated time of one launch at `m` tokens, us.
+  /// Estimated time of one launch at `m` tokens, us; NaN where the model
+  /// has no figures for the tactic.
   double (*estimateUs)(const ChipModel &chip, const GemmProblem &problem,
                        TacticAttr tactic, int64_t m);
   /// Why no tactic of the family launches `problem`, or an empty string.
