@@ -100,3 +100,46 @@ def test_merge_takes_the_fastest_passing_candidate(tmp_path):
                             capture_output=True, text=True)
     assert report.returncode == 1
     assert "worst model pick / tuned best: 1.333" in report.stdout
+
+
+def test_merge_keeps_the_table_tactic_within_min_gain(tmp_path):
+    """--min-gain: a point keeps the table's tactic (timed in the same run)
+    unless the best is that fraction faster; a re-tuned table does not
+    change kernels on noise."""
+    current = {"splits": 1, "kw": 128, "accs": 2, "tiles": 1, "passes": 1,
+               "min_ctas_per_sm": 1, "early_dependents": True,
+               "late_chunks": 0}
+    other = dict(current, splits=2, kw=64)
+    # M = 1: the other tactic 1% faster (kept: the table's); M = 16: 20%.
+    times = {1: {"current": 3.00, "other": 2.97},
+             16: {"current": 3.00, "other": 2.40}}
+    candidates, results = [], []
+    for m in (1, 16):
+        for name, knobs in (("current", current), ("other", other)):
+            bundle = f"shape_m{m}_{name}"
+            candidates.append({"bundle": bundle, "shape": "shape", "n": 1024,
+                               "k": 4096, "m": m, "publishes": False,
+                               "tactic": knobs, "model_us": 1.0,
+                               "model_pick": False,
+                               "table": name == "current"})
+            results.append({"bundle": bundle, "ours_us": times[m][name],
+                            "cublas_us": 7.0, "passed": True})
+    (tmp_path / "candidates.json").write_text(
+        json.dumps({"chip": "sm_90", "candidates": candidates}))
+    (tmp_path / "results.json").write_text(json.dumps(results))
+
+    def merged(*options):
+        table = tmp_path / "table.json"
+        table.write_text(json.dumps({"chip": "sm_90", "entries": [
+            {"n": 1024, "k": 4096, "m": [1, 16], "publishes": False,
+             "tactic": {"splits": 1, "kw": 128, "accs": 2,
+                        "min_ctas_per_sm": 1, "early_dependents": True},
+             "source": "old"}]}))
+        subprocess.run([TUNE, "merge", str(tmp_path), "--table", str(table),
+                        *options], check=True, capture_output=True)
+        return [(e["m"], e["tactic"]["splits"])
+                for e in json.loads(table.read_text())["entries"]]
+
+    # Without a bound the 1% is taken: the other tactic serves every M.
+    assert merged() == [([1, 16], 2)]
+    assert merged("--min-gain", "0.02") == [([1, 1], 1), ([2, 16], 2)]
