@@ -19,7 +19,9 @@
 # Bundles and candidates.json (lamport-tune's form) go to
 # bundles/gemm_bulk_passes; `lamport-tune time DIR` on the GPU machine.
 #
-#   python3 bench/prepare_gemm_bulk_passes.py [-o DIR] [BUILD_BIN]
+#   python3 bench/prepare_gemm_bulk_passes.py [-o DIR] [--shapes A,B]
+#       [--m 1,8,16] [--warps 8,16,32] [--passes 2,4,8] [--stages 3,6]
+#       [--stage-kib 16,32] [BUILD_BIN]
 #
 #===----------------------------------------------------------------------===#
 import argparse
@@ -39,10 +41,7 @@ SHAPES = {"unpooler_tp4": (2048, 4096), "oproj_tp4": (8192, 2048),
           "command_r_down_tp4": (8192, 5632),
           "command_r_down_tp8": (8192, 2816),
           "phi3_medium_down_tp4": (5120, 4480)}
-MS = (1, 8, 16)
 MIN_CTAS = 96
-RING_STAGES = (3, 6)
-STAGE_TARGETS = (16 * 1024, 32 * 1024)
 SM_REGISTERS, MAX_REGISTERS, BASE_REGISTERS = 65536, 255, 24
 
 
@@ -54,13 +53,13 @@ def fits_registers(kw, tiles, accs, threads, m):
     return need <= min(MAX_REGISTERS, SM_REGISTERS // threads)
 
 
-def bulk_tactics(n, k, m):
+def bulk_tactics(n, k, m, sweep):
     accs = 1 if m > 8 else 2
-    for warps in (8, 16, 32):
+    for warps in sweep.warps:
         if k % warps or (k // warps) % 32:
             continue
         kw = k // warps
-        for passes in (2, 4, 8):
+        for passes in sweep.passes:
             for tiles in (1, 2, 4):
                 rows = 16 * tiles
                 if n % (rows * passes) or n // (rows * passes) < MIN_CTAS:
@@ -69,15 +68,16 @@ def bulk_tactics(n, k, m):
                     continue
                 chunks = kw // 32
                 sizes = set()
-                for target in STAGE_TARGETS:
+                for target in sweep.stage_kib:
                     best = None
                     for j in range(1, chunks + 1):
                         size = rows * 2 * 32 * j * warps
-                        if chunks % j == 0 and (best is None or size <= target):
+                        if chunks % j == 0 and (best is None or
+                                                size <= target * 1024):
                             best = size
                     sizes.add(best)
                 for size in sorted(sizes):
-                    for stages in RING_STAGES:
+                    for stages in sweep.stages:
                         yield {"splits": 1, "kw": kw, "accs": accs,
                                "tiles": tiles, "passes": passes,
                                "min_ctas_per_sm": 1, "early_dependents": True,
@@ -106,6 +106,17 @@ def main(argv):
     parser.add_argument("bin", nargs="?",
                         default=os.path.join(ROOT, "build", "bin"))
     parser.add_argument("-o", "--output", default=OUT)
+    ints = lambda text: [int(x) for x in text.split(",")]
+    parser.add_argument("--shapes", type=lambda t: t.split(","),
+                        help="only these of SHAPES")
+    parser.add_argument("--m", type=ints, default=[1, 8, 16])
+    parser.add_argument("--warps", type=ints, default=[8, 16, 32])
+    parser.add_argument("--passes", type=ints, default=[2, 4, 8])
+    parser.add_argument("--stages", type=ints, default=[3, 6],
+                        help="ring stages")
+    parser.add_argument("--stage-kib", type=ints, default=[16, 32],
+                        help="stage sizes to aim at (the largest whole "
+                             "number of each warp's chunks up to each)")
     args = parser.parse_args(argv)
     opt = os.path.join(args.bin, "lamport-opt")
     compile_tool = os.path.join(args.bin, "lamport-compile")
@@ -114,10 +125,12 @@ def main(argv):
     os.makedirs(os.path.join(out, "bundles"))
     records, jobs, names = [], [], set()
     for shape, (n, k) in SHAPES.items():
-        for m in MS:
+        if args.shapes and shape not in args.shapes:
+            continue
+        for m in args.m:
             table, model = references(opt, shape, n, k, m)
             for knobs in ([table] if table else []) + model + list(
-                    bulk_tactics(n, k, m)):
+                    bulk_tactics(n, k, m, args)):
                 name = tune.bundle_name(shape, m, knobs, False)
                 if name in names:
                     continue

@@ -11,11 +11,11 @@
 // 1024 K is 4 loads, through 2 stages (64 KiB) or 4 (128 KiB; 4 is the
 // default, not printed). s1 kw64 tiles4 is 16 warps: the smallest stage is
 // 64 KiB, 2 loads, so both rings are 2 stages: one variant. Last, the bulk
-// pipeline's own launch shapes: one split, 8 warps (kw 128) or 16 (kw 64),
-// the passes and tiles that leave at least 96 CTAs (one tile and 2 or 4
-// passes, two tiles and 2), rings of about 96 and 192 KiB; at one tile and
-// kw 128 a stage of 32 KiB is all of K (one copy, one lane), so at 2 passes
-// there are two loads and both rings are 2 stages.
+// pipeline's own launch shapes: one split, 4 warps (kw 256), 8 (kw 128) or
+// 16 (kw 64), the passes and tiles that leave at least 96 CTAs (one tile
+// and 2 or 4 passes, two tiles and 2), rings of about 96, 128 and 192 KiB;
+// at one tile a stage of 32 KiB is all of K (one copy, one lane), so at 2
+// passes there are two loads and every ring is 2 stages.
 // CHECK-LABEL: func.func @oproj_tp8
 // CHECK: lamport.candidates = [
 // CHECK-SAME: #lamport.tactic<splits = 1, kw = 128, accs = 4, tiles = 4, min_ctas_per_sm = 1, early_dependents = true, token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>,
@@ -26,6 +26,11 @@
 // CHECK-SAME: #lamport.tactic<splits = 1, kw = 64, accs = 2, tiles = 4, min_ctas_per_sm = 1, early_dependents = true, token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>,
 // CHECK-SAME: #lamport.tactic<splits = 1, kw = 64, accs = 2, tiles = 4, min_ctas_per_sm = 1, early_dependents = true, late_chunks = 1, token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>,
 // CHECK-SAME: #lamport.tactic<splits = 1, kw = 64, accs = 2, tiles = 4, min_ctas_per_sm = 1, early_dependents = true, pipeline = bulk, stages = 2, stage_bytes = 65536, producer_lanes = 32, token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>,
+// CHECK-SAME: #lamport.tactic<splits = 1, kw = 256, accs = 2, passes = 2, min_ctas_per_sm = 1, early_dependents = true, pipeline = bulk, stages = 2, stage_bytes = 32768, token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>,
+// CHECK-SAME: #lamport.tactic<splits = 1, kw = 256, accs = 2, tiles = 2, passes = 2, min_ctas_per_sm = 1, early_dependents = true, pipeline = bulk, stages = 3, stage_bytes = 32768, producer_lanes = 32, token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>,
+// CHECK-SAME: #lamport.tactic<splits = 1, kw = 256, accs = 2, tiles = 2, passes = 2, min_ctas_per_sm = 1, early_dependents = true, pipeline = bulk, stage_bytes = 32768, producer_lanes = 32, token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>,
+// CHECK-SAME: #lamport.tactic<splits = 1, kw = 256, accs = 2, passes = 4, min_ctas_per_sm = 1, early_dependents = true, pipeline = bulk, stages = 3, stage_bytes = 32768, token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>,
+// CHECK-SAME: #lamport.tactic<splits = 1, kw = 256, accs = 2, passes = 4, min_ctas_per_sm = 1, early_dependents = true, pipeline = bulk, stage_bytes = 32768, token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>,
 // CHECK-SAME: #lamport.tactic<splits = 1, kw = 128, accs = 2, passes = 2, min_ctas_per_sm = 1, early_dependents = true, pipeline = bulk, stages = 2, stage_bytes = 32768, token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>,
 // CHECK-SAME: #lamport.tactic<splits = 1, kw = 128, accs = 2, tiles = 2, passes = 2, min_ctas_per_sm = 1, early_dependents = true, pipeline = bulk, stages = 3, stage_bytes = 32768, producer_lanes = 32, token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>,
 // CHECK-SAME: #lamport.tactic<splits = 1, kw = 128, accs = 2, tiles = 2, passes = 2, min_ctas_per_sm = 1, early_dependents = true, pipeline = bulk, stage_bytes = 32768, producer_lanes = 32, token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>,

@@ -326,7 +326,7 @@ void mlir::lamport::appendBulkLaunches(MLIRContext *ctx,
   constexpr int64_t kOtherRegisters = 24;
   int64_t tokenBlocks = tokenTile / kTokensPerMma;
   int64_t accs = tokenTile > 8 ? 1 : 2;
-  for (int64_t warps : {8, 16}) {
+  for (int64_t warps : {4, 8, 16}) {
     if (problem.k % (warps * kChunkK))
       continue;
     int64_t kw = problem.k / warps;
@@ -349,7 +349,7 @@ void mlir::lamport::appendBulkLaunches(MLIRContext *ctx,
           continue;
         appendRings(
             ctx, GemmLaunchShape::of(launch, problem.n, problem.k, tokenTile),
-            1, {96 * 1024, 192 * 1024}, tokenTiles, tactics);
+            1, {96 * 1024, 128 * 1024, 192 * 1024}, tokenTiles, tactics);
       }
   }
 }

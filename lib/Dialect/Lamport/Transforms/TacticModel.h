@@ -104,10 +104,11 @@ void appendBulkVariants(MLIRContext *ctx, const GemmProblem &problem,
                         SmallVectorImpl<TacticAttr> &variants);
 
 /// The bulk pipeline's own launch shapes, which lamport-tune times beside
-/// the model's: one split, 8 or 16 warps (kw = K / warps, outside the
+/// the model's: one split, 4, 8 or 16 warps (kw = K / warps, outside the
 /// register sweep at large K), 2, 4 or 8 passes over grids of at least 96
 /// CTAs, 1 or 2 tiles, x and the sums within a thread's registers at
-/// `tokenTile`, rings of about 96 and 192 KiB in stages of about 32 KiB. A
+/// `tokenTile`, rings of about 96, 128 and 192 KiB in stages of about
+/// 32 KiB. A
 /// wave of long-lived CTAs streams its weights through the ring pass after
 /// pass and reads x once (docs/design/gemm.md, "The bulk pipeline").
 void appendBulkLaunches(MLIRContext *ctx, const GemmProblem &problem,

@@ -106,7 +106,7 @@ def LamportSelectTactics : Pass<"lamport-select-tactics", "ModuleOp"> {
     picks. `candidate-variants` follows each of those tactics with its
     launch shape's best at every other `late_chunks` and with the bulk
     pipeline's rings for it, and ends the list with the bulk pipeline's own
-    launch shapes (one split, several passes, 8 or 16 warps: lamport-tune
+    launch shapes (one split, several passes, 4-16 warps: lamport-tune
     --variants): the knobs the model does not rank, which the tuner times.
   }];
   let options = [
