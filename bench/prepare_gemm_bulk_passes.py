@@ -86,17 +86,14 @@ def bulk_tactics(n, k, m, sweep):
                                "producer_lanes": min(rows, 32)}
 
 
-def references(opt, shape, n, k, m):
-    """The table's tactic (None where the shape has no entry) and the
+def references(opt, shape, n, k, m, tabled):
+    """The table's tactic (None where the shape is not `tabled`) and the
     model's three best launch shapes with their late-chunk variants."""
     text = tune.program(shape, n, k, m)
     table, _ = tune.select(opt, text, "")
     _, ranked = tune.select(
         opt, text, "no-table candidates=3 candidate-variants")
     model = [t for t in ranked if t.get("pipeline", "registers") != "bulk"]
-    with open(os.path.join(ROOT, "data", "tactics", "sm_90.json")) as f:
-        tabled = any(e["n"] == n and e["k"] == k
-                     for e in json.load(f)["entries"])
     return (table if tabled else None), model
 
 
@@ -121,28 +118,27 @@ def main(argv):
     opt = os.path.join(args.bin, "lamport-opt")
     compile_tool = os.path.join(args.bin, "lamport-compile")
     out = args.output
+    bundles = os.path.join(out, "bundles")
     shutil.rmtree(out, ignore_errors=True)
-    os.makedirs(os.path.join(out, "bundles"))
+    os.makedirs(bundles)
+    with open(os.path.join(ROOT, "data", "tactics", "sm_90.json")) as f:
+        tabled = {(e["n"], e["k"]) for e in json.load(f)["entries"]}
     records, jobs, names = [], [], set()
     for shape, (n, k) in SHAPES.items():
         if args.shapes and shape not in args.shapes:
             continue
         for m in args.m:
-            table, model = references(opt, shape, n, k, m)
+            table, model = references(opt, shape, n, k, m, (n, k) in tabled)
             for knobs in ([table] if table else []) + model + list(
                     bulk_tactics(n, k, m, args)):
-                name = tune.bundle_name(shape, m, knobs, False)
-                if name in names:
+                record = tune.candidate(shape, n, k, m, knobs,
+                                        table=knobs == table)
+                if record["bundle"] in names:
                     continue
-                names.add(name)
-                records.append({
-                    "bundle": name, "shape": shape, "n": n, "k": k, "m": m,
-                    "publishes": False, "tp": None, "tactic": knobs,
-                    "model_us": None, "model_rank": None,
-                    "model_pick": False, "table": knobs == table})
-                jobs.append((name, tune.program(
+                names.add(record["bundle"])
+                records.append(record)
+                jobs.append((record["bundle"], tune.program(
                     shape, n, k, m, tune.tactic_text(knobs, m))))
-    bundles = os.path.join(out, "bundles")
     notes = compile_programs(compile_tool, jobs, bundles)
     for note in notes:
         print(note)

@@ -136,16 +136,14 @@ def main(argv):
             # point, which run_gemm_bulk.sh times beside these.
             names = set()
             for knobs in [table] + tactics:
-                name = tune.bundle_name(shape, m, knobs, False)
+                record = tune.candidate(shape, n, k, m, knobs,
+                                        table=knobs == table)
+                name = record["bundle"]
                 # A bulk candidate may also be the table's tactic at a hint.
                 if name in names:
                     continue
                 names.add(name)
-                records.append({
-                    "bundle": name, "shape": shape, "n": n, "k": k, "m": m,
-                    "publishes": False, "tp": None, "tactic": knobs,
-                    "model_us": None, "model_rank": None,
-                    "model_pick": False, "table": knobs == table})
+                records.append(record)
                 if knobs is not table:
                     jobs.append((name, tune.program(
                         shape, n, k, m, tune.tactic_text(knobs, m))))
