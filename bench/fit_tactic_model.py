@@ -27,7 +27,9 @@ the model's error is judged. `--results DIR` and `--held-out DIR` read
 others (a directory with results.json, or every run under it).
 
 Criteria: for each (shape, M, run) the candidate the model ranks first
-among the measured ones, over the measured best (within 1.10 is the goal);
+among the measured ones, over the measured best (within 1.10 is the goal;
+bulk-pipeline candidates, from lamport-tune --variants, count towards the
+best, but the model ranks the register ones only, as the pass does);
 the estimate over the measurement at the seed points (each at its table
 tactic). Then the same over all runs with the prior of SelectTactics.cpp
 (the tactics of the table's nearest shapes): from the other model
@@ -83,7 +85,11 @@ def natural_token_tile(m):
 
 
 def estimate(c, n, k, m, t, publishes=False, tp=1):
-    """TacticModel.cpp's estimateRegister() for tactic dict `t`."""
+    """TacticModel.cpp's estimateRegister() for tactic dict `t`; infinite
+    for the bulk pipeline, which the model has no estimate for (the pass
+    never ranks it, so neither does a pick here)."""
+    if t.get("pipeline") == "bulk":
+        return math.inf
     splits, kw, accs = t["splits"], t["kw"], t["accs"]
     tiles, passes = t["tiles"], t["passes"]
     warps = k // (splits * kw)
@@ -188,9 +194,14 @@ def prior_factor(t, prior):
 
 
 def full_tactic(t):
-    """A table or candidates.json tactic with every knob at its default."""
+    """A table or candidates.json tactic with every knob at its default;
+    a bulk tactic keeps its ring's knobs (so it is told from its register
+    twin)."""
     out = {"splits": 1, "kw": 128, "accs": 2, "tiles": 1, "passes": 1,
            "min_ctas_per_sm": 0, "early_dependents": False, "late_chunks": 0}
+    if t.get("pipeline") == "bulk":
+        out.update({"pipeline": "bulk", "stages": 4, "stage_bytes": 16384,
+                    "producer_lanes": 1})
     out.update({key: t[key] for key in out if key in t})
     out["early_dependents"] = bool(out["early_dependents"])
     return out
@@ -229,24 +240,37 @@ def load_points(results_dir):
 # (lamport-tune's bundle_name), then _table or _hand.
 SEED_NAME = re.compile(
     r".*_s(?P<splits>\d+)_kw(?P<kw>\d+)_tiles(?P<tiles>\d+)(?:_p(?P<passes>\d+))?"
-    r"(?:_a(?P<accs>\d+))?(?:_occ(?P<min_ctas_per_sm>\d+))?"
+    r"(?:_a(?P<accs>\d+))?(?P<bulk>_bulk\d+x\d+(?:_lanes\d+)?)?"
+    r"(?:_occ(?P<min_ctas_per_sm>\d+))?"
     r"(?P<early_dependents>_early)?(?:_late(?P<late_chunks>\d+))?_table$")
 
 
 def load_seed(results_dir):
     """[(shape, n, k, m, table tactic, measured us)] of the seed points of
-    every run, each with the tactic the run's table gave it (its name)."""
-    out = []
+    every run, each with the tactic the run's table gave it (its name),
+    but those the table serves with the bulk pipeline, which the model has
+    no estimate for. A run without tactics_seed.json takes its parent's
+    (the sets of one device call share it), each file read once."""
+    out, read = [], set()
     for run, directory in runs(results_dir):
-        seed = json.load(open(os.path.join(directory, "tactics_seed.json")))
+        path = os.path.join(directory, "tactics_seed.json")
+        if not os.path.exists(path):
+            path = os.path.join(os.path.dirname(os.path.normpath(directory)),
+                                "tactics_seed.json")
+        if path in read or not os.path.exists(path):
+            continue
+        read.add(path)
+        seed = json.load(open(path))
         for r in seed:
             if not r["bundle"].endswith("_table") or r["publishes"]:
                 continue
             match = SEED_NAME.match(r["bundle"])
             if not match:
                 sys.exit(f"seed point {r['bundle']}: not a tactic's name")
+            if match["bulk"]:
+                continue
             knobs = {key: int(value) for key, value in match.groupdict().items()
-                     if value and key != "early_dependents"}
+                     if value and key not in ("early_dependents", "bulk")}
             knobs["early_dependents"] = bool(match["early_dependents"])
             out.append((f"{r['shape']} ({run})", r["n"], r["k"], r["m"],
                         full_tactic(knobs), r["ours_us"]))
@@ -381,6 +405,8 @@ def describe(t):
     text += f" a{t['accs']}"
     if t["late_chunks"]:
         text += f" late{t['late_chunks']}"
+    if t.get("pipeline") == "bulk":
+        text += f" bulk{t['stages']}x{t['stage_bytes'] // 1024}"
     return text
 
 
@@ -392,7 +418,7 @@ def per_point(c, points):
     for (shape, m, run), cands in sorted(points.items(),
                                          key=lambda p: (p[0][2], p[0][:2])):
         best = min(cands, key=lambda x: x[1])
-        before = min(cands, key=lambda x: x[4])
+        before = min(cands, key=lambda x: math.inf if x[4] is None else x[4])
         after = min(cands, key=lambda x: estimate(c, x[2], x[3], m, x[0]))
         print(f"{run:14} {shape + ' M=' + str(m):28} {describe(best[0]):26} "
               f"{describe(before[0]):>26} {before[1] / best[1]:6.3f} "
@@ -467,7 +493,9 @@ def check_opt(opt, points, seed):
     cases = {}
     for (shape, m, _), cands in sorted(points.items()):
         for t, _, n, k, _ in cands:
-            cases[(n, k, m, tuple(sorted(t.items())))] = (shape, n, k, m, t)
+            # The pass has no estimate for the bulk pipeline.
+            if t.get("pipeline") != "bulk":
+                cases[(n, k, m, tuple(sorted(t.items())))] = (shape, n, k, m, t)
     for shape, n, k, m, t, _ in seed:
         cases[(n, k, m, tuple(sorted(t.items())))] = (shape, n, k, m, t)
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
