@@ -33,7 +33,6 @@ one's by a margin.
 """
 
 import argparse
-import json
 import math
 import os
 import statistics
@@ -47,14 +46,8 @@ NAMES = ("setup", "latency", "copies")
 START, LOWER, UPPER = (0.3, 0.6, 3000.0), (0, 0.2, 500), (3, 3, 20000)
 
 
-def bulk_tactic(t):
-    """A candidates.json tactic with every knob, the ring's included."""
-    out = model.full_tactic(t)
-    out["pipeline"] = t.get("pipeline", "registers")
-    out["stages"] = t.get("stages", 4)
-    out["stage_bytes"] = t.get("stage_bytes", 16384)
-    out["producer_lanes"] = t.get("producer_lanes", 1)
-    return out
+def is_bulk(t):
+    return t.get("pipeline") == "bulk"
 
 
 def estimate_bulk(figures, n, k, m, t):
@@ -107,24 +100,14 @@ def estimate_bulk(figures, n, k, m, t):
         2.0 * m * n / c["l2"]
 
 
-def points(directory):
-    """{(shape, m): [(tactic, us, n, k)]} of a run's passing plain GEMMs."""
-    tactics = {c["bundle"]: c["tactic"] for c in json.load(
-        open(os.path.join(directory, "candidates.json")))["candidates"]}
-    out = {}
-    for r in json.load(open(os.path.join(directory, "results.json"))):
-        if r["passed"] and not r["publishes"]:
-            out.setdefault((r["shape"], r["m"]), []).append(
-                (bulk_tactic(tactics[r["bundle"]]), r["ours_us"], r["n"],
-                 r["k"]))
-    return out
-
-
 def bulk_rows(runs, keep):
+    """[(n, k, m, tactic, us)] of the passing plain bulk kernels of `runs`
+    (fit_tactic_model's reading of them) whose shape `keep` takes."""
     return [(n, k, m, t, us) for run in runs
-            for (shape, m), cands in points(os.path.join(DATA, run)).items()
+            for (shape, m, _), cands in model.load_points(
+                os.path.join(DATA, run)).items()
             if keep(shape)
-            for t, us, n, k in cands if t["pipeline"] == "bulk"]
+            for t, us, n, k, _ in cands if is_bulk(t)]
 
 
 def errors(figures, rows):
@@ -136,21 +119,22 @@ def pick_within(figures, directory, margin):
     """Points whose pick is within 10% of the best, the geometric mean of
     pick over best, and the bulk picks; figures None: register only."""
     within, ratios, bulk = 0, [], 0
-    for (_, m), cands in sorted(points(directory).items()):
-        best = min(us for _, us, _, _ in cands)
-        register = [x for x in cands if x[0]["pipeline"] != "bulk"]
-        pick = min(register, key=lambda x: model.estimate(
-            model.CONSTANTS, x[2], x[3], m, x[0]))
-        rings = [x for x in cands if x[0]["pipeline"] == "bulk"]
-        if figures is not None and rings:
-            ring = min(rings, key=lambda x: estimate_bulk(
-                figures, x[2], x[3], m, x[0]))
-            if estimate_bulk(figures, ring[2], ring[3], m, ring[0]) * \
-                    (1 + margin) < model.estimate(model.CONSTANTS, pick[2],
-                                                  pick[3], m, pick[0]):
+    for (_, m, _), cands in sorted(model.load_points(directory).items()):
+        best = min(us for _, us, *_ in cands)
+        # Each pipeline's first by its estimate (ties: the first measured).
+        pick_us, pick = min(
+            ((model.estimate(model.CONSTANTS, n, k, m, t), us)
+             for t, us, n, k, _ in cands if not is_bulk(t)),
+            key=lambda x: x[0])
+        if figures is not None and any(is_bulk(t) for t, *_ in cands):
+            ring_us, ring = min(
+                ((estimate_bulk(figures, n, k, m, t), us)
+                 for t, us, n, k, _ in cands if is_bulk(t)),
+                key=lambda x: x[0])
+            if ring_us * (1 + margin) < pick_us:
                 pick, bulk = ring, bulk + 1
-        ratios.append(pick[1] / best)
-        within += pick[1] / best <= 1.10
+        ratios.append(pick / best)
+        within += pick / best <= 1.10
     return within, len(ratios), model.geomean(ratios), bulk
 
 
