@@ -94,6 +94,18 @@ LAMPORT_RUNTIME_EXPORTED const void *
 lamportMailboxDescriptor(LamportMailbox mailbox, int tp, int capacity,
                          int width);
 
+/** Called by lowered code at each launch of a kernel that reads a weight by
+    tensor copies: the 128-byte CUtensorMap (docs/bundle.md, `tensor_map`)
+    the kernel takes by value, of the `rows` x `cols` BF16 buffer at device
+    address `base`, in boxes of `boxInner` x `boxOuter` elements. `mailbox`
+    names the runtime (the launch's, or the function's first). A buffer the
+    driver cannot describe (not 16-byte aligned) is kept as the step's
+    error (and the bytes returned are zeros). The bytes stay valid until
+    the next call. Aborts on a null handle. */
+LAMPORT_RUNTIME_EXPORTED const void *
+lamportTensorMap(LamportMailbox mailbox, const void *base, int64_t rows,
+                 int64_t cols, int boxInner, int boxOuter);
+
 /** Called by lowered code: the stream of the mailbox's rank, which the
     launches of that rank's call go on. Aborts on a null handle. */
 LAMPORT_RUNTIME_EXPORTED LamportStream

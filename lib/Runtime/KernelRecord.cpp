@@ -20,6 +20,11 @@ std::string manifestKernelRecord(const Manifest &manifest,
       record.kind = "tokens";
       continue;
     }
+    if (param.kind == ParamKind::TensorMap) {
+      record.kind = "tensor_map";
+      record.shape = param.box;
+      continue;
+    }
     const ArgumentSpec &argument = manifest.arguments[param.argument];
     if (param.kind == ParamKind::Mailbox) {
       const MailboxSpec &mailbox = manifest.mailboxes[argument.mailbox];

@@ -177,7 +177,10 @@ std::string describePlan(const Manifest &m) {
       if (p.kind == ParamKind::Tokens)
         os << " tokens";
       else
-        os << " " << (p.kind == ParamKind::Mailbox ? "mailbox" : "buffer")
+        os << " "
+           << (p.kind == ParamKind::Mailbox     ? "mailbox"
+               : p.kind == ParamKind::TensorMap ? "tensor map of"
+                                                : "buffer")
            << " '" << m.arguments[p.argument].name << "'";
       os << " (" << p.size << " B)" << (&p == &k.params.back() ? "" : ",");
     }

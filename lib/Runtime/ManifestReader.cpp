@@ -351,10 +351,10 @@ ArgumentSpec parseArgument(const Reader &r, std::size_t position,
 
 ParamSpec parseParam(const Reader &r, const Manifest &m) {
   ParamSpec param;
-  std::string kind =
-      r.oneOf("kind", "parameter kind", {"mailbox", "buffer", "tokens"});
+  std::string kind = r.oneOf("kind", "parameter kind",
+                             {"mailbox", "buffer", "tokens", "tensor_map"});
   param.size = unsigned(r.integer("size", 1, 4096));
-  param.align = unsigned(r.integer("align", 1, 16));
+  param.align = unsigned(r.integer("align", 1, 64));
   if (param.align & (param.align - 1))
     r.fail("align", concat("must be a power of two, got ", param.align));
   auto expectArgument = [&](ArgumentKind want) -> const ArgumentSpec & {
@@ -396,6 +396,32 @@ ParamSpec parseParam(const Reader &r, const Manifest &m) {
     param.io = r.has("io") ? readBufferIO(r) : argument.io;
     if (r.has("role"))
       param.role = r.identifier("role");
+  } else if (kind == "tensor_map") {
+    param.kind = ParamKind::TensorMap;
+    const ArgumentSpec &argument = expectArgument(ArgumentKind::Buffer);
+    expectLayout(128, 64, "a CUtensorMap");
+    // What cuTensorMapEncodeTiled takes and the runtime encodes: a dense
+    // [outer, inner] BF16 buffer of static shape, rows a multiple of 16
+    // bytes, a box of at most 256 elements a side within it and whole 16
+    // bytes wide.
+    if (argument.dtype != DType::BF16 || argument.shape.size() != 2 ||
+        argument.shape[0] < 0 || argument.shape[1] < 0 || argument.shape[1] % 8)
+      r.fail("argument",
+             concat("names buffer '", argument.name,
+                    "': a tensor map describes a 2-D bf16 buffer of static "
+                    "shape whose rows are a multiple of 16 bytes"));
+    const json &box = r.array("box");
+    if (box.size() != 2)
+      r.fail("box",
+             concat("must have 2 elements (inner, outer), got ", box.size()));
+    for (std::size_t i = 0; i < box.size(); ++i)
+      param.box.push_back(r.integerAt(concat("box[", i, "]"), box[i], 1, 256));
+    if (param.box[0] % 8 || param.box[0] > argument.shape[1] ||
+        param.box[1] > argument.shape[0])
+      r.fail("box", concat(param.box[0], " x ", param.box[1],
+                           " must lie within the buffer's ", argument.shape[1],
+                           " x ", argument.shape[0],
+                           " (inner, outer), its inner side a multiple of 8"));
   } else {
     param.kind = ParamKind::Tokens;
     expectLayout(4, 4, "an i32 token count");
@@ -480,6 +506,17 @@ KernelSpec parseKernel(const Reader &r, const Manifest &m) {
   for (std::size_t i = 0; i < params.size(); ++i)
     kernel.params.push_back(
         parseParam(Reader(r.origin, r.child("params", i), params[i]), m));
+  // A tensor map is encoded from the buffer's own parameter (its address).
+  for (std::size_t i = 0; i < kernel.params.size(); ++i)
+    if (kernel.params[i].kind == ParamKind::TensorMap &&
+        std::none_of(kernel.params.begin(), kernel.params.end(),
+                     [&](const ParamSpec &p) {
+                       return p.kind == ParamKind::Buffer &&
+                              p.argument == kernel.params[i].argument;
+                     }))
+      r.fail(concat("params[", i, "]"),
+             concat("is the tensor map of argument ", kernel.params[i].argument,
+                    ", which the kernel does not take as a buffer"));
   parseMailboxUse(r, kernel);
   return kernel;
 }

@@ -98,6 +98,7 @@ void RankRuntime::openTransport() {
   rendezvous->barrier("lamport/opened", config.rendezvousSeconds);
   pointers.assign(m.arguments.size(), 0);
   params.resize(m.kernels.size());
+  tensorMaps.resize(m.kernels.size());
   for (std::size_t k = 0; k < m.kernels.size(); ++k) {
     // Under nccl, the kernels that take a mailbox never launch.
     bool takesMailbox = std::any_of(
@@ -105,10 +106,12 @@ void RankRuntime::openTransport() {
         [](const ParamSpec &p) { return p.kind == ParamKind::Mailbox; });
     if (nccl && takesMailbox)
       continue;
+    tensorMaps[k].resize(m.kernels[k].params.size());
     params[k] = kernelParamList(
         m, int(k),
         [&](int mailbox) { return rankMailboxes->descriptor(mailbox); },
-        [&](int argument) { return &pointers[argument]; }, &tokens);
+        [&](int argument) { return &pointers[argument]; },
+        [&](int param) -> void * { return &tensorMaps[k][param]; }, &tokens);
   }
 }
 
@@ -208,12 +211,14 @@ void RankRuntime::launch(CUstream stream, std::size_t i) {
   CUlaunchConfig launchConfig;
   CUlaunchAttribute attributes[2];
   setLaunchConfig(m.kernels[k], stream, config.pdl, launchConfig, attributes);
+  std::string context =
+      concat("rank ", config.rank, ": launching kernel '", m.kernels[k].name,
+             "' (", m.kernels[k].op, ") of step ", stepsRun);
+  encodeTensorMaps(m, k, params[k].data(), context);
   CUresult result = api().cuLaunchKernelEx(&launchConfig, kernels[k],
                                            params[k].data(), nullptr);
   if (result != CUDA_SUCCESS)
-    fail(result,
-         concat("rank ", config.rank, ": launching kernel '", m.kernels[k].name,
-                "' (", m.kernels[k].op, ") of step ", stepsRun));
+    fail(result, context);
 }
 
 void RankRuntime::stepNccl(CUstream stream, int stepTokens) {

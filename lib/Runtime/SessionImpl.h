@@ -15,6 +15,7 @@
 
 #include "lamport/Runtime/MailboxMemory.h"
 #include "lamport/Runtime/Session.h"
+#include "lamport/Runtime/TensorMap.h"
 
 #include <cstdint>
 #include <string>
@@ -59,6 +60,9 @@ struct Session::Launch {
   CUlaunchAttribute attributes[2]{};
   CUfunction function = nullptr;
   std::string context;
+  /// The kernel's tensor map parameters' bytes, by parameter index (empty
+  /// for a kernel that takes none).
+  std::vector<TensorMapSlot> tensorMaps;
 };
 
 } // namespace runtime

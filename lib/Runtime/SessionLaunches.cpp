@@ -31,6 +31,11 @@ void Session::prepareLaunches() {
       launch->function = deviceModules.kernels[k];
       launch->context = concat("rank ", r, ": launching kernel '", kernel.name,
                                "' (", kernel.op, ")");
+      if (std::any_of(kernel.params.begin(), kernel.params.end(),
+                      [](const ParamSpec &p) {
+                        return p.kind == ParamKind::TensorMap;
+                      }))
+        launch->tensorMaps.resize(kernel.params.size());
       launches.push_back(std::move(launch));
     }
   }
@@ -125,16 +130,18 @@ std::vector<void *>
 Session::kernelParams(int rank, int kernel,
                       const std::function<void *(int argument)> &bufferSlot,
                       int32_t *tokens) {
+  Launch &l = *launches[rank * bundle.manifest.kernels.size() + kernel];
   return kernelParamList(
       bundle.manifest, kernel,
       [&](int mailbox) { return descriptor(mailbox, rank); }, bufferSlot,
-      tokens);
+      [&](int param) -> void * { return &l.tensorMaps[param]; }, tokens);
 }
 
 std::vector<void *>
 kernelParamList(const Manifest &m, int kernel,
                 const std::function<void *(int mailbox)> &descriptorOf,
                 const std::function<void *(int argument)> &bufferSlot,
+                const std::function<void *(int param)> &tensorMapSlot,
                 int32_t *tokens) {
   std::vector<void *> list;
   for (const ParamSpec &param : m.kernels[kernel].params)
@@ -148,6 +155,9 @@ kernelParamList(const Manifest &m, int kernel,
     case ParamKind::Tokens:
       list.push_back(tokens);
       break;
+    case ParamKind::TensorMap:
+      list.push_back(tensorMapSlot(int(list.size())));
+      break;
     }
   return list;
 }
@@ -156,6 +166,8 @@ void Session::launch(int rank, int kernel, void **params) {
   Launch &l = *launches[rank * bundle.manifest.kernels.size() + kernel];
   if (config.transport == TransportKind::Peer)
     makeCurrent(rank);
+  if (!l.tensorMaps.empty())
+    encodeTensorMaps(bundle.manifest, kernel, params, l.context);
   CUresult result =
       api().cuLaunchKernelEx(&l.config, l.function, params, nullptr);
   if (result != CUDA_SUCCESS)

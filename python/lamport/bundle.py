@@ -280,6 +280,9 @@ class _Rules:
                 self.fail(f"{at}.argument", f"names argument {index}, but the "
                           f"program has {len(arguments)} argument(s)")
             argument = arguments[index]
+            if param["kind"] == "tensor_map":
+                self.tensor_map(kernel, at, argument, param)
+                continue
             if argument["kind"] != param["kind"]:
                 self.fail(f"{at}.argument", f"names argument {index} "
                           f"({_quoted(argument['name'])}), which is a "
@@ -292,6 +295,25 @@ class _Rules:
                               f"bytes, expected {expected} (the descriptor of "
                               f"mailbox {_quoted(mailbox['name'])} is 40 + 8 * tp "
                               f"bytes, tp = {mailbox['tp']})")
+
+    def tensor_map(self, kernel, at, argument, param):
+        """The rules of a tensor map parameter that the schema cannot state
+        (docs/bundle.md): what cuTensorMapEncodeTiled takes."""
+        shape = argument.get("shape", [])
+        if (argument["kind"] != "buffer" or argument["dtype"] != "bf16" or
+                len(shape) != 2 or min(shape) < 0 or shape[1] % 8):
+            self.fail(f"{at}.argument", f"names buffer {_quoted(argument['name'])}"
+                      ": a tensor map describes a 2-D bf16 buffer of static "
+                      "shape whose rows are a multiple of 16 bytes")
+        inner, outer = param["box"]
+        if inner % 8 or inner > shape[1] or outer > shape[0]:
+            self.fail(f"{at}.box", f"{inner} x {outer} must lie within the "
+                      f"buffer's {shape[1]} x {shape[0]} (inner, outer), its "
+                      "inner side a multiple of 8")
+        if not any(p["kind"] == "buffer" and p.get("argument") == param["argument"]
+                   for p in kernel["params"]):
+            self.fail(at, f"is the tensor map of argument {param['argument']}, "
+                      "which the kernel does not take as a buffer")
 
     def launches(self):
         kernels = {kernel["name"]: kernel for kernel in self.m["kernels"]}

@@ -86,7 +86,8 @@ namespace runtime {
   X(cuGraphInstantiateWithFlags)                                               \
   X(cuGraphLaunch)                                                             \
   X(cuGraphDestroy)                                                            \
-  X(cuGraphExecDestroy)
+  X(cuGraphExecDestroy)                                                        \
+  X(cuTensorMapEncodeTiled)
 
 /// The loaded entry points. cuFuncGetParamInfo and cuFuncLoad (CUDA 12.4+)
 /// are optional: null on an older driver, and what needs them is skipped.

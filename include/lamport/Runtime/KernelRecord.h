@@ -42,10 +42,11 @@ inline std::string kernelRecordSymbol(const std::string &kernel) {
 
 /// One kernel parameter as the record states it.
 struct RecordParam {
-  /// "mailbox", "buffer" or "tokens".
+  /// "mailbox", "buffer", "tokens" or "tensor_map".
   std::string kind;
   /// Buffers: the role (may be empty), "in"/"out"/"inout", "bf16"/"f32"/
-  /// "i32", and the shape with -1 for the token count.
+  /// "i32", and the shape with -1 for the token count. Tensor maps: the
+  /// box (inner, outer) in `shape`.
   std::string role, io, dtype;
   std::vector<int64_t> shape;
   /// Mailboxes: the `[3, tp, capacity, width]` shape of each rank's copy.
@@ -60,6 +61,11 @@ inline std::vector<std::string> recordFields(const RecordParam &param) {
     fields.push_back("capacity=" + std::to_string(param.capacity));
     fields.push_back("width=" + std::to_string(param.width));
     fields.push_back("stages=" + std::to_string(kMailboxStages));
+  } else if (param.kind == "tensor_map") {
+    std::string box = "box=[";
+    for (std::size_t i = 0; i < param.shape.size(); ++i)
+      box += (i ? "," : "") + std::to_string(param.shape[i]);
+    fields.push_back(box + "]");
   } else if (param.kind == "buffer") {
     if (!param.role.empty())
       fields.push_back("role=" + param.role);

@@ -78,12 +78,15 @@ struct ArgumentSpec {
   std::vector<int64_t> shapeFor(int tokens) const;
 };
 
-enum class ParamKind { Mailbox, Buffer, Tokens };
+enum class ParamKind { Mailbox, Buffer, Tokens, TensorMap };
 
 /// One kernel parameter, in order.
 struct ParamSpec {
   ParamKind kind = ParamKind::Tokens;
-  int argument = -1; ///< Mailbox and buffer parameters: the argument index.
+  int argument = -1; ///< Mailbox, buffer and tensor map parameters: the
+                     ///< argument index (a tensor map's: its buffer).
+  /// Tensor maps: the box, inner dimension first.
+  std::vector<int64_t> box;
   unsigned size = 0;
   unsigned align = 0;
   /// Buffer parameters: what the buffer is to the op ("x", "stream",

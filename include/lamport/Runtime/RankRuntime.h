@@ -27,6 +27,7 @@
 #include "lamport/Runtime/NcclPlan.h"
 #include "lamport/Runtime/RankMailboxes.h"
 #include "lamport/Runtime/Rendezvous.h"
+#include "lamport/Runtime/TensorMap.h"
 #include "lamport/Runtime/Transport.h"
 
 #include <cuda.h>
@@ -145,6 +146,8 @@ private:
   std::vector<CUdeviceptr> pointers;
   /// Per kernel (empty for a kernel the nccl transport replaces).
   std::vector<std::vector<void *>> params;
+  /// Each kernel's tensor map parameters' bytes, by parameter index.
+  std::vector<std::vector<TensorMapSlot>> tensorMaps;
   int32_t tokens = 0;
   uint64_t stepsRun = 0;
 };

@@ -58,11 +58,14 @@ public:
 /// The parameter pointers of kernel \p kernel of \p manifest, in its order:
 /// `descriptorOf(mailbox)` for each mailbox (the packed descriptor),
 /// `bufferSlot(argument)` (where the buffer's device pointer lives) for each
-/// buffer, \p tokens for the token count.
+/// buffer, `tensorMapSlot(param)` (a TensorMapSlot, which encodeTensorMaps
+/// fills before each launch) for each tensor map, \p tokens for the token
+/// count.
 std::vector<void *>
 kernelParamList(const Manifest &manifest, int kernel,
                 const std::function<void *(int mailbox)> &descriptorOf,
                 const std::function<void *(int argument)> &bufferSlot,
+                const std::function<void *(int param)> &tensorMapSlot,
                 int32_t *tokens);
 
 /// Throws the KernelFailure of \p result, which a call returned while

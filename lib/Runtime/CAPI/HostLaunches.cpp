@@ -6,6 +6,7 @@
 
 #include "HostLaunches.h"
 #include "RuntimeHandle.h"
+#include "lamport/Runtime/TensorMap.h"
 
 #include "lamport/Runtime/Driver.h"
 #include "lamport/Runtime/KernelLoader.h"
@@ -99,6 +100,32 @@ const void *HostLaunches::descriptor(const LamportMailbox_ &mailbox, int tp,
   std::size_t bytes = 40 + 8 * std::size_t(std::max(tp, 0));
   zeroDescriptors.push_back(std::make_unique<uint8_t[]>(bytes));
   return zeroDescriptors.back().get();
+}
+
+const void *HostLaunches::tensorMap(const LamportMailbox_ &mailbox,
+                                    const void *base, int64_t rows,
+                                    int64_t cols, int boxInner, int boxOuter) {
+  // The manifest model of one such parameter, for the runtime's encoder.
+  Manifest m;
+  ArgumentSpec buffer;
+  buffer.name = "tensor-mapped";
+  buffer.kind = ArgumentKind::Buffer;
+  buffer.dtype = DType::BF16;
+  buffer.shape = {rows, cols};
+  m.arguments.push_back(buffer);
+  ParamSpec param;
+  param.kind = ParamKind::TensorMap;
+  param.argument = 0;
+  param.box = {boxInner, boxOuter};
+  lastTensorMap = TensorMapSlot();
+  try {
+    encodeTensorMap(m, param, reinterpret_cast<CUdeviceptr>(base),
+                    lastTensorMap, concat("rank ", mailbox.rank));
+  } catch (const Error &error) {
+    keepError(error.what());
+    lastTensorMap = TensorMapSlot();
+  }
+  return &lastTensorMap.map;
 }
 
 void HostLaunches::keepError(const std::string &message) {

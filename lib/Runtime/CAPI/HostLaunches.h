@@ -18,6 +18,7 @@
 #include "lamport-c/HostRuntime.h"
 
 #include "lamport/Runtime/Session.h"
+#include "lamport/Runtime/TensorMap.h"
 
 #include <cstdint>
 #include <map>
@@ -91,6 +92,12 @@ public:
   const void *descriptor(const LamportMailbox_ &mailbox, int tp, int capacity,
                          int width);
 
+  /// The tensor map of the \p rows x \p cols BF16 buffer at \p base in
+  /// boxes of \p boxInner x \p boxOuter; where the driver refuses it, keeps
+  /// the error for the step and returns zeros. Valid until the next call.
+  const void *tensorMap(const LamportMailbox_ &mailbox, const void *base,
+                        int64_t rows, int64_t cols, int boxInner, int boxOuter);
+
   void beginStep();
   /// Throws the step's kept error, or issues its launches and waits for
   /// them (KernelFailure when the GPU fails).
@@ -128,6 +135,8 @@ private:
   void failIfStreamFailed();
 
   Session &session;
+  /// The last tensor map lowered code asked for.
+  TensorMapSlot lastTensorMap;
   std::vector<std::unique_ptr<LamportStream_>> streams;
   std::vector<std::unique_ptr<LamportMailbox_>> mailboxes; // [id * tp + rank]
   /// Loaded images by (module serial, device ordinal), with the rank whose

@@ -122,6 +122,15 @@ const void *lamportMailboxDescriptor(LamportMailbox mailbox, int tp,
   return mailbox->host->descriptor(*mailbox, tp, capacity, width);
 }
 
+const void *lamportTensorMap(LamportMailbox mailbox, const void *base,
+                             int64_t rows, int64_t cols, int boxInner,
+                             int boxOuter) {
+  if (!mailbox)
+    abortOnNull("lamportTensorMap", "mailbox");
+  return mailbox->host->tensorMap(*mailbox, base, rows, cols, boxInner,
+                                  boxOuter);
+}
+
 LamportStream lamportMailboxStream(LamportMailbox mailbox) {
   if (!mailbox)
     abortOnNull("lamportMailboxStream", "mailbox");

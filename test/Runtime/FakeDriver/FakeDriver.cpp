@@ -882,6 +882,21 @@ CUresult cuFuncSetAttribute(CUfunction, CUfunction_attribute, int) {
   return CUDA_SUCCESS;
 }
 CUresult cuFuncLoad(CUfunction) { return CUDA_SUCCESS; }
+/// The driver's rules for a tiled 2-D map that the runtime relies on; the
+/// map records the address and box, which tests do not read.
+CUresult cuTensorMapEncodeTiled(
+    CUtensorMap *map, CUtensorMapDataType, cuuint32_t rank, void *address,
+    const cuuint64_t *dims, const cuuint64_t *strides, const cuuint32_t *box,
+    const cuuint32_t *, CUtensorMapInterleave, CUtensorMapSwizzle,
+    CUtensorMapL2promotion, CUtensorMapFloatOOBfill) {
+  if (!map || rank != 2 || reinterpret_cast<uintptr_t>(address) % 16 ||
+      strides[0] % 16 || box[0] > 256 || box[1] > 256 || box[0] > dims[0] ||
+      box[1] > dims[1])
+    return CUDA_ERROR_INVALID_VALUE;
+  map->opaque[0] = reinterpret_cast<uintptr_t>(address);
+  map->opaque[1] = (cuuint64_t(box[1]) << 32) | box[0];
+  return CUDA_SUCCESS;
+}
 CUresult cuFuncGetParamInfo(CUfunction f, size_t index, size_t *offset,
                             size_t *size) {
   const Function &function = *reinterpret_cast<Function *>(f);

@@ -163,6 +163,27 @@ def mailbox_use_without_mailbox(m, g):
     kernel["mailbox_use"] = "publish"
 
 
+def tensor_map(box=(64, 16), size=128, bound=True):
+    """Appends to a kernel a tensor map of a static 2-D bf16 buffer: of one
+    the kernel takes (bound) or of one it does not."""
+    def mutate(m, g):
+        static = [a["index"] for a in m["arguments"] if a["kind"] == "buffer"
+                  and a["dtype"] == "bf16" and len(a["shape"]) == 2
+                  and min(a["shape"]) > 0]
+        for kernel in m["kernels"]:
+            taken = {p.get("argument") for p in kernel["params"]
+                     if p["kind"] == "buffer"}
+            for argument in static:
+                if (argument in taken) == bound:
+                    kernel["params"].insert(0, {
+                        "kind": "tensor_map", "argument": argument,
+                        "size": size, "align": 64, "box": list(box)})
+                    g.tensor_map = f"kernels[{m['kernels'].index(kernel)}].params[0]"
+                    return
+        raise AssertionError("the good manifest has no such buffer")
+    return mutate
+
+
 def cluster_not_dividing(m, g):
     m["kernels"][0]["grid"] = [7, 1, 1]
     m["kernels"][0]["cluster"] = [2, 1, 1]
@@ -287,6 +308,10 @@ CORPUS = [
     ("mailbox-param-size-odd", set_("kernels", KM, "params", PM, "size", 57), lambda g: f"{g.mailbox}.size"),
     ("mailbox-param-names-buffer", set_("kernels", KM, "params", PM, "argument", lambda m, g: g.a),
      lambda g: f"{g.mailbox}.argument"),
+    ("tensor-map-size", tensor_map(size=8), lambda g: f"{g.tensor_map}.size"),
+    ("tensor-map-box-outside", tensor_map(box=(64, 100000)), lambda g: f"{g.tensor_map}.box[1]"),
+    ("tensor-map-box-inner-odd", tensor_map(box=(12, 16)), lambda g: f"{g.tensor_map}.box"),
+    ("tensor-map-of-unbound-buffer", tensor_map(bound=False), lambda g: g.tensor_map),
     # Launches.
     ("launches-empty", set_("launches", []), "launches"),
     ("launch-missing-kernel", del_("launches", 0, "kernel"), "launches[0]: missing field 'kernel'"),

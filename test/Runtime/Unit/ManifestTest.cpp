@@ -126,7 +126,8 @@ TEST(Manifest, UnknownKinds) {
   m["kernels"][0]["params"][2]["kind"] = "stream";
   EXPECT_EQ(errorOf(m),
             "m.json: kernels[0].params[2].kind: unknown parameter kind "
-            "'stream' (expected 'mailbox', 'buffer' or 'tokens')");
+            "'stream' (expected 'mailbox', 'buffer', 'tokens' or "
+            "'tensor_map')");
   m = validManifest();
   m["arguments"][0]["dtype"] = "f16";
   EXPECT_EQ(errorOf(m), "m.json: arguments[0].dtype: unknown dtype 'f16' "
