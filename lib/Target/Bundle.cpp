@@ -61,6 +61,8 @@ static StringRef stringifyParamKind(PlanParam::Kind kind) {
     return "buffer";
   case PlanParam::Kind::Tokens:
     return "tokens";
+  case PlanParam::Kind::TensorMap:
+    return "tensor_map";
   }
   llvm_unreachable("unknown parameter kind");
 }
@@ -102,6 +104,8 @@ llvm::json::Value mlir::lamport::buildManifest(const LaunchPlan &plan,
         entry["io"] = param.io;
       if (!param.role.empty())
         entry["role"] = param.role;
+      if (!param.box.empty())
+        entry["box"] = llvm::json::Array(param.box);
       params.push_back(std::move(entry));
     }
     llvm::json::Object entry{

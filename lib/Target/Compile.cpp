@@ -54,7 +54,8 @@ void mlir::lamport::buildProgramPipeline(OpPassManager &pm,
   if (options.checkProtocol)
     pm.addPass(createLamportCheckProtocol());
   addKernelGenerationPasses(pm, options.chip, options.tacticTable,
-                            options.transport, options.explainTactics);
+                            options.transport, options.explainTactics,
+                            options.bulkCopies);
 }
 
 void mlir::lamport::registerCompilePasses() {

@@ -41,6 +41,10 @@ std::string mlir::lamport::getKernelRecord(const LaunchPlan &plan,
       record.width = mailbox.width;
       continue;
     }
+    case PlanParam::Kind::TensorMap:
+      record.kind = "tensor_map";
+      record.shape.assign(param.box.begin(), param.box.end());
+      continue;
     case PlanParam::Kind::Buffer: {
       record.kind = "buffer";
       const PlanArgument &argument = plan.arguments[*param.argument];

@@ -18,6 +18,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -285,6 +286,26 @@ readKernel(gpu::LaunchFuncOp launch, func::FuncOp program,
     else if (type.isSignlessInteger(32))
       kind = "tokens";
 
+    if (kind == "tensor_map") {
+      // The runtime encodes it from the buffer the kernel names.
+      auto of = kernel.getArgAttrOfType<IntegerAttr>(i, "lamport.tensor_of");
+      auto box = kernel.getArgAttrOfType<DenseI64ArrayAttr>(i, "lamport.box");
+      BlockArgument buffer =
+          of ? getProgramArgument(launch.getKernelOperands()[of.getInt()],
+                                  program)
+             : BlockArgument();
+      if (!buffer || !box)
+        return launch.emitOpError()
+               << "passes tensor map operand " << i
+               << " without the program buffer and box it describes";
+      param.kind = PlanParam::Kind::TensorMap;
+      param.argument = buffer.getArgNumber();
+      param.size = 128;
+      param.align = 64;
+      param.box.assign(box.asArrayRef().begin(), box.asArrayRef().end());
+      plan.params.push_back(std::move(param));
+      continue;
+    }
     if (kind == "tokens") {
       param.kind = PlanParam::Kind::Tokens;
       param.size = param.align = 4;
@@ -418,7 +439,7 @@ readLaunches(Block &block, func::FuncOp program, LaunchPlan &plan,
     if (isa<func::ReturnOp, scf::YieldOp, arith::ConstantOp, arith::CmpIOp,
             arith::IndexCastOp, arith::IndexCastUIOp, memref::DimOp,
             memref::CastOp, memref::ReinterpretCastOp,
-            memref::MemorySpaceCastOp>(op))
+            memref::MemorySpaceCastOp, LLVM::ZeroOp>(op))
       continue;
     return op.emitOpError() << "is host code in program '" << plan.program
                             << "': a bundle runs only kernel launches";

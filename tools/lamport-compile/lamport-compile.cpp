@@ -119,6 +119,20 @@ static llvm::cl::opt<bool> explainTactics(
     llvm::cl::desc("Remark, for each gemm_publish, where its tactics came "
                    "from and why"),
     llvm::cl::cat(compileCategory));
+static llvm::cl::opt<BulkCopies> bulkCopies(
+    "bulk-copies",
+    llvm::cl::desc("How gemm_publish's bulk pipeline fills a stage that is "
+                   "not contiguous"),
+    llvm::cl::init(BulkCopies::rows),
+    llvm::cl::values(
+        clEnumValN(BulkCopies::automatic, "auto",
+                   "tensor copies through a tensor map of the weight where "
+                   "the CTA streams rows under 2 KiB, else one copy a row"),
+        clEnumValN(BulkCopies::rows, "rows",
+                   "one bulk copy a row: no tensor_map parameter (default)"),
+        clEnumValN(BulkCopies::tensor, "tensor",
+                   "tensor copies wherever a stage is not contiguous")),
+    llvm::cl::cat(compileCategory));
 static llvm::cl::opt<Emit> emit(
     "emit", llvm::cl::desc("What to write"), llvm::cl::init(Emit::Bundle),
     llvm::cl::values(
@@ -445,6 +459,7 @@ static LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr,
   options.checkProtocol = protocolCheck;
   options.tacticTable = tacticTable;
   options.explainTactics = explainTactics;
+  options.bulkCopies = bulkCopies;
   options.configurePassManager = [&](PassManager &pm) {
     if (failed(applyPassManagerCLOptions(pm)))
       return failure();

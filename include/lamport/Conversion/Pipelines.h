@@ -15,6 +15,7 @@
 #define LAMPORT_CONVERSION_PIPELINES_H
 
 #include "lamport/Dialect/Lamport/IR/Lamport.h"
+#include "lamport/Dialect/Lamport/Transforms/BulkCopies.h"
 
 #include "mlir/Pass/PassOptions.h"
 
@@ -58,6 +59,17 @@ struct LamportToNVVMPipelineOptions
       *this, "explain-tactics",
       llvm::cl::desc("Remark where each gemm_publish's tactics came from"),
       llvm::cl::init(false)};
+  PassOptions::Option<BulkCopies> bulkCopies{
+      *this, "bulk-copies",
+      llvm::cl::desc("How gemm_publish's bulk stages are filled"),
+      llvm::cl::init(BulkCopies::rows),
+      llvm::cl::values(
+          clEnumValN(BulkCopies::automatic, "auto",
+                     "tensor copies where a CTA streams rows under 2 KiB"),
+          clEnumValN(BulkCopies::rows, "rows",
+                     "one bulk copy a row, no tensor map (default)"),
+          clEnumValN(BulkCopies::tensor, "tensor",
+                     "tensor copies wherever a stage is not contiguous"))};
 };
 
 /// Lowers the body of every gpu.module of the module `pm` runs on to the
@@ -85,11 +97,13 @@ checkNVVMTargetOptions(StringRef chip, StringRef features, unsigned optLevel);
 
 /// lamport-select-tactics (for `chip`, from `tacticTable` or the chip's
 /// table, remarking where each tactic came from if `explainTactics`) then
-/// lamport-generate-kernels, both for `transport`: how every pipeline turns
-/// a program's lamport ops into kernels.
+/// lamport-generate-kernels, both for `transport` (the GEMM's bulk stages
+/// filled as `bulkCopies` says): how every pipeline turns a program's
+/// lamport ops into kernels.
 void addKernelGenerationPasses(OpPassManager &pm, StringRef chip,
                                StringRef tacticTable, Transport transport,
-                               bool explainTactics);
+                               bool explainTactics,
+                               BulkCopies bulkCopies = BulkCopies::rows);
 
 /// A whole program down to upstream dialects: lamport-select-tactics (the
 /// options' chip, tactic table and transport), lamport-generate-kernels

@@ -14,6 +14,7 @@
 #define LAMPORT_TARGET_COMPILE_H
 
 #include "lamport/Dialect/Lamport/IR/Lamport.h"
+#include "lamport/Dialect/Lamport/Transforms/BulkCopies.h"
 #include "lamport/Target/LaunchPlan.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -49,6 +50,9 @@ struct CompileOptions {
   /// Whether lamport-select-tactics remarks where each op's tactics came
   /// from.
   bool explainTactics = false;
+  /// How the GEMM's bulk stages are filled (lamport-generate-kernels
+  /// `bulk-copies`).
+  BulkCopies bulkCopies = BulkCopies::rows;
   /// Called on every pass manager before it runs: where a driver adds IR
   /// printing, timing and statistics (mlir::applyPassManagerCLOptions). A
   /// failure stops the compilation; it must have reported why.

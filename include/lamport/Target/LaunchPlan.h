@@ -50,9 +50,12 @@ struct PlanArgument {
 
 /// One parameter of a kernel: what the runtime copies for it.
 struct PlanParam {
-  enum class Kind { Mailbox, Buffer, Tokens };
+  enum class Kind { Mailbox, Buffer, Tokens, TensorMap };
   Kind kind = Kind::Buffer;
-  /// Mailboxes and buffers: the program argument passed.
+  /// Tensor maps: the box, inner dimension first (docs/bundle.md).
+  std::vector<int64_t> box;
+  /// Mailboxes, buffers and tensor maps: the program argument passed (a
+  /// tensor map's: the buffer it describes).
   std::optional<unsigned> argument;
   /// Bytes copied and their alignment (docs/bundle.md: the mailbox
   /// descriptor is 40 + 8 * tp bytes, 8-byte aligned).

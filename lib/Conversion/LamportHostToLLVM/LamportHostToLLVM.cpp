@@ -164,13 +164,60 @@ LogicalResult lowerLaunch(gpu::LaunchFuncOp launch,
   Location loc = launch.getLoc();
   Type i32 = b.getI32Type();
   Value streamSource;
+  // Tensor map operands: (operand, its buffer's operand, box), from
+  // lamport-generate-kernels.
+  DenseMap<unsigned, std::array<int64_t, 3>> tensorMaps;
+  if (auto maps =
+          launch->getAttrOfType<DenseI64ArrayAttr>("lamport.tensor_maps"))
+    for (size_t i = 0; i + 3 < maps.size(); i += 4)
+      tensorMaps[maps[i]] = {maps[i + 1], maps[i + 2], maps[i + 3]};
+  for (Value operand : launch.getKernelOperands())
+    if (!streamSource && mailboxes.count(operand))
+      streamSource = operand;
   SmallVector<Value> operands;
-  for (Value operand : launch.getKernelOperands()) {
+  for (auto [index, operand] : llvm::enumerate(launch.getKernelOperands())) {
+    if (auto map = tensorMaps.find(index); map != tensorMaps.end()) {
+      // The 128 bytes of the buffer's tensor map, encoded by the runtime
+      // from its address now, by value.
+      auto [of, boxInner, boxOuter] = map->second;
+      Value buffer = launch.getKernelOperands()[of];
+      auto type = dyn_cast<MemRefType>(buffer.getType());
+      if (!type || type.getRank() != 2 || !type.hasStaticShape())
+        return launch.emitOpError()
+               << "passes a tensor map of operand " << of
+               << ", which is not a 2-D memref of static shape";
+      FailureOr<Value> pointer = barePointer(b, loc, buffer, launch);
+      if (failed(pointer))
+        return failure();
+      auto ptr = LLVM::LLVMPointerType::get(b.getContext());
+      Type i64 = b.getI64Type();
+      FailureOr<LLVM::LLVMFuncOp> encode = declare(
+          launch->getParentOfType<ModuleOp>(), kTensorMapFunction,
+          LLVM::LLVMFunctionType::get(ptr, {ptr, ptr, i64, i64, i32, i32}),
+          launch);
+      if (failed(encode))
+        return failure();
+      auto constant = [&](Type type, int64_t value) -> Value {
+        return LLVM::ConstantOp::create(b, loc, type, value);
+      };
+      Value address = *pointer;
+      if (address.getType() != ptr)
+        address = LLVM::AddrSpaceCastOp::create(b, loc, ptr, address);
+      Value bytes =
+          LLVM::CallOp::create(
+              b, loc, *encode,
+              ValueRange{streamSource ? streamSource : firstMailbox, address,
+                         constant(i64, type.getDimSize(0)),
+                         constant(i64, type.getDimSize(1)),
+                         constant(i32, boxInner), constant(i32, boxOuter)})
+              .getResult();
+      operands.push_back(LLVM::LoadOp::create(
+          b, loc, LLVM::LLVMArrayType::get(i64, 16), bytes, /*alignment=*/8));
+      continue;
+    }
     auto mailbox = mailboxes.find(operand);
     if (mailbox != mailboxes.end()) {
       MailboxType type = mailbox->second;
-      if (!streamSource)
-        streamSource = operand;
       auto constant = [&](int64_t value) -> Value {
         return LLVM::ConstantOp::create(b, loc, i32, value);
       };

@@ -220,6 +220,50 @@ struct BulkCopyLowering : public ConvertOpToLLVMPattern<BulkCopyOp> {
   }
 };
 
+/// lamport.bulk.copy_tensor: `cp.async.bulk.tensor.2d.shared::cluster.global`
+/// with the L2 policy as its cache hint.
+struct BulkTensorCopyLowering
+    : public ConvertOpToLLVMPattern<BulkTensorCopyOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(BulkTensorCopyOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto clusterPtr = LLVM::LLVMPointerType::get(rewriter.getContext(), 7);
+    Value destination = LLVM::AddrSpaceCastOp::create(rewriter, loc, clusterPtr,
+                                                      adaptor.getDestination());
+    NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+        rewriter, loc, destination, adaptor.getTensorMap(),
+        ValueRange{adaptor.getInner(), adaptor.getOuter()},
+        adaptor.getBarrier(), /*im2colOffsets=*/ValueRange(),
+        /*multicastMask=*/Value(), adaptor.getPolicy(), NVVM::TMALoadMode::TILE,
+        /*isCTAOnly=*/false,
+        /*group=*/NVVM::CTAGroupKindAttr(), /*predicate=*/Value());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// lamport.bulk.prefetch_tensor_map: `prefetch.tensormap` of the generic
+/// address.
+struct PrefetchTensorMapLowering
+    : public ConvertOpToLLVMPattern<PrefetchTensorMapOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(PrefetchTensorMapOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto prefetch = NVVM::PrefetchOp::create(
+        rewriter, op.getLoc(), /*cacheLevel=*/nullptr,
+        /*evictPriority=*/nullptr, adaptor.getTensorMap(),
+        /*predicate=*/Value());
+    prefetch.setTensormap(true);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 /// lamport.ring.wait: `mbarrier.try_wait.parity` until the phase completes
 /// (the upstream op loops).
 struct RingWaitLowering : public ConvertOpToLLVMPattern<RingWaitOp> {
@@ -251,9 +295,10 @@ struct RingReleaseLowering : public ConvertOpToLLVMPattern<RingReleaseOp> {
 
 void mlir::lamport::populateKernelToNVVMPatterns(LLVMTypeConverter &converter,
                                                  RewritePatternSet &patterns) {
-  patterns.add<ClusterExpectBytesLowering, ClusterSendLowering,
-               ClusterWaitLowering, PdlWaitLowering, EvictFirstPolicyLowering,
-               LoadFragmentLowering, RingInitLowering, RingExpectLowering,
-               BulkCopyLowering, RingWaitLowering, RingReleaseLowering>(
-      converter);
+  patterns
+      .add<ClusterExpectBytesLowering, ClusterSendLowering, ClusterWaitLowering,
+           PdlWaitLowering, EvictFirstPolicyLowering, LoadFragmentLowering,
+           RingInitLowering, RingExpectLowering, BulkCopyLowering,
+           BulkTensorCopyLowering, PrefetchTensorMapLowering, RingWaitLowering, RingReleaseLowering>(
+          converter);
 }

@@ -29,6 +29,8 @@
 #include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/LLVMIR/Transforms/OptimizeForNVVM.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
@@ -181,6 +183,33 @@ mlir::lamport::checkNVVMTargetOptions(StringRef chip, StringRef features,
   return std::nullopt;
 }
 
+namespace {
+/// Makes each tensor map parameter of a lowered kernel (listed by
+/// `lamport.tensor_maps`) a byval grid constant: PTX then declares it
+/// `.param .align 64 .b8 [128]` and the kernel addresses it in place
+/// (cvta.param), as cp.async.bulk.tensor needs.
+struct TensorMapParamsPass
+    : public PassWrapper<TensorMapParamsPass, OperationPass<gpu::GPUModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(TensorMapParamsPass)
+  StringRef getArgument() const override { return "lamport-tensor-map-params"; }
+  void runOnOperation() override {
+    getOperation().walk([](LLVM::LLVMFuncOp func) {
+      auto maps = func->getAttrOfType<DenseI64ArrayAttr>("lamport.tensor_maps");
+      if (!maps)
+        return;
+      Builder b(func.getContext());
+      Type bytes = LLVM::LLVMArrayType::get(b.getI64Type(), 16);
+      for (int64_t arg : maps.asArrayRef()) {
+        func.setArgAttr(arg, LLVM::LLVMDialect::getByValAttrName(),
+                        TypeAttr::get(bytes));
+        func.setArgAttr(arg, NVVM::NVVMDialect::getGridConstantAttrName(),
+                        b.getUnitAttr());
+      }
+    });
+  }
+};
+} // namespace
+
 void mlir::lamport::buildLamportKernelsToNVVMPipeline(
     OpPassManager &pm, const LamportToNVVMPipelineOptions &options) {
   // Inside every gpu.module: the primitives first (they leave scf loops and
@@ -199,6 +228,7 @@ void mlir::lamport::buildLamportKernelsToNVVMPipeline(
   gpuToNVVM.useBarePtrCallConv = true;
   gpuToNVVM.indexBitwidth = 64;
   kernels.addPass(createConvertGpuOpsToNVVMOps(gpuToNVVM));
+  kernels.addPass(std::make_unique<TensorMapParamsPass>());
   // NVVM ops that LLVM has no intrinsic for (the mbarrier wait loop of
   // lamport.cluster.wait) become their PTX.
   kernels.addPass(createConvertNVVMToLLVMPass());
@@ -225,7 +255,8 @@ void mlir::lamport::buildLamportToNVVMPipeline(
 void mlir::lamport::addKernelGenerationPasses(OpPassManager &pm, StringRef chip,
                                               StringRef tacticTable,
                                               Transport transport,
-                                              bool explainTactics) {
+                                              bool explainTactics,
+                                              BulkCopies bulkCopies) {
   LamportSelectTacticsOptions select;
   select.chip = chip.str();
   select.tacticTable = tacticTable.str();
@@ -234,13 +265,15 @@ void mlir::lamport::addKernelGenerationPasses(OpPassManager &pm, StringRef chip,
   pm.addPass(createLamportSelectTactics(select));
   LamportGenerateKernelsOptions generate;
   generate.transport = transport;
+  generate.bulkCopies = bulkCopies;
   pm.addPass(createLamportGenerateKernels(generate));
 }
 
 void mlir::lamport::buildLamportLowerProgramPipeline(
     OpPassManager &pm, const LamportToNVVMPipelineOptions &options) {
   addKernelGenerationPasses(pm, options.chip, options.tacticTable,
-                            options.transport, options.explainTactics);
+                            options.transport, options.explainTactics,
+                            options.bulkCopies);
   buildLamportToNVVMPipeline(pm, options);
   pm.addPass(createLowerLamportHostPass());
 }

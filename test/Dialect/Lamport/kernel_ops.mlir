@@ -65,3 +65,18 @@ gpu.module @kernels {
     gpu.return
   }
 }
+
+// -----
+
+// A box of a 2-D tensor by its tensor map: element (inner, outer) first.
+// CHECK-LABEL: gpu.func @tensor_stage
+// CHECK: lamport.bulk.copy_tensor 8192 from %{{.*}}[%{{.*}}, %{{.*}}] into %{{.*}} completing %{{.*}}, %{{.*}} : !llvm.ptr
+gpu.module @kernels {
+  gpu.func @tensor_stage(%full: !llvm.ptr<3>, %stage: !llvm.ptr<3>,
+                         %map: !llvm.ptr, %k: i32, %row: i32) kernel {
+    %policy = lamport.l2.evict_first_policy
+    lamport.bulk.copy_tensor 8192 from %map[%k, %row] into %stage
+        completing %full, %policy : !llvm.ptr
+    gpu.return
+  }
+}

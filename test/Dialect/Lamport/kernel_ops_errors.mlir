@@ -152,3 +152,14 @@ func.func @parity_two(%barrier: !llvm.ptr<3>) {
   lamport.ring.wait %barrier, 2 : !llvm.ptr<3>
   return
 }
+
+// -----
+
+func.func @tensor_copy_off_granule(%barrier: !llvm.ptr<3>, %stage: !llvm.ptr<3>,
+                                   %map: !llvm.ptr, %k: i32, %row: i32,
+                                   %policy: i64) {
+  // expected-error @below {{'lamport.bulk.copy_tensor' op expects 100 bytes: a bulk copy moves a positive multiple of 16 bytes}}
+  lamport.bulk.copy_tensor 100 from %map[%k, %row] into %stage
+      completing %barrier, %policy : !llvm.ptr
+  return
+}

@@ -33,6 +33,7 @@ namespace mlir::lamport {
 inline constexpr const char kMailboxDescriptorFunction[] =
     "lamportMailboxDescriptor";
 inline constexpr const char kMailboxStreamFunction[] = "lamportMailboxStream";
+inline constexpr const char kTensorMapFunction[] = "lamportTensorMap";
 
 /// Lowers one host function as lamport-lower-host does; \p emitCInterface
 /// marks it llvm.emit_c_interface. A function without a mailbox argument

@@ -81,6 +81,10 @@ LogicalResult BulkCopyOp::verify() {
   return verifyBulkBytes(*this, getBytes());
 }
 
+LogicalResult BulkTensorCopyOp::verify() {
+  return verifyBulkBytes(*this, getBytes());
+}
+
 LogicalResult RingWaitOp::verify() {
   if (getParity() != 0 && getParity() != 1)
     return emitOpError() << "expects parity 0 or 1, got " << getParity();

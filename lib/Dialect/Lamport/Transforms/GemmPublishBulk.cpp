@@ -115,9 +115,16 @@ void GemmBodyBuilder::createRing(gpu::GPUModuleOp module) {
       lessThan(lane, constant(shape.producerLanes)));
   // Lane (g, t) of warp w reads row g at K w x kcw + 8t of every stage.
   int64_t kcw = shape.stageK() * shape.kw / (shape.k / shape.splits);
-  stageLaneByte =
-      add(add(mul(group, shape.stageRowBytes()), mul(warp, kcw * 2)),
-          mul(quad, 16));
+  if (shape.tensorStage()) {
+    // Boxes of boxK() K: where the warp's K falls depends on the chunk
+    // (readStage), the lane's row and 16 bytes do not.
+    warpStageK = mul(warp, kcw);
+    stageLaneByte = add(mul(group, shape.stageRowBytes()), mul(quad, 16));
+  } else {
+    stageLaneByte =
+        add(add(mul(group, shape.stageRowBytes()), mul(warp, kcw * 2)),
+            mul(quad, 16));
+  }
   // x's K for this lane: the split's slice, the warp's part of a stage, the
   // lane's 8 (each stage's offset comes per chunk).
   laneK = add(add(mul(split, shape.k / shape.splits), mul(warp, kcw)),
@@ -151,6 +158,30 @@ void GemmBodyBuilder::fillStage(int64_t load) {
     OpBuilder::InsertionGuard leadGuard(b);
     b.setInsertionPointToStart(&lead.getThenRegion().front());
     RingExpectOp::create(b, full, shape.stageBytes);
+  }
+  if (shape.tensorStage()) {
+    // Box b of the stage: every row of the block, K [b x boxK, + boxK) of
+    // the stage, dense at b x the box's bytes in the slot. Lane l issues
+    // boxes l, l + lanes, ...
+    int64_t boxK = shape.boxK();
+    int64_t boxBytes = shape.featuresPerCta() * boxK * 2;
+    Value firstK = add(mul(split, shape.k / shape.splits),
+                       constant(stage * shape.stageK()));
+    Value slotStart = constant(slot * shape.slotBytes());
+    if (lanes > 1) {
+      firstK = add(firstK, mul(producerLane, boxK));
+      slotStart = add(slotStart, mul(producerLane, boxBytes));
+    }
+    Value ring = LLVM::AddressOfOp::create(b, dynamicShared);
+    Value row = passFeature(pass);
+    for (int64_t box = 0; box < copies; box += lanes) {
+      Value into = elementAddress(ring, add(slotStart, box * boxBytes),
+                                  b.getI8Type(), sharedPtr);
+      BulkTensorCopyOp::create(b, boxBytes, values.weightMap,
+                               add(firstK, box * boxK), row, into, full,
+                               weightPolicy);
+    }
+    return;
   }
   // One copy per row, or one for the whole stage where it is contiguous:
   // row r of the block, K [stage x stage K, + stage K) of the split's slice.
@@ -186,11 +217,21 @@ void GemmBodyBuilder::readStage(int64_t load, Fragments &upperRows,
   upperRows.assign(tiles, {});
   lowerRows.assign(tiles, {});
   for (int64_t c = 0; c < chunksPerStage; ++c) {
+    // With boxes, chunk c of the warp lies in box (warp's K + 32c) / boxK.
+    Value chunkBase = laneBase;
+    if (shape.tensorStage()) {
+      Value chunkK = add(warpStageK, c * kChunkK);
+      Value box = arith::DivUIOp::create(b, chunkK, constant(shape.boxK()));
+      Value inBox = arith::RemUIOp::create(b, chunkK, constant(shape.boxK()));
+      chunkBase = add(add(laneBase, mul(box, features * shape.boxK() * 2)),
+                      mul(inBox, 2));
+    }
     for (int64_t r = 0; r < tiles; ++r) {
-      int64_t upper = r * kFeaturesPerTile * pitch + c * kChunkK * 2;
+      int64_t upper = r * kFeaturesPerTile * pitch +
+                      (shape.tensorStage() ? 0 : c * kChunkK * 2);
       for (auto [rowsOf, offset] :
            {std::pair{&upperRows, upper}, {&lowerRows, upper + 8 * pitch}}) {
-        Value address = elementAddress(ring, add(laneBase, offset),
+        Value address = elementAddress(ring, add(chunkBase, offset),
                                        b.getI8Type(), sharedPtr);
         (*rowsOf)[r].push_back(
             LLVM::LoadOp::create(b, fragmentWords, address, /*alignment=*/16));
@@ -207,6 +248,14 @@ void GemmBodyBuilder::buildBulk(gpu::GPUModuleOp module) {
   createReductionBuffers(module);
   computeLaneCoordinates();
   weightPolicy = EvictFirstPolicyOp::create(b);
+  // The tensor map's fetch overlaps the ring's set-up rather than delaying
+  // the first copy.
+  if (shape.tensorStage()) {
+    auto lead = scf::IfOp::create(b, isThreadZero(), /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&lead.getThenRegion().front());
+    PrefetchTensorMapOp::create(b, values.weightMap);
+  }
   if (shape.splits > 1)
     initSplitBarrier(module);
   createRing(module);

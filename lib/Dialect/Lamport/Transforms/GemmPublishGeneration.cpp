@@ -44,7 +44,7 @@ struct TacticKernel {
 
 /// The op's kernels and which serves which M.
 struct GemmKernelPlan {
-  SmallVector<TacticKernel> kernels;
+  SmallVector<TacticKernel, 4> kernels;
   SmallVector<TileRun> runs;
 };
 
@@ -60,7 +60,8 @@ struct GeneratedKernel {
 /// it asks of that tactic. A dynamic M runs one kernel per distinct
 /// (tactic, tile) over 1..maxTokens, chosen by M at launch: each run of
 /// consecutive M with one of them is one alternative.
-static GemmKernelPlan planKernels(GemmPublishOp op, int64_t maxTokens) {
+static GemmKernelPlan planKernels(GemmPublishOp op, int64_t maxTokens,
+                                  BulkCopies bulkCopies) {
   MemRefType weightType = op.getWeight().getType();
   int64_t n = weightType.getDimSize(0), k = weightType.getDimSize(1);
   GemmKernelPlan plan;
@@ -68,7 +69,9 @@ static GemmKernelPlan planKernels(GemmPublishOp op, int64_t maxTokens) {
     for (auto [i, kernel] : llvm::enumerate(plan.kernels))
       if (kernel.tactic == tactic && kernel.shape.tokenTile == tile)
         return i;
-    plan.kernels.push_back({tactic, GemmLaunchShape::of(tactic, n, k, tile)});
+    GemmLaunchShape shape = GemmLaunchShape::of(tactic, n, k, tile);
+    shape.bulkCopies = bulkCopies;
+    plan.kernels.push_back({tactic, shape});
     return plan.kernels.size() - 1;
   };
   if (!op.getX().getType().isDynamicDim(0)) {
@@ -103,6 +106,8 @@ static KernelBodyBuilder bodyBuilder(GemmPublishOp op,
     GemmKernelValues values;
     values.mailbox = kernel.getMailbox();
     values.weight = kernel.getBuffer(0);
+    if (shape.tensorStage())
+      values.weightMap = kernel.getTensorMap(0);
     values.x = kernel.getBuffer(1);
     values.y = kernel.getBuffer(2);
     if (hasTicket)
@@ -132,6 +137,9 @@ createTacticKernel(GemmPublishOp op, const KernelSignature &signature,
   const GemmLaunchShape &shape = kernel.shape;
   GeneratedKernel generated{signature, nullptr};
   KernelSignature &kernelSignature = generated.signature;
+  if (shape.tensorStage())
+    kernelSignature.tensorMaps.push_back(
+        {/*buffer=*/0, shape.boxK(), shape.featuresPerCta()});
   kernelSignature.launch =
       FixedLaunch{shape.gridX(), shape.splits, shape.threads(), shape.splits,
                   shape.dynamicSharedBytes()};
@@ -214,7 +222,7 @@ LogicalResult mlir::lamport::generateGemmPublishKernel(
   MemRefType xType = op.getX().getType();
   int64_t maxTokens =
       xType.isDynamicDim(0) ? op.getMaxTokens() : xType.getDimSize(0);
-  GemmKernelPlan plan = planKernels(op, maxTokens);
+  GemmKernelPlan plan = planKernels(op, maxTokens, options.bulkCopies);
   for (const TacticKernel &kernel : plan.kernels) {
     std::string reason = kernel.shape.unsupported();
     if (!reason.empty())
@@ -238,7 +246,7 @@ LogicalResult mlir::lamport::generateGemmPublishKernel(
         NamedAttribute(StringAttr::get(ctx, "transport"), transport));
   }
   // One kernel per distinct (tactic, tile).
-  SmallVector<GeneratedKernel> kernels;
+  SmallVector<GeneratedKernel, 1> kernels;
   for (const TacticKernel &kernel : plan.kernels)
     kernels.push_back(createTacticKernel(op, signature, kernel, maxTokens,
                                          transport, options));

@@ -52,6 +52,8 @@ struct GemmLaunchShape {
   /// the bulk-copy engine from `producerLanes` lanes of warp 0.
   bool bulk = false;
   int64_t stages = 0, stageBytes = 0, producerLanes = 1;
+  /// Which stages take tensor copies (the generator's `bulk-copies`).
+  BulkCopies bulkCopies = BulkCopies::rows;
 
   /// The launch shape `tactic` gives an [n, k] weight at `tokenTile` tokens.
   static GemmLaunchShape of(TacticAttr tactic, int64_t n, int64_t k,
@@ -91,16 +93,47 @@ struct GemmLaunchShape {
   /// and where each row has its own copy 64 bytes more, so rows g and g + 1
   /// of one 16-byte shared load fall on different banks.
   int64_t stageRowBytes() const {
+    if (tensorStage())
+      return boxK() * 2;
     return stageK() * 2 + (contiguousStage() ? 0 : kStageRowPadding);
+  }
+  /// Whether tensor copies fill each stage: boxes of every row of the
+  /// stage x boxK() K, through a tensor map of the weight, where a stage is
+  /// not contiguous and (bulkCopies automatic) the CTA streams: its rows
+  /// are shorter than kRowCopyBytes and its loads refill the ring. The GPU
+  /// completes only a few thousand bulk copies a microsecond, so short row
+  /// copies bound a stream; rows of 2 KiB and more copy as fast, and where
+  /// the whole share fits the ring, row copies were faster
+  /// (docs/design/gemm.md, "Tensor copies").
+  bool tensorStage() const {
+    if (!bulk || contiguousStage() || bulkCopies == BulkCopies::rows)
+      return false;
+    return bulkCopies == BulkCopies::tensor ||
+           (stageK() * 2 < kRowCopyBytes && passes * stagesPerPass() > stages);
+  }
+  static constexpr int64_t kRowCopyBytes = 2048;
+  /// K of one tensor-copy box: the largest multiple of 32 up to 256 (the
+  /// most a box dimension takes) that divides the stage's K. A stage is
+  /// stageK() / boxK() boxes, each [rows][boxK()] dense in the slot.
+  int64_t boxK() const {
+    constexpr int64_t chunk = GemmPublishOp::kChunkK;
+    for (int64_t box = 256; box >= chunk; box -= chunk)
+      if (stageK() % box == 0)
+        return box;
+    return chunk;
   }
   static constexpr int64_t kStageRowPadding = 64;
   /// Bulk copies that fill one stage: one, or one per weight row.
   int64_t copiesPerStage() const {
+    if (tensorStage())
+      return stageK() / boxK();
     return contiguousStage() ? 1 : featuresPerCta();
   }
   /// Bytes of one stage's slot in the ring, and of the whole ring (ahead of
   /// the reduction's buffers in dynamic shared memory); 0 without bulk.
-  int64_t slotBytes() const { return featuresPerCta() * stageRowBytes(); }
+  int64_t slotBytes() const {
+    return tensorStage() ? stageBytes : featuresPerCta() * stageRowBytes();
+  }
   int64_t ringBytes() const { return bulk ? stages * slotBytes() : 0; }
   /// Stages of one pass: the CTA's K slice over a stage's K.
   int64_t stagesPerPass() const { return k / splits / stageK(); }
@@ -116,6 +149,9 @@ struct GemmKernelValues {
   /// memref<N x K x bf16, 1>, memref<T x K x bf16, 1>, memref<T x N x bf16,
   /// 1>: bare pointers in the bundle ABI.
   Value weight, x, y;
+  /// The tensor map of the weight (the generic address of a kernel
+  /// parameter), where tensor copies fill the bulk pipeline's stages.
+  Value weightMap;
   /// The mailbox to publish y into, or null.
   Value mailbox;
   /// memref<1xi32, 1> ticket word, or null (only with a mailbox).
@@ -326,6 +362,8 @@ private:
   /// it is a producer lane, and the producer's lane index.
   LLVM::GlobalOp dynamicShared, ringFull, ringEmpty;
   Value stageLaneByte, isProducer, producerLane;
+  /// With tensor copies: the first K of a stage this warp reads.
+  Value warpStageK;
   /// Raw global pointers of the weight, x and y.
   Value weight, x, y;
   /// L2 policy of the weight loads: evict first. The weights are read once

@@ -41,6 +41,9 @@ void GemmBodyBuilder::createReductionBuffers(gpu::GPUModuleOp module) {
   // at the array's start), the reduction after it.
   LLVM::GlobalOp reduction = createDynamicSharedArray(
       b, b.getLoc(), module, shape.bulk ? "ring" : "reduction", b.getF32Type());
+  // A tensor copy's destination is 128-byte aligned.
+  if (shape.tensorStage())
+    reduction.setAlignment(128);
   dynamicShared = reduction;
   int64_t first = shape.ringBytes() / 4;
   partials = {reduction, first};

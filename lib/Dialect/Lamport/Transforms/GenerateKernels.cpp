@@ -45,6 +45,7 @@ struct GenerateKernelsPass
     options.transport = transport;
     options.threadsPerCta = threadsPerCta;
     options.maxCtas = maxCtas;
+    options.bulkCopies = bulkCopies;
 
     // Collect first: generating a kernel erases the op and adds a module.
     SmallVector<KernelGeneratorOpInterface> programOps;

@@ -35,6 +35,9 @@ static constexpr StringLiteral kPdlAttr = "lamport.pdl";
 static constexpr StringLiteral kParamAttr = "lamport.param";
 static constexpr StringLiteral kIoAttr = "lamport.io";
 static constexpr StringLiteral kRoleAttr = "lamport.role";
+/// On a launch: (operand, its buffer's operand, box inner, box outer) of
+/// each tensor map operand, flattened.
+static constexpr StringLiteral kTensorMapsAttr = "lamport.tensor_maps";
 
 //===----------------------------------------------------------------------===//
 // KernelBody
@@ -333,6 +336,8 @@ mlir::lamport::createKernel(Operation *op, const KernelSignature &signature,
     inputs.push_back(signature.mailbox.getType());
   for (const KernelBuffer &buffer : signature.buffers)
     inputs.push_back(buffer.kernelType);
+  for (size_t i = 0; i < signature.tensorMaps.size(); ++i)
+    inputs.push_back(LLVM::LLVMPointerType::get(ctx));
   inputs.push_back(b.getI32Type());
 
   std::string name = uniqueKernelName(module, signature.family);
@@ -359,9 +364,27 @@ mlir::lamport::createKernel(Operation *op, const KernelSignature &signature,
     if (!buffer.role.empty())
       func.setArgAttr(firstBuffer + i, kRoleAttr, b.getStringAttr(buffer.role));
   }
+  // A tensor map is passed by value, 64-byte aligned, and addressed where
+  // it lies (the lowering makes it a grid-constant byval parameter).
+  unsigned firstMap = firstBuffer + signature.buffers.size();
+  SmallVector<int64_t> mapArguments;
+  for (auto [i, map] : llvm::enumerate(signature.tensorMaps)) {
+    unsigned arg = firstMap + i;
+    func.setArgAttr(arg, kParamAttr, b.getStringAttr("tensor_map"));
+    func.setArgAttr(arg, "lamport.tensor_of",
+                    b.getI64IntegerAttr(firstBuffer + map.buffer));
+    func.setArgAttr(arg, "lamport.box",
+                    b.getDenseI64ArrayAttr({map.boxInner, map.boxOuter}));
+    func.setArgAttr(arg, LLVM::LLVMDialect::getAlignAttrName(),
+                    b.getI64IntegerAttr(64));
+    mapArguments.push_back(arg);
+  }
+  if (!mapArguments.empty())
+    func->setAttr("lamport.tensor_maps", b.getDenseI64ArrayAttr(mapArguments));
   func.setArgAttr(inputs.size() - 1, kParamAttr, b.getStringAttr("tokens"));
 
-  KernelBody body(func, gridSize, gridY, blockSize, hasMailbox);
+  KernelBody body(func, gridSize, gridY, blockSize, hasMailbox,
+                  signature.tensorMaps.size());
   b.setInsertionPointToStart(&func.getBody().front());
   buildBody(b, loc, body);
   gpu::ReturnOp::create(b, loc);
@@ -385,6 +408,11 @@ void mlir::lamport::createLaunch(OpBuilder &b, Location loc,
   for (const KernelBuffer &buffer : signature.buffers)
     operands.push_back(
         castToKernelView(b, loc, buffer.value, buffer.kernelType));
+  // The runtime encodes each tensor map from its buffer; the program passes
+  // a placeholder.
+  for (size_t i = 0; i < signature.tensorMaps.size(); ++i)
+    operands.push_back(LLVM::ZeroOp::create(
+        b, loc, LLVM::LLVMPointerType::get(b.getContext())));
   auto tokensType = cast<MemRefType>(signature.tokensBuffer.getType());
   Value tokens;
   if (tokensType.isDynamicDim(signature.tokensDim)) {
@@ -413,9 +441,22 @@ void mlir::lamport::createLaunch(OpBuilder &b, Location loc,
   if (signature.launch && signature.launch->dynamicSharedBytes > 0)
     dynamicShared = arith::ConstantIntOp::create(
         b, loc, signature.launch->dynamicSharedBytes, 32);
-  gpu::LaunchFuncOp::create(b, loc, func, grid, block, dynamicShared, operands,
-                            /*asyncTokenType=*/Type(),
-                            /*asyncDependencies=*/ValueRange(), cluster);
+  auto launch = gpu::LaunchFuncOp::create(
+      b, loc, func, grid, block, dynamicShared, operands,
+      /*asyncTokenType=*/Type(),
+      /*asyncDependencies=*/ValueRange(), cluster);
+  // What host code needs to encode each tensor map (the kernel's own
+  // attributes are gone once it is a binary): its operand, its buffer's
+  // operand and its box.
+  if (!signature.tensorMaps.empty()) {
+    SmallVector<int64_t> maps;
+    unsigned firstMap = (hasMailbox ? 1 : 0) + signature.buffers.size();
+    for (auto [i, map] : llvm::enumerate(signature.tensorMaps))
+      maps.append({int64_t(firstMap + i),
+                   int64_t((hasMailbox ? 1 : 0) + map.buffer), map.boxInner,
+                   map.boxOuter});
+    launch->setAttr(kTensorMapsAttr, b.getDenseI64ArrayAttr(maps));
+  }
 }
 
 LogicalResult

@@ -44,6 +44,15 @@ struct KernelBuffer {
   StringRef role;
 };
 
+/// A tensor map parameter of a generated kernel: the runtime encodes it
+/// (cuTensorMapEncodeTiled) from a buffer parameter's address and shape, a
+/// 2-D tile of `boxInner` x `boxOuter` elements, and passes its 128 bytes.
+struct KernelTensorMap {
+  /// Index of the buffer (in the signature's buffers) it describes.
+  unsigned buffer;
+  int64_t boxInner, boxOuter;
+};
+
 /// A launch shape a kernel family fixes itself instead of sizing the grid
 /// from its work items (the GEMM's grid follows its tactic).
 struct FixedLaunch {
@@ -66,6 +75,8 @@ struct KernelSignature {
   Value mailbox;
   /// The buffers, in parameter order, after the mailbox.
   SmallVector<KernelBuffer> buffers;
+  /// Tensor maps of buffers, in parameter order, after the buffers.
+  SmallVector<KernelTensorMap, 1> tensorMaps;
   /// The program buffer and dimension holding the token count M.
   Value tokensBuffer;
   unsigned tokensDim = 0;
@@ -86,9 +97,9 @@ struct KernelSignature {
 class KernelBody {
 public:
   KernelBody(gpu::GPUFuncOp func, int64_t gridSize, int64_t gridY,
-             int64_t blockSize, bool hasMailbox)
+             int64_t blockSize, bool hasMailbox, unsigned tensorMaps = 0)
       : func(func), gridSize(gridSize), gridY(gridY), blockSize(blockSize),
-        firstBuffer(hasMailbox ? 1 : 0) {}
+        firstBuffer(hasMailbox ? 1 : 0), tensorMaps(tensorMaps) {}
 
   gpu::GPUFuncOp getFunc() { return func; }
   /// The mailbox parameter, or null for a kernel that takes none.
@@ -98,6 +109,10 @@ public:
   }
   /// The i-th buffer parameter.
   Value getBuffer(unsigned i) { return func.getArgument(firstBuffer + i); }
+  /// The i-th tensor map parameter: a generic pointer to its 128 bytes.
+  Value getTensorMap(unsigned i) {
+    return func.getArgument(func.getNumArguments() - 1 - tensorMaps + i);
+  }
   /// The token count M as the launch passed it: the last parameter, an i32
   /// no kernel has clamped yet.
   Value getLaunchTokens() { return func.getArguments().back(); }
@@ -122,6 +137,8 @@ private:
   int64_t blockSize;
   /// Index of the first buffer parameter: 1 after a mailbox, else 0.
   unsigned firstBuffer;
+  /// Tensor map parameters, between the buffers and the token count.
+  unsigned tensorMaps;
 };
 
 /// Builds the body of a generated kernel; the builder is at the start of

@@ -243,6 +243,49 @@ def Lamport_BulkCopyOp : Lamport_KernelOp<"bulk.copy"> {
   let hasVerifier = 1;
 }
 
+def Lamport_BulkTensorCopyOp : Lamport_KernelOp<"bulk.copy_tensor"> {
+  let summary = "copy a box of a 2-D tensor into shared memory by the bulk-copy engine";
+  let description = [{
+    Copies the box of `bytes` bytes at element coordinates (`inner`,
+    `outer`) of the tensor that `tensor_map` describes (the generic address
+    of a 64-byte aligned `CUtensorMap`, a kernel parameter) into
+    `destination` (this CTA's shared memory, 128-byte aligned), densely, row
+    after row, with `cp.async.bulk.tensor.2d`, under the L2 `policy` of
+    `lamport.l2.evict_first_policy`. One instruction moves every row of the
+    box; its bytes complete transactions of the mbarrier at `barrier`.
+
+    ```mlir
+    lamport.bulk.copy_tensor 16384 from %map[%k, %row] into %stage
+        completing %full, %policy
+    ```
+  }];
+  let arguments = (ins I64Attr:$bytes, LLVM_AnyPointer:$tensor_map,
+                       I32:$inner, I32:$outer,
+                       Lamport_SharedPointer:$destination,
+                       Lamport_SharedPointer:$barrier, I64:$policy);
+  let assemblyFormat = [{
+    $bytes `from` $tensor_map `[` $inner `,` $outer `]` `into` $destination
+    `completing` $barrier `,` $policy attr-dict `:` qualified(type($tensor_map))
+  }];
+  let hasVerifier = 1;
+}
+
+def Lamport_PrefetchTensorMapOp : Lamport_KernelOp<"bulk.prefetch_tensor_map"> {
+  let summary = "fetch a tensor map ahead of its first tensor copy";
+  let description = [{
+    Brings the tensor map at `tensor_map` (the generic address of a kernel
+    parameter) into the cache the tensor copies read it from, so the first
+    `lamport.bulk.copy_tensor` through it does not wait for its fetch
+    (`prefetch.tensormap`).
+
+    ```mlir
+    lamport.bulk.prefetch_tensor_map %map : !llvm.ptr
+    ```
+  }];
+  let arguments = (ins LLVM_AnyPointer:$tensor_map);
+  let assemblyFormat = "$tensor_map attr-dict `:` qualified(type($tensor_map))";
+}
+
 def Lamport_RingWaitOp : Lamport_KernelOp<"ring.wait"> {
   let summary = "wait for one phase of a stage's barrier";
   let description = [{

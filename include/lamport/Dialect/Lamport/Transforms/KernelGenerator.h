@@ -14,6 +14,7 @@
 #define LAMPORT_DIALECT_LAMPORT_TRANSFORMS_KERNELGENERATOR_H
 
 #include "lamport/Dialect/Lamport/IR/Lamport.h"
+#include "lamport/Dialect/Lamport/Transforms/BulkCopies.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/OpDefinition.h"
@@ -28,6 +29,7 @@ struct KernelGenerationOptions {
   unsigned threadsPerCta = 128;
   /// Most CTAs per grid.
   unsigned maxCtas = 128;
+  BulkCopies bulkCopies = BulkCopies::rows;
 };
 
 /// Attaches every kernel generator to its program-level op (once the

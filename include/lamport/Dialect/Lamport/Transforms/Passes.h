@@ -8,6 +8,7 @@
 #define LAMPORT_DIALECT_LAMPORT_TRANSFORMS_PASSES_H
 
 #include "lamport/Dialect/Lamport/IR/Lamport.h"
+#include "lamport/Dialect/Lamport/Transforms/BulkCopies.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"

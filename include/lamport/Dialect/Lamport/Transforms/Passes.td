@@ -66,6 +66,20 @@ def LamportGenerateKernels : Pass<"lamport-generate-kernels", "ModuleOp"> {
            "Most CTAs of a generated kernel: in the loopback transport every "
            "rank's kernels share one GPU, so spinning consumers must leave "
            "room for publishers">,
+    Option<"bulkCopies", "bulk-copies", "::mlir::lamport::BulkCopies",
+           "::mlir::lamport::BulkCopies::rows",
+           "How the GEMM bulk pipeline fills a stage that is not contiguous: "
+           "one bulk copy a row (rows, the default), or by tensor copies "
+           "through a tensor map of the weight that the runtime encodes "
+           "(docs/bundle.md, tensor_map) where the CTA streams rows under "
+           "2 KiB through its ring (auto) or wherever (tensor)",
+           [{::llvm::cl::values(
+               clEnumValN(::mlir::lamport::BulkCopies::automatic, "auto",
+                          "tensor copies where rows are under 2 KiB"),
+               clEnumValN(::mlir::lamport::BulkCopies::rows, "rows",
+                          "one bulk copy a row, no tensor map"),
+               clEnumValN(::mlir::lamport::BulkCopies::tensor, "tensor",
+                          "tensor copies wherever a stage is not contiguous"))}]>,
   ];
 }
 

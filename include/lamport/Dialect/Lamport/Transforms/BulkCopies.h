@@ -1,0 +1,35 @@
+//===- BulkCopies.h - How the GEMM's bulk stages are filled -----*- C++ -*-===//
+//
+// Part of the Lamport project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The choice lamport-generate-kernels' `bulk-copies` option makes for every
+// lamport.gemm_publish kernel of the bulk pipeline (docs/design/gemm.md,
+// "Tensor copies"), shared by the pass options and the kernel generators.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LAMPORT_DIALECT_LAMPORT_TRANSFORMS_BULKCOPIES_H
+#define LAMPORT_DIALECT_LAMPORT_TRANSFORMS_BULKCOPIES_H
+
+namespace mlir::lamport {
+
+/// How the GEMM's bulk pipeline fills a stage that is not one contiguous
+/// run of the weight. `rows` is the default: tensor copies are faster where
+/// a CTA streams short rows, but one tensor-copy kernel gave different bits
+/// on a repeated launch once in 1,846 checked, and why is open
+/// (docs/design/gemm.md, "Tensor copies").
+enum class BulkCopies {
+  /// Tensor copies where the CTA streams rows under 2 KiB through its ring,
+  /// else a copy a row.
+  automatic,
+  /// One bulk copy a row: no tensor map parameter.
+  rows,
+  /// Tensor copies at every such stage.
+  tensor,
+};
+
+} // namespace mlir::lamport
+
+#endif // LAMPORT_DIALECT_LAMPORT_TRANSFORMS_BULKCOPIES_H
