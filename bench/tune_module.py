@@ -23,17 +23,18 @@ tune = importlib.util.module_from_spec(
 _loader.exec_module(tune)
 
 
-def compile_programs(compile_tool, jobs, out):
+def compile_programs(compile_tool, jobs, out, options=()):
     """Compiles each (bundle name, program text) of `jobs` into OUT/NAME on
-    every core; returns a line for each that lamport-compile refused (a
-    launch shape the kernel cannot take), with its first error."""
+    every core, with lamport-compile's `options`; returns a line for each
+    that lamport-compile refused (a launch shape the kernel cannot take),
+    with its first error."""
     def compile_one(scratch, job):
         name, text = job
         source = os.path.join(scratch, name + ".mlir")
         with open(source, "w") as f:
             f.write(text)
         run = subprocess.run(
-            [compile_tool, source, "-o", os.path.join(out, name)],
+            [compile_tool, source, "-o", os.path.join(out, name), *options],
             capture_output=True, text=True)
         if run.returncode:
             return f"not built {name}: {run.stderr.strip().splitlines()[0]}"
