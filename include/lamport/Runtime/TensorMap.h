@@ -24,9 +24,10 @@
 namespace lamport {
 namespace runtime {
 
-/// The bytes a tensor map parameter passes (64-byte aligned, as the kernel
-/// declares it), and the buffer address they were encoded for.
-struct alignas(64) TensorMapSlot {
+/// The bytes a tensor map parameter passes (CUtensorMap carries the
+/// alignment the driver asks of it), and the buffer address they were
+/// encoded for.
+struct TensorMapSlot {
   CUtensorMap map{};
   CUdeviceptr encodedFor = 0;
 };
