@@ -277,13 +277,20 @@ struct RingWaitLowering : public ConvertOpToLLVMPattern<RingWaitOp> {
   }
 };
 
-/// lamport.ring.release: `mbarrier.arrive` (release, CTA scope).
+/// lamport.ring.release: `mbarrier.arrive` (release, CTA scope), after
+/// `fence.proxy.async.shared::cta` where `fenced`.
 struct RingReleaseLowering : public ConvertOpToLLVMPattern<RingReleaseOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
 
   LogicalResult
   matchAndRewrite(RingReleaseOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
+    MLIRContext *ctx = rewriter.getContext();
+    if (op.getFenced())
+      NVVM::FenceProxyOp::create(
+          rewriter, op.getLoc(),
+          NVVM::ProxyKindAttr::get(ctx, NVVM::ProxyKind::async_shared),
+          NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
     NVVM::MBarrierArriveOp::create(rewriter, op.getLoc(), /*res=*/Type(),
                                    adaptor.getBarrier(), /*count=*/Value());
     rewriter.eraseOp(op);
@@ -299,6 +306,6 @@ void mlir::lamport::populateKernelToNVVMPatterns(LLVMTypeConverter &converter,
       .add<ClusterExpectBytesLowering, ClusterSendLowering, ClusterWaitLowering,
            PdlWaitLowering, EvictFirstPolicyLowering, LoadFragmentLowering,
            RingInitLowering, RingExpectLowering, BulkCopyLowering,
-           BulkTensorCopyLowering, PrefetchTensorMapLowering, RingWaitLowering, RingReleaseLowering>(
-          converter);
+           BulkTensorCopyLowering, PrefetchTensorMapLowering, RingWaitLowering,
+           RingReleaseLowering>(converter);
 }

@@ -34,6 +34,13 @@ module attributes {gpu.container_module} {
       // PTX: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.L2::cache_hint
       lamport.bulk.copy_tensor 4096 from %map[%k, %row] into %stage
           completing %full, %policy : !llvm.ptr
+      // A consumer's release of a slot tensor copies refill: the proxy
+      // fence, then the arrival.
+      // CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+      // CHECK-NEXT: nvvm.mbarrier.arrive
+      // PTX: fence.proxy.async.shared::cta;
+      // PTX-NEXT: mbarrier.arrive.shared.b64
+      lamport.ring.release %full fenced : !llvm.ptr<3>
       gpu.return
     }
   }

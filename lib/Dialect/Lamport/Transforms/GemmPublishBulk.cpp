@@ -241,7 +241,10 @@ void GemmBodyBuilder::readStage(int64_t load, Fragments &upperRows,
   // This thread's reads are done (their values are in registers): release
   // the slot if a later load refills it.
   if (load + shape.stages < shape.passes * shape.stagesPerPass())
-    RingReleaseOp::create(b, ringBarrier(ringEmpty, slot));
+    // Tensor-copy refills overwrote slots still being read without the
+    // proxy fence; row copies never did (docs/design/gemm.md).
+    RingReleaseOp::create(b, ringBarrier(ringEmpty, slot),
+                          /*fenced=*/shape.tensorStage());
 }
 
 void GemmBodyBuilder::buildBulk(gpu::GPUModuleOp module) {

@@ -309,14 +309,19 @@ def Lamport_RingReleaseOp : Lamport_KernelOp<"ring.release"> {
   let description = [{
     Arrives on the shared-memory mbarrier at `barrier` with release
     semantics: this thread's reads of the stage are done, and once every
-    consumer released it the producer may refill it.
+    consumer released it the producer may refill it. With `fenced` a proxy
+    fence comes first (`fence.proxy.async.shared::cta`): the refill is
+    written by the async proxy, which the release alone does not order
+    after this thread's generic-proxy reads (without it tensor-copy refills
+    overwrote slots still being read, docs/design/gemm.md).
 
     ```mlir
-    lamport.ring.release %empty : !llvm.ptr<3>
+    lamport.ring.release %empty fenced : !llvm.ptr<3>
     ```
   }];
-  let arguments = (ins Lamport_SharedPointer:$barrier);
-  let assemblyFormat = "$barrier attr-dict `:` qualified(type($barrier))";
+  let arguments = (ins Lamport_SharedPointer:$barrier, UnitAttr:$fenced);
+  let assemblyFormat =
+      "$barrier (`fenced` $fenced^)? attr-dict `:` qualified(type($barrier))";
 }
 
 #endif // LAMPORT_DIALECT_LAMPORT_IR_KERNELOPS_TD
