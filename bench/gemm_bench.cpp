@@ -59,6 +59,7 @@
 #include "lamport/Runtime/KernelLoader.h"
 #include "lamport/Runtime/Manifest.h"
 #include "lamport/Runtime/Session.h"
+#include "lamport/Runtime/TensorMap.h"
 
 #include <nlohmann/json.hpp>
 
@@ -629,23 +630,15 @@ Bench::runPoint(const std::vector<const GemmBundle *> &variants) {
       }
       // Each weight copy's tensor map, where the kernel takes one: the
       // [n, k] weight, a box of the param's [inner, outer] elements.
-      std::vector<CUtensorMap> weightMaps;
+      std::vector<lamport::runtime::TensorMapSlot> weightMaps;
       for (const auto &param : spec.params) {
         if (param.kind != ParamKind::TensorMap)
           continue;
         weightMaps.resize(copies);
-        for (int c = 0; c < copies; ++c) {
-          const cuuint64_t dims[2] = {cuuint64_t(k), cuuint64_t(n)};
-          const cuuint64_t strides[1] = {cuuint64_t(k) * 2};
-          const cuuint32_t box[2] = {cuuint32_t(param.box[0]),
-                                     cuuint32_t(param.box[1])};
-          const cuuint32_t elementStrides[2] = {1, 1};
-          CHECK(cuTensorMapEncodeTiled(
-              &weightMaps[c], CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, weights[c],
-              dims, strides, box, elementStrides, CU_TENSOR_MAP_INTERLEAVE_NONE,
-              CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_NONE,
-              CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE));
-        }
+        for (int c = 0; c < copies; ++c)
+          lamport::runtime::encodeTensorMap(gemm.bundle.manifest, param,
+                                            CUdeviceptr(weights[c]),
+                                            weightMaps[c], gemm.name);
       }
       // Parameters in the kernel's order; buffers by their argument index.
       auto launch = [&](int c) {
@@ -656,7 +649,7 @@ Bench::runPoint(const std::vector<const GemmBundle *> &variants) {
             continue;
           }
           if (param.kind == ParamKind::TensorMap) {
-            params.push_back(&weightMaps[c]);
+            params.push_back(&weightMaps[c].map);
             continue;
           }
           if (param.kind == ParamKind::Mailbox) {

@@ -106,7 +106,10 @@ void RankRuntime::openTransport() {
         [](const ParamSpec &p) { return p.kind == ParamKind::Mailbox; });
     if (nccl && takesMailbox)
       continue;
-    tensorMaps[k].resize(m.kernels[k].params.size());
+    if (std::any_of(
+            m.kernels[k].params.begin(), m.kernels[k].params.end(),
+            [](const ParamSpec &p) { return p.kind == ParamKind::TensorMap; }))
+      tensorMaps[k].resize(m.kernels[k].params.size());
     params[k] = kernelParamList(
         m, int(k),
         [&](int mailbox) { return rankMailboxes->descriptor(mailbox); },
@@ -211,14 +214,17 @@ void RankRuntime::launch(CUstream stream, std::size_t i) {
   CUlaunchConfig launchConfig;
   CUlaunchAttribute attributes[2];
   setLaunchConfig(m.kernels[k], stream, config.pdl, launchConfig, attributes);
-  std::string context =
-      concat("rank ", config.rank, ": launching kernel '", m.kernels[k].name,
-             "' (", m.kernels[k].op, ") of step ", stepsRun);
-  encodeTensorMaps(m, k, params[k].data(), context);
+  auto context = [&] {
+    return concat("rank ", config.rank, ": launching kernel '",
+                  m.kernels[k].name, "' (", m.kernels[k].op, ") of step ",
+                  stepsRun);
+  };
+  if (!tensorMaps[k].empty())
+    encodeTensorMaps(m, k, params[k].data(), context());
   CUresult result = api().cuLaunchKernelEx(&launchConfig, kernels[k],
                                            params[k].data(), nullptr);
   if (result != CUDA_SUCCESS)
-    fail(result, context);
+    fail(result, context());
 }
 
 void RankRuntime::stepNccl(CUstream stream, int stepTokens) {

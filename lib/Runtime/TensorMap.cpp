@@ -13,19 +13,14 @@
 namespace lamport {
 namespace runtime {
 
-void encodeTensorMap(const Manifest &m, const ParamSpec &param,
-                     CUdeviceptr address, TensorMapSlot &slot,
-                     const std::string &context) {
+void encodeTensorMap(const std::string &name, int64_t rows, int64_t cols,
+                     int64_t boxInner, int64_t boxOuter, CUdeviceptr address,
+                     TensorMapSlot &slot, const std::string &context) {
   if (slot.encodedFor == address && address)
     return;
-  const ArgumentSpec &buffer = m.arguments[param.argument];
-  // The manifest reader checked: a 2-D BF16 buffer of static shape, a box
-  // of at most 256 x 256 elements within it.
-  const cuuint64_t dims[2] = {cuuint64_t(buffer.shape[1]),
-                              cuuint64_t(buffer.shape[0])};
-  const cuuint64_t strides[1] = {cuuint64_t(buffer.shape[1]) * 2};
-  const cuuint32_t box[2] = {cuuint32_t(param.box[0]),
-                             cuuint32_t(param.box[1])};
+  const cuuint64_t dims[2] = {cuuint64_t(cols), cuuint64_t(rows)};
+  const cuuint64_t strides[1] = {cuuint64_t(cols) * 2};
+  const cuuint32_t box[2] = {cuuint32_t(boxInner), cuuint32_t(boxOuter)};
   const cuuint32_t elementStrides[2] = {1, 1};
   CUresult result = api().cuTensorMapEncodeTiled(
       &slot.map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2,
@@ -36,13 +31,22 @@ void encodeTensorMap(const Manifest &m, const ParamSpec &param,
     slot.encodedFor = 0;
     char at[32];
     std::snprintf(at, sizeof at, "0x%llx", (unsigned long long)address);
-    throw Error(concat(context, ": encoding the tensor map of buffer '",
-                       buffer.name, "' (", buffer.shape[0], " x ",
-                       buffer.shape[1], " bf16 at ", at, ", box ", param.box[0],
-                       " x ", param.box[1], "): ", describeResult(result),
+    throw Error(concat(context, ": encoding the tensor map of buffer '", name,
+                       "' (", rows, " x ", cols, " bf16 at ", at, ", box ",
+                       boxInner, " x ", boxOuter, "): ", describeResult(result),
                        " (the buffer must be 16-byte aligned)"));
   }
   slot.encodedFor = address;
+}
+
+void encodeTensorMap(const Manifest &m, const ParamSpec &param,
+                     CUdeviceptr address, TensorMapSlot &slot,
+                     const std::string &context) {
+  // The manifest reader checked: a 2-D BF16 buffer of static shape, a box
+  // of at most 256 x 256 elements within it.
+  const ArgumentSpec &buffer = m.arguments[param.argument];
+  encodeTensorMap(buffer.name, buffer.shape[0], buffer.shape[1], param.box[0],
+                  param.box[1], address, slot, context);
 }
 
 void encodeTensorMaps(const Manifest &m, int kernel, void **params,

@@ -32,11 +32,17 @@ struct TensorMapSlot {
   CUdeviceptr encodedFor = 0;
 };
 
-/// Encodes into \p slot the tensor map that \p param (of kind TensorMap) of
-/// \p m describes, for its buffer at \p address: the buffer's
-/// [outer, inner] BF16 shape, the param's box. Skipped where \p slot holds
-/// the map of \p address already. Throws an Error naming \p context, the
-/// buffer and why the driver refused it.
+/// Encodes into \p slot the tensor map of the \p rows x \p cols BF16
+/// buffer \p name at \p address, in boxes of \p boxInner x \p boxOuter
+/// elements. Skipped where \p slot holds the map of \p address already.
+/// Throws an Error naming \p context, the buffer and why the driver refused
+/// it.
+void encodeTensorMap(const std::string &name, int64_t rows, int64_t cols,
+                     int64_t boxInner, int64_t boxOuter, CUdeviceptr address,
+                     TensorMapSlot &slot, const std::string &context);
+
+/// The same for the tensor map that \p param (of kind TensorMap) of \p m
+/// describes: its buffer argument's [outer, inner] shape, its box.
 void encodeTensorMap(const Manifest &m, const ParamSpec &param,
                      CUdeviceptr address, TensorMapSlot &slot,
                      const std::string &context);

@@ -105,22 +105,11 @@ const void *HostLaunches::descriptor(const LamportMailbox_ &mailbox, int tp,
 const void *HostLaunches::tensorMap(const LamportMailbox_ &mailbox,
                                     const void *base, int64_t rows,
                                     int64_t cols, int boxInner, int boxOuter) {
-  // The manifest model of one such parameter, for the runtime's encoder.
-  Manifest m;
-  ArgumentSpec buffer;
-  buffer.name = "tensor-mapped";
-  buffer.kind = ArgumentKind::Buffer;
-  buffer.dtype = DType::BF16;
-  buffer.shape = {rows, cols};
-  m.arguments.push_back(buffer);
-  ParamSpec param;
-  param.kind = ParamKind::TensorMap;
-  param.argument = 0;
-  param.box = {boxInner, boxOuter};
   lastTensorMap = TensorMapSlot();
   try {
-    encodeTensorMap(m, param, reinterpret_cast<CUdeviceptr>(base),
-                    lastTensorMap, concat("rank ", mailbox.rank));
+    encodeTensorMap("tensor-mapped", rows, cols, boxInner, boxOuter,
+                    reinterpret_cast<CUdeviceptr>(base), lastTensorMap,
+                    concat("rank ", mailbox.rank));
   } catch (const Error &error) {
     keepError(error.what());
     lastTensorMap = TensorMapSlot();
