@@ -288,8 +288,10 @@ readKernel(gpu::LaunchFuncOp launch, func::FuncOp program,
 
     if (kind == "tensor_map") {
       // The runtime encodes it from the buffer the kernel names.
-      auto of = kernel.getArgAttrOfType<IntegerAttr>(i, "lamport.tensor_of");
-      auto box = kernel.getArgAttrOfType<DenseI64ArrayAttr>(i, "lamport.box");
+      auto of = kernel.getArgAttrOfType<IntegerAttr>(
+          i, LamportDialect::TensorOfAttrHelper::getNameStr());
+      auto box = kernel.getArgAttrOfType<DenseI64ArrayAttr>(
+          i, LamportDialect::BoxAttrHelper::getNameStr());
       BlockArgument buffer =
           of ? getProgramArgument(launch.getKernelOperands()[of.getInt()],
                                   program)

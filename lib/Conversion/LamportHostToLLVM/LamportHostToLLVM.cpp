@@ -17,6 +17,7 @@
 
 #include "lamport/Conversion/LamportHostToLLVM/LamportHostToLLVM.h"
 #include "lamport/Conversion/LamportToNVVM/LamportToNVVM.h"
+#include "lamport/Dialect/Lamport/IR/Lamport.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -167,8 +168,8 @@ LogicalResult lowerLaunch(gpu::LaunchFuncOp launch,
   // Tensor map operands: (operand, its buffer's operand, box), from
   // lamport-generate-kernels.
   DenseMap<unsigned, std::array<int64_t, 3>> tensorMaps;
-  if (auto maps =
-          launch->getAttrOfType<DenseI64ArrayAttr>("lamport.tensor_maps"))
+  if (auto maps = launch->getAttrOfType<DenseI64ArrayAttr>(
+          LamportDialect::TensorMapsAttrHelper::getNameStr()))
     for (size_t i = 0; i + 3 < maps.size(); i += 4)
       tensorMaps[maps[i]] = {maps[i + 1], maps[i + 2], maps[i + 3]};
   for (Value operand : launch.getKernelOperands())

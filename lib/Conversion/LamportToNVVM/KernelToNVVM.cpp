@@ -198,6 +198,15 @@ struct RingExpectLowering : public ConvertOpToLLVMPattern<RingExpectOp> {
   }
 };
 
+/// The shared::cluster address of `shared`, a pointer into the CTA's own
+/// shared memory: the destination the bulk copies take.
+static Value toClusterShared(OpBuilder &b, Location loc, Value shared) {
+  auto clusterPtr = LLVM::LLVMPointerType::get(
+      b.getContext(),
+      static_cast<unsigned>(NVVM::NVVMMemorySpace::SharedCluster));
+  return LLVM::AddrSpaceCastOp::create(b, loc, clusterPtr, shared);
+}
+
 /// lamport.bulk.copy: `cp.async.bulk.shared::cluster.global` with the L2
 /// policy as its cache hint (the CTA's own shared memory is a
 /// shared::cluster address).
@@ -208,9 +217,8 @@ struct BulkCopyLowering : public ConvertOpToLLVMPattern<BulkCopyOp> {
   matchAndRewrite(BulkCopyOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    auto clusterPtr = LLVM::LLVMPointerType::get(rewriter.getContext(), 7);
-    Value destination = LLVM::AddrSpaceCastOp::create(rewriter, loc, clusterPtr,
-                                                      adaptor.getDestination());
+    Value destination =
+        toClusterShared(rewriter, loc, adaptor.getDestination());
     NVVM::CpAsyncBulkGlobalToSharedClusterOp::create(
         rewriter, loc, destination, adaptor.getSource(), adaptor.getBarrier(),
         createIntConstant(rewriter, loc, 32, op.getBytes()),
@@ -230,9 +238,8 @@ struct BulkTensorCopyLowering
   matchAndRewrite(BulkTensorCopyOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    auto clusterPtr = LLVM::LLVMPointerType::get(rewriter.getContext(), 7);
-    Value destination = LLVM::AddrSpaceCastOp::create(rewriter, loc, clusterPtr,
-                                                      adaptor.getDestination());
+    Value destination =
+        toClusterShared(rewriter, loc, adaptor.getDestination());
     NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
         rewriter, loc, destination, adaptor.getTensorMap(),
         ValueRange{adaptor.getInner(), adaptor.getOuter()},

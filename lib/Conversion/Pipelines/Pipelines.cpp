@@ -17,6 +17,7 @@
 #include "lamport/Conversion/Pipelines.h"
 #include "lamport/Conversion/LamportHostToLLVM/LamportHostToLLVM.h"
 #include "lamport/Conversion/LamportToNVVM/LamportToNVVM.h"
+#include "lamport/Dialect/Lamport/IR/Lamport.h"
 #include "lamport/Dialect/Lamport/Transforms/Passes.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
@@ -185,7 +186,7 @@ mlir::lamport::checkNVVMTargetOptions(StringRef chip, StringRef features,
 
 namespace {
 /// Makes each tensor map parameter of a lowered kernel (listed by
-/// `lamport.tensor_maps`) a byval grid constant: PTX then declares it
+/// `lamport.tensor_map_args`) a byval grid constant: PTX then declares it
 /// `.param .align 64 .b8 [128]` and the kernel addresses it in place
 /// (cvta.param), as cp.async.bulk.tensor needs.
 struct TensorMapParamsPass
@@ -194,7 +195,8 @@ struct TensorMapParamsPass
   StringRef getArgument() const override { return "lamport-tensor-map-params"; }
   void runOnOperation() override {
     getOperation().walk([](LLVM::LLVMFuncOp func) {
-      auto maps = func->getAttrOfType<DenseI64ArrayAttr>("lamport.tensor_maps");
+      auto maps = func->getAttrOfType<DenseI64ArrayAttr>(
+          LamportDialect::TensorMapArgsAttrHelper::getNameStr());
       if (!maps)
         return;
       Builder b(func.getContext());

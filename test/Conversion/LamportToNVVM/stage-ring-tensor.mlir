@@ -9,7 +9,7 @@
 
 // A stage filled by a tensor copy: the upstream NVVM op with the L2
 // policy, and the kernel's tensor map parameter (listed in
-// lamport.tensor_maps) made a 64-byte aligned byval grid constant, which
+// lamport.tensor_map_args) made a 64-byte aligned byval grid constant, which
 // the kernel addresses in place.
 
 module attributes {gpu.container_module} {
@@ -23,7 +23,7 @@ module attributes {gpu.container_module} {
     gpu.func @tensor_stage(%weight: !llvm.ptr<1>,
                            %map: !llvm.ptr {llvm.align = 64 : i64},
                            %k: i32) kernel
-        attributes {lamport.tensor_maps = array<i64: 1>} {
+        attributes {lamport.tensor_map_args = array<i64: 1>} {
       %full = llvm.mlir.addressof @full : !llvm.ptr<3>
       %stage = llvm.mlir.addressof @stage : !llvm.ptr<3>
       %row = arith.constant 32 : i32

@@ -35,9 +35,6 @@ static constexpr StringLiteral kPdlAttr = "lamport.pdl";
 static constexpr StringLiteral kParamAttr = "lamport.param";
 static constexpr StringLiteral kIoAttr = "lamport.io";
 static constexpr StringLiteral kRoleAttr = "lamport.role";
-/// On a launch: (operand, its buffer's operand, box inner, box outer) of
-/// each tensor map operand, flattened.
-static constexpr StringLiteral kTensorMapsAttr = "lamport.tensor_maps";
 
 //===----------------------------------------------------------------------===//
 // KernelBody
@@ -371,16 +368,17 @@ mlir::lamport::createKernel(Operation *op, const KernelSignature &signature,
   for (auto [i, map] : llvm::enumerate(signature.tensorMaps)) {
     unsigned arg = firstMap + i;
     func.setArgAttr(arg, kParamAttr, b.getStringAttr("tensor_map"));
-    func.setArgAttr(arg, "lamport.tensor_of",
+    func.setArgAttr(arg, LamportDialect::TensorOfAttrHelper::getNameStr(),
                     b.getI64IntegerAttr(firstBuffer + map.buffer));
-    func.setArgAttr(arg, "lamport.box",
+    func.setArgAttr(arg, LamportDialect::BoxAttrHelper::getNameStr(),
                     b.getDenseI64ArrayAttr({map.boxInner, map.boxOuter}));
     func.setArgAttr(arg, LLVM::LLVMDialect::getAlignAttrName(),
                     b.getI64IntegerAttr(64));
     mapArguments.push_back(arg);
   }
   if (!mapArguments.empty())
-    func->setAttr("lamport.tensor_maps", b.getDenseI64ArrayAttr(mapArguments));
+    func->setAttr(LamportDialect::TensorMapArgsAttrHelper::getNameStr(),
+                  b.getDenseI64ArrayAttr(mapArguments));
   func.setArgAttr(inputs.size() - 1, kParamAttr, b.getStringAttr("tokens"));
 
   KernelBody body(func, gridSize, gridY, blockSize, hasMailbox,
@@ -455,7 +453,8 @@ void mlir::lamport::createLaunch(OpBuilder &b, Location loc,
       maps.append({int64_t(firstMap + i),
                    int64_t((hasMailbox ? 1 : 0) + map.buffer), map.boxInner,
                    map.boxOuter});
-    launch->setAttr(kTensorMapsAttr, b.getDenseI64ArrayAttr(maps));
+    launch->setAttr(LamportDialect::TensorMapsAttrHelper::getNameStr(),
+                    b.getDenseI64ArrayAttr(maps));
   }
 }
 

@@ -40,6 +40,21 @@ def Lamport_Dialect : Dialect {
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::LLVM::LLVMDialect"];
   let hasConstantMaterializer = 1;
+  // The tensor maps of a generated kernel (docs/bundle.md, `tensor_map`),
+  // which three stages read after generation: `tensor_of` and `box` on
+  // each tensor map argument of the gpu.func (the launch plan writes them
+  // into the manifest); `tensor_map_args`, the indices of those arguments,
+  // on the kernel function, since lowering to NVVM drops argument
+  // attributes before the pass that makes them byval grid constants; and
+  // `tensor_maps` on the launch, (operand, its buffer's operand, box
+  // inner, box outer) of each map operand flattened, for the host lowering,
+  // which encodes them at launch once the kernel is a binary.
+  let discardableAttrs = (ins
+    "::mlir::IntegerAttr":$tensor_of,
+    "::mlir::DenseI64ArrayAttr":$box,
+    "::mlir::DenseI64ArrayAttr":$tensor_map_args,
+    "::mlir::DenseI64ArrayAttr":$tensor_maps
+  );
   let useDefaultTypePrinterParser = 1;
   let useDefaultAttributePrinterParser = 1;
   let extraClassDeclaration = [{
