@@ -2,7 +2,8 @@
 """Compiles the bundles of the tactic-selection checks (docs/tactics.md,
 "Checks"); run where MLIR is, then bench/run_tactics.sh on the GPU machine.
 
-  prepare_tactics.py [--candidates N] [BUILD_BIN]   (default 10, build/bin)
+  prepare_tactics.py [--candidates N] [--sets S,...] [BUILD_BIN]
+      (default 10 candidates, every set, build/bin)
 
 bundles/tactics/seed: the 6 seed shapes x M 1, 2, 4, 8, 16, each twice in
 one point: the program without tactics, which lamport-select-tactics gives
@@ -13,7 +14,9 @@ best launch shapes, its pick among them) for the real-model shapes below x
 M 1, 4, 8, 16; bundles/tactics/fresh and unseen: the same for shapes the
 model was not fitted to; bundles/tactics/untabled: for shapes the sm_90
 table has no entry for, each launch shape also at its other late-chunk
-counts and bulk rings (lamport-tune --variants); bundles/tactics/explore: launch shapes outside
+counts and bulk rings (lamport-tune --variants), as for the fitted shapes
+(tune), whose bulk kernels the model's bulk estimate is fitted to;
+bundles/tactics/explore: launch shapes outside
 the sweep (8 splits, kw 256) at the shapes of large K. Ten launch shapes a
 point, not lamport-tune's six: the tuned best a point is judged against
 should not be only what the model ranks high (about 2,100 candidates,
@@ -154,10 +157,19 @@ def compile_program(compile_tool, work, name, text, out, required=True):
         print(f"left out {name}: {result.stderr.strip().splitlines()[0]}")
 
 
+SETS = ("tune", "fresh", "unseen", "untabled")
+
+
 def main(argv):
-    candidates = "10"
-    if argv[:1] == ["--candidates"]:
-        candidates, argv = argv[1], argv[2:]
+    candidates, sets = "10", SETS
+    while argv[:1] in (["--candidates"], ["--sets"]):
+        if argv[0] == "--candidates":
+            candidates = argv[1]
+        else:
+            sets = tuple(argv[1].split(","))
+            if not set(sets) <= set(SETS):
+                sys.exit(f"--sets: each of {', '.join(SETS)}")
+        argv = argv[2:]
     bin_dir = argv[0] if argv else os.path.join(ROOT, "build", "bin")
     opt = os.path.join(bin_dir, "lamport-opt")
     compile_tool = os.path.join(bin_dir, "lamport-compile")
@@ -196,14 +208,18 @@ def main(argv):
                                 explore, required=False)
     for directory, shapes in (("tune", REAL), ("fresh", FRESH),
                               ("unseen", UNSEEN), ("untabled", untabled())):
+        if directory not in sets:
+            continue
         subprocess.run(
             [os.path.join(ROOT, "tools", "lamport-tune", "lamport-tune"),
              "emit", "-o", os.path.join(ROOT, "bundles", "tactics", directory),
              "--m", "1,4,8,16", "--candidates", candidates, "--opt", opt,
              "--compile", compile_tool] + shapes +
-            # The check proper's tuned best: each launch shape's late chunks
-            # and bulk rings timed too.
-            (["--variants"] if directory == "untabled" else []), check=True)
+            # The check proper's tuned best, and the fitted shapes' bulk
+            # kernels the bulk estimate is fitted to: each launch shape's
+            # late chunks and bulk rings timed too.
+            (["--variants"] if directory in ("tune", "untabled") else []),
+            check=True)
     subprocess.run(["rm", "-rf", work])
     subprocess.run(["tar", "-C", os.path.join(ROOT, "bundles"), "-cJf",
                     os.path.join(ROOT, "bundles", "tactics.tar.xz"), "tactics"],

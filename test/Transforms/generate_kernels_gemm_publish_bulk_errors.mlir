@@ -1,4 +1,4 @@
-// RUN: lamport-opt %s --lamport-generate-kernels --split-input-file -verify-diagnostics
+// RUN: lamport-opt %s --lamport-generate-kernels="bulk-copies=rows" --split-input-file -verify-diagnostics
 
 // What the bulk pipeline's generator refuses among the tactics the op
 // accepts, each with the rule it breaks.

@@ -15,29 +15,32 @@
 // 16 (kw 64), the passes and tiles that leave at least 96 CTAs (one tile
 // and 2 or 4 passes, two tiles and 2), rings of about 96, 128 and 192 KiB;
 // at one tile a stage of 32 KiB is all of K (one copy, one lane), so at 2
-// passes there are two loads and every ring is 2 stages.
+// passes there are two loads and every ring is 2 stages. A ring its loads
+// refill, of rows under 2 KiB, takes tensor copies (lamport-compile's
+// default `--bulk-copies=auto`): a stage is one box of 256 K a row, one
+// copy a lane (at 64 rows, the 2-stage ring above; at 32 rows, 3 stages).
 // CHECK-LABEL: func.func @oproj_tp8
 // CHECK: lamport.candidates = [
 // CHECK-SAME: #lamport.tactic<splits = 1, kw = 128, accs = 4, tiles = 4, min_ctas_per_sm = 1, early_dependents = true, token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>,
 // CHECK-SAME: #lamport.tactic<splits = 1, kw = 128, accs = 4, tiles = 4, min_ctas_per_sm = 1, early_dependents = true, late_chunks = 1, token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>,
 // CHECK-SAME: #lamport.tactic<splits = 1, kw = 128, accs = 4, tiles = 4, min_ctas_per_sm = 1, early_dependents = true, late_chunks = 2, token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>,
-// CHECK-SAME: #lamport.tactic<splits = 1, kw = 128, accs = 4, tiles = 4, min_ctas_per_sm = 1, early_dependents = true, pipeline = bulk, stages = 2, stage_bytes = 32768, producer_lanes = 32, token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>,
+// CHECK-SAME: #lamport.tactic<splits = 1, kw = 128, accs = 4, tiles = 4, min_ctas_per_sm = 1, early_dependents = true, pipeline = bulk, stages = 2, stage_bytes = 32768, token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>,
 // CHECK-SAME: #lamport.tactic<splits = 1, kw = 128, accs = 4, tiles = 4, min_ctas_per_sm = 1, early_dependents = true, pipeline = bulk, stage_bytes = 32768, producer_lanes = 32, token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>,
 // CHECK-SAME: #lamport.tactic<splits = 1, kw = 64, accs = 2, tiles = 4, min_ctas_per_sm = 1, early_dependents = true, token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>,
 // CHECK-SAME: #lamport.tactic<splits = 1, kw = 64, accs = 2, tiles = 4, min_ctas_per_sm = 1, early_dependents = true, late_chunks = 1, token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>,
 // CHECK-SAME: #lamport.tactic<splits = 1, kw = 64, accs = 2, tiles = 4, min_ctas_per_sm = 1, early_dependents = true, pipeline = bulk, stages = 2, stage_bytes = 65536, producer_lanes = 32, token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>,
 // CHECK-SAME: #lamport.tactic<splits = 1, kw = 256, accs = 2, passes = 2, min_ctas_per_sm = 1, early_dependents = true, pipeline = bulk, stages = 2, stage_bytes = 32768, token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>,
-// CHECK-SAME: #lamport.tactic<splits = 1, kw = 256, accs = 2, tiles = 2, passes = 2, min_ctas_per_sm = 1, early_dependents = true, pipeline = bulk, stages = 3, stage_bytes = 32768, producer_lanes = 32, token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>,
+// CHECK-SAME: #lamport.tactic<splits = 1, kw = 256, accs = 2, tiles = 2, passes = 2, min_ctas_per_sm = 1, early_dependents = true, pipeline = bulk, stages = 3, stage_bytes = 32768, producer_lanes = 2, token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>,
 // CHECK-SAME: #lamport.tactic<splits = 1, kw = 256, accs = 2, tiles = 2, passes = 2, min_ctas_per_sm = 1, early_dependents = true, pipeline = bulk, stage_bytes = 32768, producer_lanes = 32, token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>,
 // CHECK-SAME: #lamport.tactic<splits = 1, kw = 256, accs = 2, passes = 4, min_ctas_per_sm = 1, early_dependents = true, pipeline = bulk, stages = 3, stage_bytes = 32768, token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>,
 // CHECK-SAME: #lamport.tactic<splits = 1, kw = 256, accs = 2, passes = 4, min_ctas_per_sm = 1, early_dependents = true, pipeline = bulk, stage_bytes = 32768, token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>,
 // CHECK-SAME: #lamport.tactic<splits = 1, kw = 128, accs = 2, passes = 2, min_ctas_per_sm = 1, early_dependents = true, pipeline = bulk, stages = 2, stage_bytes = 32768, token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>,
-// CHECK-SAME: #lamport.tactic<splits = 1, kw = 128, accs = 2, tiles = 2, passes = 2, min_ctas_per_sm = 1, early_dependents = true, pipeline = bulk, stages = 3, stage_bytes = 32768, producer_lanes = 32, token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>,
+// CHECK-SAME: #lamport.tactic<splits = 1, kw = 128, accs = 2, tiles = 2, passes = 2, min_ctas_per_sm = 1, early_dependents = true, pipeline = bulk, stages = 3, stage_bytes = 32768, producer_lanes = 2, token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>,
 // CHECK-SAME: #lamport.tactic<splits = 1, kw = 128, accs = 2, tiles = 2, passes = 2, min_ctas_per_sm = 1, early_dependents = true, pipeline = bulk, stage_bytes = 32768, producer_lanes = 32, token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>,
 // CHECK-SAME: #lamport.tactic<splits = 1, kw = 128, accs = 2, passes = 4, min_ctas_per_sm = 1, early_dependents = true, pipeline = bulk, stages = 3, stage_bytes = 32768, token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>,
 // CHECK-SAME: #lamport.tactic<splits = 1, kw = 128, accs = 2, passes = 4, min_ctas_per_sm = 1, early_dependents = true, pipeline = bulk, stage_bytes = 32768, token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>,
 // CHECK-SAME: #lamport.tactic<splits = 1, kw = 64, accs = 2, passes = 2, min_ctas_per_sm = 1, early_dependents = true, pipeline = bulk, stages = 2, stage_bytes = 32768, token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>,
-// CHECK-SAME: #lamport.tactic<splits = 1, kw = 64, accs = 2, tiles = 2, passes = 2, min_ctas_per_sm = 1, early_dependents = true, pipeline = bulk, stages = 3, stage_bytes = 32768, producer_lanes = 32, token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>,
+// CHECK-SAME: #lamport.tactic<splits = 1, kw = 64, accs = 2, tiles = 2, passes = 2, min_ctas_per_sm = 1, early_dependents = true, pipeline = bulk, stages = 3, stage_bytes = 32768, producer_lanes = 2, token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>,
 // CHECK-SAME: #lamport.tactic<splits = 1, kw = 64, accs = 2, tiles = 2, passes = 2, min_ctas_per_sm = 1, early_dependents = true, pipeline = bulk, stage_bytes = 32768, producer_lanes = 32, token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>,
 // CHECK-SAME: #lamport.tactic<splits = 1, kw = 64, accs = 2, passes = 4, min_ctas_per_sm = 1, early_dependents = true, pipeline = bulk, stages = 3, stage_bytes = 32768, token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>,
 // CHECK-SAME: #lamport.tactic<splits = 1, kw = 64, accs = 2, passes = 4, min_ctas_per_sm = 1, early_dependents = true, pipeline = bulk, stage_bytes = 32768, token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>]
@@ -54,8 +57,10 @@ func.func @oproj_tp8(%x: memref<8x1024xbf16>, %w: memref<8192x1024xbf16>,
 // -----
 
 // unpooler tp4 at 16 tokens: the model's best carries late_chunks = 2, so
-// 0 and 1 follow it. One tile is 16 rows, one copy each: 16 producer lanes;
-// two splits give each stage 32 copies, 32 lanes. No bulk launch shape of
+// 0 and 1 follow it. One tile is 16 rows of 2 KiB, one copy each: 16
+// producer lanes; two splits give each stage 32 rows of 1 KiB, 32 copies and
+// 32 lanes, or in the 2-stage ring its 4 loads refill 2 tensor copies of
+// 256 K and 2 lanes. No bulk launch shape of
 // its own: one split and 2 passes leave 64 CTAs at most.
 // CHECK-LABEL: func.func @unpooler_tp4
 // CHECK: lamport.candidates = [
@@ -67,7 +72,7 @@ func.func @oproj_tp8(%x: memref<8x1024xbf16>, %w: memref<8192x1024xbf16>,
 // CHECK-SAME: #lamport.tactic<splits = 2, kw = 128, accs = 2, tiles = 2, {{[^>]*}}late_chunks = 2, token_tiles = [
 // CHECK-SAME: #lamport.tactic<splits = 2, kw = 128, accs = 2, tiles = 2, {{[^>]*}}early_dependents = true, token_tiles = [
 // CHECK-SAME: #lamport.tactic<splits = 2, kw = 128, accs = 2, tiles = 2, {{[^>]*}}late_chunks = 1, token_tiles = [
-// CHECK-SAME: #lamport.tactic<splits = 2, kw = 128, accs = 2, tiles = 2, {{[^>]*}}pipeline = bulk, stages = 2, stage_bytes = 32768, producer_lanes = 32, token_tiles = [
+// CHECK-SAME: #lamport.tactic<splits = 2, kw = 128, accs = 2, tiles = 2, {{[^>]*}}pipeline = bulk, stages = 2, stage_bytes = 32768, producer_lanes = 2, token_tiles = [
 // CHECK-SAME: #lamport.tactic<splits = 2, kw = 128, accs = 2, tiles = 2, {{[^>]*}}pipeline = bulk, stage_bytes = 32768, producer_lanes = 32, token_tiles = [
 func.func @unpooler_tp4(%x: memref<16x4096xbf16>, %w: memref<2048x4096xbf16>,
                         %y: memref<16x2048xbf16>) {

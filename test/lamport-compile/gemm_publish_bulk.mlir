@@ -63,12 +63,14 @@
 // RUN: FileCheck %s --check-prefix=BOXES < %t/boxes_sm100a/gemm_publish_1.ptx
 // RUN: test -s %t/boxes_sm100a/gemm_publish_1.cubin
 //
-// Without --bulk-copies=auto (the default is rows) the same program takes
-// one copy a row and no tensor map.
+// With --bulk-copies=rows the same program takes one copy a row and no
+// tensor map; without the option it takes the boxes (auto is the default).
+// RUN: lamport-compile %s --program boxes -o %t/boxes_rows --protocol-check=false --bulk-copies=rows
+// RUN: FileCheck %s --check-prefix=ROWMANIFEST < %t/boxes_rows/manifest.json
 // RUN: lamport-compile %s --program boxes -o %t/boxes_default --protocol-check=false
-// RUN: FileCheck %s --check-prefix=DEFAULT < %t/boxes_default/manifest.json
-// DEFAULT:         "shared_bytes":
-// DEFAULT-NOT:     tensor_map
+// RUN: FileCheck %s --check-prefix=BOXMANIFEST < %t/boxes_default/manifest.json
+// ROWMANIFEST:     "shared_bytes":
+// ROWMANIFEST-NOT: tensor_map
 //
 // BOXES:           .extern .shared .align 128 .b8 ring[];
 // BOXES:           .visible .entry gemm_publish_1(
@@ -92,7 +94,9 @@
 // O_proj at tp = 16, M = 8, one split, four passes: a stage is the block's
 // 16 whole rows (16 KiB, contiguous: one copy) and the ring has two, so
 // two loads go before the wait and each later one after the MMAs of the
-// load before it, once every thread released its slot.
+// load before it, once every thread released its slot. The refill is an
+// async-proxy write after the consumers' generic reads of the slot: each
+// release takes the proxy fence first.
 // RUN: lamport-compile %s --program refills -o %t/refills_sm90 --protocol-check=false
 // RUN: FileCheck %s --check-prefix=REFILLS < %t/refills_sm90/gemm_publish_2.ptx
 // RUN: test -s %t/refills_sm90/gemm_publish_2.cubin
@@ -103,8 +107,10 @@
 // REFILLS-COUNT-2: cp.async.bulk.shared::cluster.global
 // REFILLS-NOT:     cp.async.bulk
 // REFILLS:         griddepcontrol.wait;
-// REFILLS:         mbarrier.arrive.shared.b64
-// REFILLS:         mbarrier.arrive.shared.b64
+// REFILLS:         fence.proxy.async.shared::cta;
+// REFILLS-NEXT:    mbarrier.arrive.shared.b64
+// REFILLS:         fence.proxy.async.shared::cta;
+// REFILLS-NEXT:    mbarrier.arrive.shared.b64
 // REFILLS-NOT:     mbarrier.arrive.shared.b64
 // REFILLS:         mbarrier.try_wait.parity.shared.b64
 // REFILLS:         mbarrier.arrive.expect_tx.shared.b64

@@ -123,13 +123,14 @@ static llvm::cl::opt<BulkCopies> bulkCopies(
     "bulk-copies",
     llvm::cl::desc("How gemm_publish's bulk pipeline fills a stage that is "
                    "not contiguous"),
-    llvm::cl::init(BulkCopies::rows),
+    llvm::cl::init(BulkCopies::automatic),
     llvm::cl::values(
         clEnumValN(BulkCopies::automatic, "auto",
                    "tensor copies through a tensor map of the weight where "
-                   "the CTA streams rows under 2 KiB, else one copy a row"),
+                   "the CTA streams rows under 2 KiB, else one copy a row "
+                   "(default)"),
         clEnumValN(BulkCopies::rows, "rows",
-                   "one bulk copy a row: no tensor_map parameter (default)"),
+                   "one bulk copy a row: no tensor_map parameter"),
         clEnumValN(BulkCopies::tensor, "tensor",
                    "tensor copies wherever a stage is not contiguous")),
     llvm::cl::cat(compileCategory));

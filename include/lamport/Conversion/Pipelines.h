@@ -62,12 +62,13 @@ struct LamportToNVVMPipelineOptions
   PassOptions::Option<BulkCopies> bulkCopies{
       *this, "bulk-copies",
       llvm::cl::desc("How gemm_publish's bulk stages are filled"),
-      llvm::cl::init(BulkCopies::rows),
+      llvm::cl::init(BulkCopies::automatic),
       llvm::cl::values(
           clEnumValN(BulkCopies::automatic, "auto",
-                     "tensor copies where a CTA streams rows under 2 KiB"),
+                     "tensor copies where a CTA streams rows under 2 KiB "
+                     "(default)"),
           clEnumValN(BulkCopies::rows, "rows",
-                     "one bulk copy a row, no tensor map (default)"),
+                     "one bulk copy a row, no tensor map"),
           clEnumValN(BulkCopies::tensor, "tensor",
                      "tensor copies wherever a stage is not contiguous"))};
 };
@@ -103,7 +104,7 @@ checkNVVMTargetOptions(StringRef chip, StringRef features, unsigned optLevel);
 void addKernelGenerationPasses(OpPassManager &pm, StringRef chip,
                                StringRef tacticTable, Transport transport,
                                bool explainTactics,
-                               BulkCopies bulkCopies = BulkCopies::rows);
+                               BulkCopies bulkCopies = BulkCopies::automatic);
 
 /// A whole program down to upstream dialects: lamport-select-tactics (the
 /// options' chip, tactic table and transport), lamport-generate-kernels

@@ -52,7 +52,7 @@ struct CompileOptions {
   bool explainTactics = false;
   /// How the GEMM's bulk stages are filled (lamport-generate-kernels
   /// `bulk-copies`).
-  BulkCopies bulkCopies = BulkCopies::rows;
+  BulkCopies bulkCopies = BulkCopies::automatic;
   /// Called on every pass manager before it runs: where a driver adds IR
   /// printing, timing and statistics (mlir::applyPassManagerCLOptions). A
   /// failure stops the compilation; it must have reported why.

@@ -239,12 +239,12 @@ void GemmBodyBuilder::readStage(int64_t load, Fragments &upperRows,
     }
   }
   // This thread's reads are done (their values are in registers): release
-  // the slot if a later load refills it.
+  // the slot if a later load refills it. The refill is an async-proxy write
+  // after these generic reads, so the release takes the proxy fence (tensor
+  // copies were measured overwriting slots still being read without it:
+  // docs/design/gemm.md, "Tensor copies").
   if (load + shape.stages < shape.passes * shape.stagesPerPass())
-    // Tensor-copy refills overwrote slots still being read without the
-    // proxy fence; row copies never did (docs/design/gemm.md).
-    RingReleaseOp::create(b, ringBarrier(ringEmpty, slot),
-                          /*fenced=*/shape.tensorStage());
+    RingReleaseOp::create(b, ringBarrier(ringEmpty, slot), /*fenced=*/true);
 }
 
 void GemmBodyBuilder::buildBulk(gpu::GPUModuleOp module) {

@@ -53,7 +53,7 @@ struct GemmLaunchShape {
   bool bulk = false;
   int64_t stages = 0, stageBytes = 0, producerLanes = 1;
   /// Which stages take tensor copies (the generator's `bulk-copies`).
-  BulkCopies bulkCopies = BulkCopies::rows;
+  BulkCopies bulkCopies = BulkCopies::automatic;
 
   /// The launch shape `tactic` gives an [n, k] weight at `tokenTile` tokens.
   static GemmLaunchShape of(TacticAttr tactic, int64_t n, int64_t k,

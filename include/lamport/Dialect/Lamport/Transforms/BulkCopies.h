@@ -16,10 +16,9 @@
 namespace mlir::lamport {
 
 /// How the GEMM's bulk pipeline fills a stage that is not one contiguous
-/// run of the weight. `rows` is the default: tensor copies are faster where
-/// a CTA streams short rows, but they were measured at scale before their
-/// refills took the proxy fence they need (docs/design/gemm.md, "Tensor
-/// copies").
+/// run of the weight. `automatic` is the default: tensor copies are faster
+/// where a CTA streams short rows and slower where its whole share fits the
+/// ring (docs/design/gemm.md, "Tensor copies").
 enum class BulkCopies {
   /// Tensor copies where the CTA streams rows under 2 KiB through its ring,
   /// else a copy a row.

@@ -29,7 +29,7 @@ struct KernelGenerationOptions {
   unsigned threadsPerCta = 128;
   /// Most CTAs per grid.
   unsigned maxCtas = 128;
-  BulkCopies bulkCopies = BulkCopies::rows;
+  BulkCopies bulkCopies = BulkCopies::automatic;
 };
 
 /// Attaches every kernel generator to its program-level op (once the

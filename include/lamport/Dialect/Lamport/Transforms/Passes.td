@@ -67,12 +67,12 @@ def LamportGenerateKernels : Pass<"lamport-generate-kernels", "ModuleOp"> {
            "rank's kernels share one GPU, so spinning consumers must leave "
            "room for publishers">,
     Option<"bulkCopies", "bulk-copies", "::mlir::lamport::BulkCopies",
-           "::mlir::lamport::BulkCopies::rows",
+           "::mlir::lamport::BulkCopies::automatic",
            "How the GEMM bulk pipeline fills a stage that is not contiguous: "
-           "one bulk copy a row (rows, the default), or by tensor copies "
-           "through a tensor map of the weight that the runtime encodes "
-           "(docs/bundle.md, tensor_map) where the CTA streams rows under "
-           "2 KiB through its ring (auto) or wherever (tensor)",
+           "by tensor copies through a tensor map of the weight that the "
+           "runtime encodes (docs/bundle.md, tensor_map) where the CTA "
+           "streams rows under 2 KiB through its ring (auto, the default) "
+           "or wherever (tensor), or one bulk copy a row (rows)",
            [{::llvm::cl::values(
                clEnumValN(::mlir::lamport::BulkCopies::automatic, "auto",
                           "tensor copies where rows are under 2 KiB"),
