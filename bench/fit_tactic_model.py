@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
-"""Fits and checks the register-direct cost model of lamport-select-tactics.
+"""Fits and checks the cost model of lamport-select-tactics.
 
 The model (lib/Dialect/Lamport/Transforms/TacticModel.cpp) estimates a
 tactic's time from the bytes each CTA keeps in flight, the waves, the
 activations from L2, the MMA chain, the split-K and pass reductions and the
-fixed costs. estimate() below is that function line for line, its constants
-in CONSTANTS (the fields of ChipModel); `--check-opt` compares it with
+fixed costs; the bulk-stream family's estimate takes the same terms with
+the weight stream from its ring (figures of its own, which
+bench/fit_bulk_estimate.py fits). estimate() below is that model line for
+line, its constants in CONSTANTS (the fields of ChipModel); `--check-opt` compares it with
 lamport-opt's own estimate (the explain remark of lamport-select-tactics)
 on every measured candidate, and nearest() and prior_factor() with the
 pass's prior (its neighbours and its pick's weighed estimate) at every
@@ -29,7 +31,8 @@ others (a directory with results.json, or every run under it).
 Criteria: for each (shape, M, run) the candidate the model ranks first
 among the measured ones, over the measured best (within 1.10 is the goal;
 bulk-pipeline candidates, from lamport-tune --variants, count towards the
-best, but the model ranks the register ones only, as the pass does);
+best, but the model ranks only those of its sweep space, as the pass
+does: the register ones and the bulk pipeline's own launch shapes);
 the estimate over the measurement at the seed points (each at its table
 tactic). Then the same over all runs with the prior of SelectTactics.cpp
 (the tactics of the table's nearest shapes): from the other model
@@ -77,6 +80,10 @@ CONSTANTS = {
     "registers": 18,       # a thread's registers besides weights and sums
     "spill": 0.04,         # each 8 registers past the budget
     "reduce_word": 1.15e-05,  # the warps' partials per word, us
+    # The bulk-stream family's own (bench/fit_bulk_estimate.py).
+    "bulk_setup": 0.409,   # set-up beyond a launch, us
+    "bulk_copies": 3760.0,  # bulk copies the GPU completes a microsecond
+    "bulk_latency": 0.1,   # a bulk copy's round trip under load, us (set)
 }
 
 
@@ -84,12 +91,145 @@ def natural_token_tile(m):
     return 8 if m <= 8 else 16
 
 
+def box_k(stage_k):
+    """GemmLaunchShape::boxK: the largest multiple of 32 up to 256 dividing
+    a stage's K."""
+    return next((box for box in range(256, CHUNK_K - 1, -CHUNK_K)
+                 if stage_k % box == 0), CHUNK_K)
+
+
+def bulk_layout(n, k, t):
+    """(stage K, loads, whether tensor copies fill a stage, copies a stage,
+    a slot's bytes) of bulk tactic `t` as the generator lays it out under
+    the default `--bulk-copies=auto` (GemmLaunchShape)."""
+    rows = FEATURES_PER_TILE * t["tiles"]
+    stage_k = t["stage_bytes"] // (rows * 2)
+    contiguous = t["splits"] == 1 and stage_k == k
+    loads = t["passes"] * (k // t["splits"] // stage_k)
+    tensor = not contiguous and stage_k * 2 < 2048 and loads > t["stages"]
+    if tensor:
+        return stage_k, loads, True, stage_k // box_k(stage_k), \
+            t["stage_bytes"]
+    return stage_k, loads, False, 1 if contiguous else rows, \
+        rows * (stage_k * 2 + (0 if contiguous else 64))
+
+
+def estimate_bulk(c, n, k, m, t, publishes=False, tp=1):
+    """TacticModel.cpp's estimateBulk() for bulk tactic dict `t`."""
+    splits, kw, accs = t["splits"], t["kw"], t["accs"]
+    tiles, passes = t["tiles"], t["passes"]
+    warps = k // (splits * kw)
+    token_tile = natural_token_tile(m)
+    threads = warps * 32
+    rows = FEATURES_PER_TILE * tiles
+    grid_x = n // (rows * passes)
+    ctas = grid_x * splits
+    token_blocks = token_tile // TOKENS_PER_MMA
+    chunks = kw // CHUNK_K
+    stage_k, loads, _, copies_stage, slot = bulk_layout(n, k, t)
+    shared = t["stages"] * slot + (warps + splits) * token_tile * rows * 4
+
+    registers = (c["registers"] + chunks * token_blocks * 4 +
+                 accs * tiles * token_blocks * 4 + tiles * 8)
+    hint = t["min_ctas_per_sm"]
+    budget = min(MAX_REGISTERS, SM_REGISTERS // (threads * max(hint, 1)))
+    spill = 1 + c["spill"] * (registers - budget) / 8.0 \
+        if registers > budget else 1
+    per_sm = max(1, min(SM_THREADS // threads,
+                        SM_REGISTERS // (threads * min(registers, budget)),
+                        MAX_SHARED // (shared + 1024), 32))
+    resident = min(ctas, SMS * per_sm)
+    waves = (ctas + resident - 1) // resident
+
+    share = 2.0 * (k // splits) * rows * passes
+    stage = 2.0 * rows * stage_k
+    in_flight = min(share, stage * (t["stages"] if loads <= t["stages"]
+                                    else max(t["stages"] - 1.0, 0.5)))
+    weight_bytes = 2.0 * n * k
+    bytes_us = weight_bytes / c["dram"] + \
+        weight_bytes * c["bulk_latency"] / (resident * in_flight)
+    copies = float(ctas) * loads * copies_stage
+    stream = max(bytes_us, copies / c["bulk_copies"]) + \
+        (waves - 1) * c["wave"] / per_sm
+
+    activations = 2.0 * grid_x * m * k / c["l2"]
+    mma = float(chunks * 2 * tiles * token_blocks) / accs * c["mma"]
+    reduce = 0.02 + c["reduce_word"] * warps * token_tile * rows * passes
+    if splits > 1:
+        reduce += c["cluster"] + c["split"] * (splits - 1)
+    reduce += c["pass"] * (passes - 1)
+
+    y_bytes = 2.0 * m * n
+    epilogue = y_bytes / c["l2"]
+    if publishes:
+        epilogue += tp * y_bytes / c["publish"]
+    fixed = c["launch"] + c["bulk_setup"] - \
+        (c["early"] if t["early_dependents"] else 0)
+    return fixed + (stream + activations + mma + reduce) * spill + epilogue
+
+
+# appendBulkLaunches (TacticModel.cpp): the bulk-stream family's sweep.
+BULK_MIN_CTAS, BULK_OTHER_REGISTERS = 96, 24
+BULK_RINGS = (96 * 1024, 128 * 1024, 192 * 1024)
+
+
+def bulk_launch_rings(n, k, t):
+    """The (stages, stage bytes, producer lanes) appendRings gives the
+    launch of bulk tactic `t` for the bulk launches' rings."""
+    rows = FEATURES_PER_TILE * t["tiles"]
+    warps, chunks = k // t["kw"], t["kw"] // CHUNK_K
+    stage_bytes = 0
+    for j in range(1, chunks + 1):
+        if chunks % j:
+            continue
+        size = rows * 2 * j * CHUNK_K * warps
+        if not stage_bytes or size <= 32 * 1024:
+            stage_bytes = size
+    loads = t["passes"] * (k // (stage_bytes // (rows * 2)))
+    out = set()
+    for ring in BULK_RINGS:
+        stages = min(max((ring + stage_bytes // 2) // stage_bytes,
+                         min(loads, 2)), min(loads, 16))
+        shaped = dict(t, stages=stages, stage_bytes=stage_bytes)
+        copies = bulk_layout(n, k, shaped)[3]
+        out.add((stages, stage_bytes, min(copies, 32)))
+    return out
+
+
+def in_sweep(n, k, m, t):
+    """Whether the pass ranks tactic `t` at m: every register tactic the
+    runs measured, and of the bulk pipeline its own launch shapes at m's
+    token tile only (the rings of the register launch shapes are timed,
+    not ranked)."""
+    if t.get("pipeline") != "bulk":
+        return True
+    warps = k // t["kw"] if t["kw"] and k % t["kw"] == 0 else 0
+    rows = FEATURES_PER_TILE * t["tiles"]
+    if (t["splits"] != 1 or warps not in (4, 8, 16) or
+            t["passes"] not in (2, 4, 8) or t["tiles"] not in (1, 2) or
+            t["min_ctas_per_sm"] != 1 or not t["early_dependents"] or
+            t["late_chunks"] or n % (rows * t["passes"]) or
+            n // (rows * t["passes"]) < BULK_MIN_CTAS):
+        return False
+    # The launches of m's token tile (2 accumulators at 8 tokens, 1 at 16),
+    # whose x and sums fit a thread's registers at that tile.
+    tile = natural_token_tile(m)
+    if t["accs"] != (1 if tile > 8 else 2):
+        return False
+    blocks = tile // TOKENS_PER_MMA
+    registers = (BULK_OTHER_REGISTERS + t["kw"] // CHUNK_K * blocks * 4 +
+                 t["tiles"] * blocks * 4 * t["accs"])
+    if registers > min(MAX_REGISTERS, SM_REGISTERS // (warps * 32)):
+        return False
+    return (t["stages"], t["stage_bytes"], t["producer_lanes"]) in \
+        bulk_launch_rings(n, k, t)
+
+
 def estimate(c, n, k, m, t, publishes=False, tp=1):
-    """TacticModel.cpp's estimateRegister() for tactic dict `t`; infinite
-    for the bulk pipeline, which the model has no estimate for (the pass
-    never ranks it, so neither does a pick here)."""
+    """TacticModel.cpp's estimate for tactic dict `t`: estimateRegister(),
+    or estimateBulk() for the bulk pipeline."""
     if t.get("pipeline") == "bulk":
-        return math.inf
+        return estimate_bulk(c, n, k, m, t, publishes, tp)
     splits, kw, accs = t["splits"], t["kw"], t["accs"]
     tiles, passes = t["tiles"], t["passes"]
     warps = k // (splits * kw)
@@ -184,13 +324,36 @@ def nearest_shapes(table, n, k, m, publishes=False):
     return [(s[0], s[1], shapes[s][1]) for s in order[:PRIOR_SHAPES]]
 
 
-def prior_factor(t, prior):
-    """The factor on t's estimate: the knobs it differs from the prior's
-    tactics in, averaged over them."""
+def prior_differing(t, prior):
+    """The knobs t differs from the prior's tactics in, averaged over
+    them."""
     if not prior:
-        return 1.0
-    differing = sum(t[knob] != p[knob] for p in prior for knob in PRIOR_KNOBS)
-    return math.exp(PRIOR_WEIGHT * differing / len(prior))
+        return 0.0
+    return sum(t[knob] != p[knob] for p in prior
+               for knob in PRIOR_KNOBS) / len(prior)
+
+
+def prior_factor(t, prior):
+    """The prior's factor on t's estimate, before the pass divides out its
+    family's least (weighed_estimates)."""
+    return math.exp(PRIOR_WEIGHT * prior_differing(t, prior))
+
+
+def pipeline_of(t):
+    return t.get("pipeline", "registers")
+
+
+def weighed_estimates(c, n, k, m, tactics, prior):
+    """Each tactic's estimate weighed as the pass weighs it: the prior's
+    factor for the knobs it differs in beyond the least its family's
+    tactics (here: those given) differ in."""
+    differing = [prior_differing(t, prior) for t in tactics]
+    least = {}
+    for t, d in zip(tactics, differing):
+        least[pipeline_of(t)] = min(d, least.get(pipeline_of(t), d))
+    return [estimate(c, n, k, m, t) *
+            math.exp(PRIOR_WEIGHT * (d - least[pipeline_of(t)]))
+            for t, d in zip(tactics, differing)]
 
 
 def full_tactic(t):
@@ -286,8 +449,10 @@ def pick_ratios(c, points, prior_of=None):
         best = min(us for _, us, *_ in cands)
         n, k = cands[0][2], cands[0][3]
         prior = prior_of(key[0], n, k, key[1]) if prior_of else []
-        pick = min(cands, key=lambda x: estimate(c, n, k, key[1], x[0]) *
-                   prior_factor(x[0], prior))
+        ranked = [x for x in cands if in_sweep(n, k, key[1], x[0])]
+        scores = weighed_estimates(c, n, k, key[1], [x[0] for x in ranked],
+                                   prior)
+        pick = ranked[min(range(len(ranked)), key=scores.__getitem__)]
         out[key] = pick[1] / best
     return out
 
@@ -347,6 +512,7 @@ def loss(c, points, seed):
     ranking = 0.0
     for (_, m, _), cands in points.items():
         best = min(us for _, us, *_ in cands)
+        cands = [x for x in cands if in_sweep(x[2], x[3], m, x[0])]
         logs = [math.log(estimate(c, n, k, m, t)) for t, _, n, k, _ in cands]
         first = min(logs)
         weights = [math.exp(-(x - first) / RANK_SHARPNESS) for x in logs]
@@ -449,14 +615,17 @@ def opt_prior_pick(opt, n, k, m, table_path):
          f"tactic-table={table_path}"],
         input=text, capture_output=True, text=True)
     chosen = re.search(r"tactic\((#lamport\.tactic<.*?>)\)", result.stdout)
-    score = re.search(r"weighed by the prior ([\d.]+) and", result.stderr)
+    score = re.search(r"weighed by the prior ([\d.]+) and [\d.]+ us \(the "
+                      r"pick's knobs differ from theirs by ([\d.]+), the "
+                      r"least of its family's by ([\d.]+)\)", result.stderr)
     leaning = re.search(r"leaning on the table's (.*)\);", result.stderr)
     if not chosen or not score or not leaning:
         sys.exit(f"lamport-opt gave no prior pick:\n{result.stderr}")
     tactic = full_tactic(tune.parse_tactic(chosen.group(1)))
     shapes = [(int(a), int(b)) for a, b in
               re.findall(r"(\d+) x (\d+) \(", leaning.group(1))]
-    return tactic, float(score.group(1)), shapes
+    return (tactic, float(score.group(1)), float(score.group(2)),
+            float(score.group(3)), shapes)
 
 
 def check_prior(opt, points):
@@ -471,15 +640,21 @@ def check_prior(opt, points):
         theirs_all = list(pool.map(
             lambda case: opt_prior_pick(opt, *case, path), cases))
     bad = 0
-    for (n, k, m), (tactic, score, shapes) in zip(cases, theirs_all):
+    for (n, k, m), (tactic, score, differing, least, shapes) in zip(
+            cases, theirs_all):
         mine = nearest_shapes(table, n, k, m)
-        ours = estimate(CONSTANTS, n, k, m, tactic) * prior_factor(
-            tactic, [t for _, _, t in mine])
-        if [(a, b) for a, b, _ in mine] != shapes or abs(ours - score) > 0.006:
+        ours_differing = prior_differing(tactic, [t for _, _, t in mine])
+        # The family's least is the pass's, over its whole sweep.
+        ours = estimate(CONSTANTS, n, k, m, tactic) * math.exp(
+            PRIOR_WEIGHT * (ours_differing - least))
+        if ([(a, b) for a, b, _ in mine] != shapes or
+                abs(ours_differing - differing) > 0.0006 or
+                abs(ours - score) > 0.006):
             bad += 1
             print(f"prior mismatch at {n} x {k} M = {m}: python "
-                  f"{[(a, b) for a, b, _ in mine]} {ours:.3f}, lamport-opt "
-                  f"{shapes} {score:.2f}")
+                  f"{[(a, b) for a, b, _ in mine]} {ours:.3f} "
+                  f"({ours_differing:.3f}), lamport-opt {shapes} "
+                  f"{score:.2f} ({differing:.3f})")
     print(f"lamport-opt and this prior agree at {len(cases) - bad} of "
           f"{len(cases)} points")
     return bad
@@ -493,9 +668,7 @@ def check_opt(opt, points, seed):
     cases = {}
     for (shape, m, _), cands in sorted(points.items()):
         for t, _, n, k, _ in cands:
-            # The pass has no estimate for the bulk pipeline.
-            if t.get("pipeline") != "bulk":
-                cases[(n, k, m, tuple(sorted(t.items())))] = (shape, n, k, m, t)
+            cases[(n, k, m, tuple(sorted(t.items())))] = (shape, n, k, m, t)
     for shape, n, k, m, t, _ in seed:
         cases[(n, k, m, tuple(sorted(t.items())))] = (shape, n, k, m, t)
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:

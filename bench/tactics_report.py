@@ -19,12 +19,18 @@ entry for them; SET_TITLES). Exit status 1 where a check fails. With --explore: 
 against the best the sweep's candidates gave at its point (no check).
 With --summary: each set's pick and the model's own first choice against
 the tuned best, the misses of all sets but the last, and each point of the
-last (docs/performance.md's tables).
+last (docs/performance.md's tables). With --repick LAMPORT_OPT before
+--summary: the pick and the model alone are those that lamport-opt's
+lamport-select-tactics makes now (prior-only with the sm_90 table, and
+no-table), each looked up among the set's measured candidates, rather
+than those marked when the set was emitted; a point whose pick or model
+alone was not measured is left out and counted.
 """
 import json
 import math
 import os
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from types import SimpleNamespace
 
 from tune_module import tune
@@ -108,25 +114,55 @@ def set_title(directory):
     return SET_TITLES.get(name.split("_")[0], name)
 
 
-def picks(directory):
-    """[(key, pick, model alone, best)] of a set's plain points: the pass's
-    pick (model_pick), the model's own first choice (model_rank 0) and the
+TABLE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(
+    __file__))), "data", "tactics", "sm_90.json")
+
+
+def repicked(opt, key):
+    """(pick, model alone) that `opt`'s lamport-select-tactics makes for a
+    point: prior-only with the sm_90 table, and no-table."""
+    shape, n, k, m, _ = key
+    text = tune.program(shape, n, k, m)
+    pick, _ = tune.select(opt, text, f"chip=sm_90 prior-only "
+                          f"tactic-table={TABLE}")
+    alone, _ = tune.select(opt, text, "chip=sm_90 no-table")
+    return pick, alone
+
+
+def picks(directory, opt=None):
+    """([(key, pick, model alone, best)], points left out) of a set's plain
+    points: the pass's pick (model_pick, or `opt`'s now), the model's own
+    first choice (model_rank 0, or `opt`'s no-table pick now) and the
     fastest passing candidate."""
     _, points = tune.load_points(directory)
-    out = []
-    for key in sorted(points, key=lambda k: (k[0], k[3])):
+    keys = [key for key in sorted(points, key=lambda k: (k[0], k[3]))
+            if not key[4]]
+    chosen = {}
+    if opt:
+        with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+            chosen = dict(zip(keys, pool.map(lambda key: repicked(opt, key),
+                                             keys)))
+    out, left_out = [], 0
+    for key in keys:
         records = points[key]
-        if key[4]:
-            continue
         best = tune.best_of(records)
-        pick = next((r for r in records if r["model_pick"]), None)
-        alone = next((r for r in records if r["model_rank"] == 0), None)
+        if opt:
+            pick_knobs, alone_knobs = chosen[key]
+            pick = next((r for r in records if r["tactic"] == pick_knobs),
+                        None)
+            alone = next((r for r in records if r["tactic"] == alone_knobs),
+                         None)
+        else:
+            pick = next((r for r in records if r["model_pick"]), None)
+            alone = next((r for r in records if r["model_rank"] == 0), None)
         if best and pick and alone and pick["passed"] and alone["passed"]:
             out.append((key, pick, alone, best))
-    return out
+        else:
+            left_out += 1
+    return out, left_out
 
 
-def summary(directories):
+def summary(directories, opt=None):
     """Per set: the pick and the model alone against the tuned best, the
     best over cuBLAS and cuBLAS over the copy floor; then the points where
     either misses 10%, and each point of the last set."""
@@ -134,8 +170,11 @@ def summary(directories):
           "geomean pick / best | model alone within 10% | worst | geomean | "
           "best over cuBLAS | cuBLAS over the copy floor |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-    sets = [(os.path.basename(os.path.normpath(d)), picks(d))
-            for d in directories]
+    sets, left_out = [], {}
+    for d in directories:
+        rows, left = picks(d, opt)
+        sets.append((os.path.basename(os.path.normpath(d)), rows))
+        left_out[sets[-1][0]] = left
     for (name, rows), directory in zip(sets, directories):
         if not rows:
             print(f"| {set_title(directory)} | (no passing point) |")
@@ -151,6 +190,10 @@ def summary(directories):
               f"{geomean(pick):.3f} | {sum(r <= 1.10 for r in alone)} | "
               f"{max(alone):.3f} | {geomean(alone):.3f} | "
               f"{geomean(speedup):.3f}x | {geomean(ceiling):.2f}x |")
+    for name, left in left_out.items():
+        if left:
+            print(f"\n{name}: {left} points left out (the pick or the model "
+                  "alone not measured, or failing)")
     print("\nThe points where the pick or the model alone misses 10%:\n")
     print("| set | shape | N x K | M | pick | pick / best | model alone / best "
           "| best (tuned) | best us |")
@@ -183,8 +226,11 @@ def main(argv):
         explore_report(argv[1], argv[2:])
         print()
         return 0
+    opt = None
+    if argv[:1] == ["--repick"] and len(argv) >= 2:
+        opt, argv = argv[1], argv[2:]
     if argv[:1] == ["--summary"] and len(argv) >= 2:
-        summary(argv[1:])
+        summary(argv[1:], opt)
         print()
         return 0
     if len(argv) < 2:

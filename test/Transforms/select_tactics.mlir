@@ -78,16 +78,30 @@ func.func @written(%x: memref<2x4096xbf16>, %w: memref<1024x4096xbf16>,
 
 // -----
 
-// A written tactic of the bulk pipeline is kept too; the cost model ranks
-// the register pipeline only, so it gives no estimate for it, and the
-// remark names the ring.
+// A written tactic of the bulk pipeline is kept too, with the bulk-stream
+// family's estimate, and the remark names the ring.
 // CHECK-LABEL: func.func @written_bulk
 // CHECK: tactic(#lamport.tactic<splits = 1, kw = 256, accs = 2, passes = 2, pipeline = bulk, stages = 3, stage_bytes = 32768, producer_lanes = 16, token_tiles = [8, 8]>)
 func.func @written_bulk(%x: memref<2x2048xbf16>, %w: memref<8192x2048xbf16>,
                         %y: memref<2x8192xbf16>) {
-  // expected-remark @+1 {{tactics written on the op: kept (the cost model has no estimate for s1 kw256 p2 a2 bulk 3 x 32 KiB, 16 lanes: it ranks the register pipeline only)}}
+  // expected-remark @+1 {{tactics written on the op: kept (the cost model's estimate for s1 kw256 p2 a2 bulk 3 x 32 KiB, 16 lanes at M = 2:}}
   lamport.gemm_publish %x, %w into %y
       tactic(#lamport.tactic<splits = 1, kw = 256, accs = 2, passes = 2, pipeline = bulk, stages = 3, stage_bytes = 32768, producer_lanes = 16, token_tiles = [8, 8]>)
+      : memref<2x2048xbf16>, memref<8192x2048xbf16>, memref<2x8192xbf16>
+  return
+}
+
+// -----
+
+// A written ring the bulk kernel refuses (17 stages) is kept, with no
+// estimate: lamport-generate-kernels then says why it has no kernel.
+// CHECK-LABEL: func.func @written_bulk_refused
+// CHECK: tactic(#lamport.tactic<splits = 1, kw = 256, accs = 2, passes = 2, pipeline = bulk, stages = 17,
+func.func @written_bulk_refused(%x: memref<2x2048xbf16>, %w: memref<8192x2048xbf16>,
+                                %y: memref<2x8192xbf16>) {
+  // expected-remark @+1 {{tactics written on the op: kept (the cost model has no estimate for s1 kw256 p2 a2 bulk 17 x 32 KiB: its kernel does not launch this shape, as lamport-generate-kernels will say)}}
+  lamport.gemm_publish %x, %w into %y
+      tactic(#lamport.tactic<splits = 1, kw = 256, accs = 2, passes = 2, pipeline = bulk, stages = 17, stage_bytes = 32768, token_tiles = [8, 8]>)
       : memref<2x2048xbf16>, memref<8192x2048xbf16>, memref<2x8192xbf16>
   return
 }

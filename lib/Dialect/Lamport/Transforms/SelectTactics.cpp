@@ -44,14 +44,20 @@ struct Choice {
   double estimateUs = 0, runnerUpUs = 0;
   /// The two estimates weighed by the prior.
   double scoreUs = 0, runnerUpScoreUs = 0;
+  /// How many knobs the tactic differs in from the prior's tactics (their
+  /// average), and the least of its family's tactics.
+  double differing = 0, familyDiffering = 0;
   /// The table's nearest shapes the model's ranking leaned on.
   SmallVector<const TacticTableEntry *> prior;
 };
 
-/// A tactic as the model ranks it: its estimate, times the prior's factor.
+/// A tactic as the model ranks it: its estimate, times the prior's factor
+/// for the knobs it differs in from the prior's tactics beyond the least
+/// its family's tactics do.
 struct Ranked {
   double score, estimateUs;
   TacticAttr tactic;
+  double differing, familyDiffering;
 };
 
 /// Consecutive M served by one tactic from one source.
@@ -76,10 +82,12 @@ std::string describe(TacticAttr tactic) {
     text += " early";
   if (tactic.getLateChunks())
     text += " late" + std::to_string(tactic.getLateChunks());
-  if (tactic.getPipeline() == GemmPipeline::bulk)
-    text +=
-        llvm::formatv(" bulk {0} x {1} KiB, {2} lanes", tactic.getStages(),
-                      tactic.getStageBytes() / 1024, tactic.getProducerLanes());
+  if (tactic.getPipeline() == GemmPipeline::bulk) {
+    text += llvm::formatv(" bulk {0} x {1} KiB", tactic.getStages(),
+                          tactic.getStageBytes() / 1024);
+    if (tactic.getProducerLanes() > 1)
+      text += llvm::formatv(", {0} lanes", tactic.getProducerLanes());
+  }
   return text;
 }
 
@@ -119,16 +127,31 @@ SmallVector<Ranked>
 LamportSelectTacticsPass::rank(const GemmProblem &problem,
                                ArrayRef<TacticAttr> tactics, int64_t m,
                                ArrayRef<const TacticTableEntry *> prior) {
-  SmallVector<Ranked> ranked;
+  // How far each tactic is from the prior's, and the least of its family:
+  // the prior orders a family's tactics, and the families compete on the
+  // estimate of each one's best (a tactic is weighed by how much further
+  // it is than its family's nearest), so a family the neighbours do not
+  // run is not ruled out by their knobs.
+  SmallVector<double> differing;
+  llvm::DenseMap<const TacticFamily *, double> nearest;
   for (TacticAttr tactic : tactics) {
-    double us =
-        getTacticFamily(tactic).estimateUs(chipModel, problem, tactic, m);
-    double differing = 0;
+    double knobs = 0;
     for (const TacticTableEntry *entry : prior)
-      differing += differingKnobs(tactic, entry->tactic);
+      knobs += differingKnobs(tactic, entry->tactic);
     if (!prior.empty())
-      differing /= prior.size();
-    ranked.push_back({us * std::exp(kPriorWeight * differing), us, tactic});
+      knobs /= prior.size();
+    differing.push_back(knobs);
+    auto [it, inserted] = nearest.try_emplace(&getTacticFamily(tactic), knobs);
+    if (!inserted)
+      it->second = std::min(it->second, knobs);
+  }
+  SmallVector<Ranked> ranked;
+  for (auto [tactic, knobs] : llvm::zip_equal(tactics, differing)) {
+    const TacticFamily &family = getTacticFamily(tactic);
+    double us = family.estimateUs(chipModel, problem, tactic, m);
+    double least = nearest[&family];
+    ranked.push_back({us * std::exp(kPriorWeight * (knobs - least)), us, tactic,
+                      knobs, least});
   }
   std::stable_sort(ranked.begin(), ranked.end(),
                    [](auto &a, auto &b) { return a.score < b.score; });
@@ -152,9 +175,17 @@ LogicalResult LamportSelectTacticsPass::selectFor(GemmPublishOp op) {
   MLIRContext *ctx = op.getContext();
   GemmProblem problem = getProblem(op, transport);
 
-  SmallVector<TacticAttr> tactics;
-  for (const TacticFamily &family : getTacticFamilies())
-    family.enumerate(ctx, problem, wideSweep, tactics);
+  // The sweep at each token tile: the M up to 8 take the first, the rest
+  // the second.
+  SmallVector<TacticAttr> tacticsByTile[2];
+  static constexpr int64_t kTokenTiles[] = {8, 16};
+  for (auto [index, tokenTile] : llvm::enumerate(kTokenTiles))
+    for (const TacticFamily &family : getTacticFamilies())
+      family.enumerate(ctx, problem, tokenTile, wideSweep,
+                       tacticsByTile[index]);
+  auto tacticsFor = [&](int64_t m) -> ArrayRef<TacticAttr> {
+    return tacticsByTile[naturalTokenTile(m) > 8];
+  };
 
   int64_t needed = op.getNeededTokens();
   bool staticM = !op.getX().getType().isDynamicDim(0) ||
@@ -173,6 +204,7 @@ LogicalResult LamportSelectTacticsPass::selectFor(GemmPublishOp op) {
     if (choice.entry) {
       choice.tactic = choice.entry->tactic;
     } else {
+      ArrayRef<TacticAttr> tactics = tacticsFor(m);
       if (tactics.empty()) {
         InFlightDiagnostic diag = op.emitOpError()
                                   << "no tactic launches N = " << problem.n
@@ -188,6 +220,8 @@ LogicalResult LamportSelectTacticsPass::selectFor(GemmPublishOp op) {
       choice.tactic = ranked.front().tactic;
       choice.estimateUs = ranked.front().estimateUs;
       choice.scoreUs = ranked.front().score;
+      choice.differing = ranked.front().differing;
+      choice.familyDiffering = ranked.front().familyDiffering;
       if (ranked.size() > 1) {
         choice.runnerUpUs = ranked[1].estimateUs;
         choice.runnerUpScoreUs = ranked[1].score;
@@ -200,6 +234,8 @@ LogicalResult LamportSelectTacticsPass::selectFor(GemmPublishOp op) {
             choice.tactic = previous;
             choice.estimateUs = candidate.estimateUs;
             choice.scoreUs = candidate.score;
+            choice.differing = candidate.differing;
+            choice.familyDiffering = candidate.familyDiffering;
           }
       }
     }
@@ -223,15 +259,17 @@ LogicalResult LamportSelectTacticsPass::selectFor(GemmPublishOp op) {
     // its bulk rings: knobs the model ranks less well than it ranks launch
     // shapes, which the tuner times instead; last, the bulk pipeline's own
     // launch shapes.
-    using LaunchKey = std::tuple<unsigned, unsigned, unsigned, unsigned>;
+    using LaunchKey =
+        std::tuple<GemmPipeline, unsigned, unsigned, unsigned, unsigned>;
     auto launchKey = [](TacticAttr tactic) -> LaunchKey {
-      return {tactic.getSplits(), tactic.getKw(), tactic.getTiles(),
-              tactic.getPasses()};
+      return {tactic.getPipeline(), tactic.getSplits(), tactic.getKw(),
+              tactic.getTiles(), tactic.getPasses()};
     };
     SmallVector<const TacticTableEntry *> prior;
     if (table)
       prior = table->nearest(problem, needed, kPriorShapes);
-    SmallVector<Ranked> ranked = rank(problem, tactics, needed, prior);
+    SmallVector<Ranked> ranked =
+        rank(problem, tacticsFor(needed), needed, prior);
     SmallVector<TacticAttr> best;
     llvm::DenseSet<LaunchKey> seen;
     for (const Ranked &candidate : ranked) {
@@ -243,7 +281,8 @@ LogicalResult LamportSelectTacticsPass::selectFor(GemmPublishOp op) {
     SmallVector<Attribute> listed;
     for (TacticAttr launch : best) {
       listed.push_back(launch);
-      if (!candidateVariants)
+      // A bulk launch's other rings are among the bulk launches below.
+      if (!candidateVariants || launch.getPipeline() == GemmPipeline::bulk)
         continue;
       llvm::DenseSet<unsigned> lateSeen = {launch.getLateChunks()};
       for (const Ranked &candidate : ranked)
@@ -287,10 +326,13 @@ LogicalResult LamportSelectTacticsPass::selectFor(GemmPublishOp op) {
                       run.choice.estimateUs, run.lastM, run.choice.runnerUpUs)
                       .str();
         if (!run.choice.prior.empty())
-          remark << llvm::formatv("; weighed by the prior {0:F2} and {1:F2} "
-                                  "us, leaning on the table's ",
-                                  run.choice.scoreUs,
-                                  run.choice.runnerUpScoreUs)
+          remark << llvm::formatv(
+                        "; weighed by the prior {0:F2} and {1:F2} us (the "
+                        "pick's knobs differ from theirs by {2:F3}, the "
+                        "least of its family's by {3:F3}), leaning on the "
+                        "table's ",
+                        run.choice.scoreUs, run.choice.runnerUpScoreUs,
+                        run.choice.differing, run.choice.familyDiffering)
                         .str();
         for (auto [i, entry] : llvm::enumerate(run.choice.prior))
           remark << (i ? ", " : "") << entry->n << " x " << entry->k << " ("
@@ -311,7 +353,8 @@ void LamportSelectTacticsPass::explainWritten(GemmPublishOp op) {
     op.emitRemark() << "tactics written on the op: kept (the cost model has "
                        "no estimate for "
                     << describe(tactic)
-                    << ": it ranks the register pipeline only)";
+                    << ": its kernel does not launch this shape, as "
+                       "lamport-generate-kernels will say)";
     return;
   }
   op.emitRemark() << llvm::formatv(

@@ -10,7 +10,10 @@
 // MMAs, the reductions and the epilogue. The figures are fitted to the seed
 // shapes' measurements and to two tuner runs over sixteen real-model shapes;
 // bench/fit_tactic_model.py mirrors this file, refits the figures and checks
-// them (docs/tactics.md, "The cost model").
+// them (docs/tactics.md, "The cost model"). The bulk-stream family
+// (GemmPublishBulk.cpp's own launch shapes) takes the same terms with the
+// weight stream from its ring; its own figures are fitted by
+// bench/fit_bulk_estimate.py.
 //
 //===----------------------------------------------------------------------===//
 
@@ -114,7 +117,8 @@ static SmallVector<std::pair<int64_t, int64_t>> splitKwPairs(int64_t k,
 }
 
 static void enumerateRegister(MLIRContext *ctx, const GemmProblem &problem,
-                              bool wide, SmallVectorImpl<TacticAttr> &tactics) {
+                              int64_t /*tokenTile*/, bool wide,
+                              SmallVectorImpl<TacticAttr> &tactics) {
   auto sweep = [&](SweepWidth width) {
     for (auto [splits, kw] : splitKwPairs(problem.k, width))
       for (int64_t passes : {1, 2, 4}) {
@@ -140,15 +144,14 @@ static void enumerateRegister(MLIRContext *ctx, const GemmProblem &problem,
     sweep(SweepWidth::any);
 }
 
-static bool ownsRegister(TacticAttr) { return true; }
+static bool ownsRegister(TacticAttr tactic) {
+  return tactic.getPipeline() == GemmPipeline::registers;
+}
 
-/// The register-direct kernel's time at `m` tokens; NaN for a tactic of the
-/// bulk pipeline, which the model has no figures for (lamport-tune times it).
+/// The register-direct kernel's time at `m` tokens.
 static double estimateRegister(const ChipModel &chip,
                                const GemmProblem &problem, TacticAttr tactic,
                                int64_t m) {
-  if (tactic.getPipeline() == GemmPipeline::bulk)
-    return std::nan("");
   GemmLaunchShape shape =
       GemmLaunchShape::of(tactic, problem.n, problem.k, naturalTokenTile(m));
   int64_t threads = shape.threads(), ctas = shape.gridX() * shape.splits;
@@ -238,7 +241,7 @@ static double estimateRegister(const ChipModel &chip,
 static std::string whyNotRegister(MLIRContext *ctx,
                                   const GemmProblem &problem) {
   SmallVector<TacticAttr> tactics;
-  enumerateRegister(ctx, problem, /*wide=*/false, tactics);
+  enumerateRegister(ctx, problem, /*tokenTile=*/8, /*wide=*/false, tactics);
   if (!tactics.empty())
     return "";
   // The rules of the launch, at the tactic that asks the least of the shape:
@@ -354,10 +357,110 @@ void mlir::lamport::appendBulkLaunches(MLIRContext *ctx,
   }
 }
 
+//===----------------------------------------------------------------------===//
+// The bulk-stream family: the bulk pipeline's own launch shapes
+//===----------------------------------------------------------------------===//
+
+static void enumerateBulk(MLIRContext *ctx, const GemmProblem &problem,
+                          int64_t tokenTile, bool /*wide*/,
+                          SmallVectorImpl<TacticAttr> &tactics) {
+  appendBulkLaunches(ctx, problem, tokenTile, /*tokenTiles=*/{}, tactics);
+}
+
+static bool ownsBulk(TacticAttr tactic) {
+  return tactic.getPipeline() == GemmPipeline::bulk;
+}
+
+/// The bulk kernel's time at `m` tokens: the register kernel's launch, x,
+/// MMAs, reductions and epilogue, with the weight stream from the ring: the
+/// bytes a CTA keeps in flight are its ring (a stage less where it is
+/// refilled) over a copy's round trip, which adds to the device's own time
+/// for the bytes; the GPU completes only so many copies a microsecond.
+static double estimateBulk(const ChipModel &chip, const GemmProblem &problem,
+                           TacticAttr tactic, int64_t m) {
+  GemmLaunchShape shape =
+      GemmLaunchShape::of(tactic, problem.n, problem.k, naturalTokenTile(m));
+  // A ring the kernel refuses (a written tactic) has no estimate.
+  if (!shape.bulkUnsupported().empty())
+    return std::nan("");
+  int64_t threads = shape.threads(), ctas = shape.gridX() * shape.splits;
+  int64_t tokenBlocks = shape.tokenTile / kTokensPerMma,
+          chunks = shape.kw / kChunkK;
+  int64_t rows = shape.featuresPerCta();
+
+  // Registers: x of every chunk, the sums, one chunk's weight fragments.
+  int64_t registers = chip.baseRegisters + chunks * tokenBlocks * 4 +
+                      shape.accs * shape.tiles * tokenBlocks * 4 +
+                      shape.tiles * 8;
+  int64_t hint = tactic.getMinCtasPerSm();
+  int64_t budget = std::min<int64_t>(
+      kMaxRegisters, kSmRegisters / (threads * std::max<int64_t>(hint, 1)));
+  double spill = registers > budget ? 1 + 0.04 * (registers - budget) / 8.0 : 1;
+  int64_t perSm = std::min<int64_t>(
+      {kSmThreads / threads,
+       kSmRegisters / (threads * std::min(registers, budget)),
+       kMaxSharedBytes / (shape.dynamicSharedBytes() + 1024), 32});
+  perSm = std::max<int64_t>(perSm, 1);
+  int64_t resident = std::min(ctas, chip.sms * perSm);
+  int64_t waves = (ctas + resident - 1) / resident;
+
+  // The stream: the ring's bytes in flight (a stage less where it is
+  // refilled) over the round trip, beside the device's bandwidth; and the
+  // copy count, where short row copies bound it.
+  int64_t loads = shape.passes * shape.stagesPerPass();
+  double share = 2.0 * (problem.k / shape.splits) * rows * shape.passes;
+  double stage = 2.0 * rows * shape.stageK();
+  double inFlight =
+      std::min(share, stage * (loads <= shape.stages
+                                   ? double(shape.stages)
+                                   : std::max(shape.stages - 1.0, 0.5)));
+  double weightBytes = 2.0 * problem.n * problem.k;
+  double bytesUs = weightBytes / chip.dramBytesPerUs +
+                   weightBytes * chip.bulkLatencyUs / (resident * inFlight);
+  double copies = double(ctas) * loads * shape.copiesPerStage();
+  double stream = std::max(bytesUs, copies / chip.bulkCopiesPerUs) +
+                  (waves - 1) * chip.waveUs / perSm;
+
+  // x from L2 once for every pass, the MMAs over the accumulators, the
+  // reductions and each further pass's store, as in the register kernel.
+  double activations = 2.0 * shape.gridX() * m * problem.k / chip.l2BytesPerUs;
+  double mma =
+      double(chunks * 2 * shape.tiles * tokenBlocks) / shape.accs * chip.mmaUs;
+  double reduce = 0.02 + chip.reduceWordUs * shape.warps * shape.tokenTile *
+                             rows * shape.passes;
+  if (shape.splits > 1)
+    reduce += chip.clusterUs + chip.splitUs * (shape.splits - 1);
+  reduce += chip.passUs * (shape.passes - 1);
+
+  double yBytes = 2.0 * m * problem.n;
+  double epilogue = yBytes / chip.l2BytesPerUs;
+  if (problem.publishes)
+    epilogue += problem.tp * yBytes / chip.publishBytesPerUs;
+
+  double fixed = chip.launchUs + chip.bulkSetupUs -
+                 (tactic.getEarlyDependents() ? chip.earlyUs : 0);
+  return fixed + (stream + activations + mma + reduce) * spill + epilogue;
+}
+
+static std::string whyNotBulk(MLIRContext *ctx, const GemmProblem &problem) {
+  SmallVector<TacticAttr> tactics;
+  for (int64_t tokenTile : {8, 16})
+    enumerateBulk(ctx, problem, tokenTile, /*wide=*/false, tactics);
+  if (!tactics.empty())
+    return "";
+  // The MMA's rows and K chunks bind both kernels.
+  std::string shared = whyNotRegister(ctx, problem);
+  if (!shared.empty())
+    return shared;
+  return "no launch of one split, 4, 8 or 16 warps and 2, 4 or 8 passes "
+         "leaves 96 CTAs with a ring that fits";
+}
+
 ArrayRef<TacticFamily> mlir::lamport::getTacticFamilies() {
   static const TacticFamily families[] = {
       {"register-direct", enumerateRegister, ownsRegister, estimateRegister,
        whyNotRegister},
+      {"bulk-stream", enumerateBulk, ownsBulk, estimateBulk, whyNotBulk},
   };
   return families;
 }

@@ -74,6 +74,15 @@ struct ChipModel {
   /// A thread's registers besides the weights, sums and x.
   int64_t baseRegisters = 18;
 
+  /// The bulk-stream family's own figures (docs/tactics.md, "The bulk
+  /// pipeline's estimate"): its set-up beyond a launch (the ring's
+  /// barriers, the first copies) and the bulk copies the GPU completes a
+  /// microsecond, fitted to its kernels at the fitted shapes; a bulk
+  /// copy's round trip under load, us, set (the fit is flat in it).
+  double bulkSetupUs = 0.409;
+  double bulkCopiesPerUs = 3760;
+  double bulkLatencyUs = 0.1;
+
   /// The figures of `chip` (sm_90 = H200; sm_100a = B200).
   static ChipModel get(StringRef chip);
 };
@@ -97,8 +106,8 @@ TacticAttr withTokenTiles(TacticAttr tactic, int64_t last);
 /// times beside it: a ring of about 64 and of about 128 KiB in stages of
 /// about 32 KiB, filled from as many producer lanes as a stage has copies (up
 /// to 32, one instruction), each one the bulk kernel launches at both token
-/// tiles. The model has no estimate of its own for the bulk kernel: its
-/// rings are timed, not ranked (docs/tactics.md).
+/// tiles. The model ranks only the bulk pipeline's own launch shapes
+/// (below); these rings are timed, not ranked (docs/tactics.md).
 void appendBulkVariants(MLIRContext *ctx, const GemmProblem &problem,
                         TacticAttr tactic,
                         SmallVectorImpl<TacticAttr> &variants);
@@ -110,7 +119,8 @@ void appendBulkVariants(MLIRContext *ctx, const GemmProblem &problem,
 /// `tokenTile`, rings of about 96, 128 and 192 KiB in stages of about
 /// 32 KiB. A
 /// wave of long-lived CTAs streams its weights through the ring pass after
-/// pass and reads x once (docs/design/gemm.md, "The bulk pipeline").
+/// pass and reads x once (docs/design/gemm.md, "The bulk pipeline"). These
+/// are the bulk-stream family's sweep space.
 void appendBulkLaunches(MLIRContext *ctx, const GemmProblem &problem,
                         int64_t tokenTile, ArrayRef<int64_t> tokenTiles,
                         SmallVectorImpl<TacticAttr> &tactics);
@@ -119,10 +129,12 @@ void appendBulkLaunches(MLIRContext *ctx, const GemmProblem &problem,
 struct TacticFamily {
   /// The family's name in explanations and errors.
   StringRef name;
-  /// Appends every tactic of the family that launches `problem` (token
-  /// tiles left empty): the sweep space; `wide` adds the launch shapes the
-  /// model ranks less well, for lamport-tune to time.
-  void (*enumerate)(MLIRContext *ctx, const GemmProblem &problem, bool wide,
+  /// Appends every tactic of the family that launches `problem` at token
+  /// tile `tokenTile` (8 or 16; token tiles left empty): the sweep space
+  /// for the M that tile serves; `wide` adds the launch shapes the model
+  /// ranks less well, for lamport-tune to time.
+  void (*enumerate)(MLIRContext *ctx, const GemmProblem &problem,
+                    int64_t tokenTile, bool wide,
                     SmallVectorImpl<TacticAttr> &tactics);
   /// Whether `tactic` is one of this family's.
   bool (*owns)(TacticAttr tactic);
