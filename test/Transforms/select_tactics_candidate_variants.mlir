@@ -1,5 +1,6 @@
 // RUN: lamport-opt %s --split-input-file --lamport-select-tactics="no-table candidates=2 candidate-variants" | FileCheck %s
 // RUN: lamport-opt %s --split-input-file --lamport-select-tactics="no-table candidates=2" | FileCheck %s --check-prefix=PLAIN
+// RUN: lamport-opt %s --split-input-file --lamport-select-tactics="no-table candidates=2 candidate-variants bulk-copies=rows" | FileCheck %s --check-prefix=ROWS
 
 // `candidate-variants` (lamport-tune --variants): each of the model's best
 // launch shapes is followed by its best tactic at every other late-chunk
@@ -74,6 +75,10 @@ func.func @oproj_tp8(%x: memref<8x1024xbf16>, %w: memref<8192x1024xbf16>,
 // CHECK-SAME: #lamport.tactic<splits = 2, kw = 128, accs = 2, tiles = 2, {{[^>]*}}late_chunks = 1, token_tiles = [
 // CHECK-SAME: #lamport.tactic<splits = 2, kw = 128, accs = 2, tiles = 2, {{[^>]*}}pipeline = bulk, stages = 2, stage_bytes = 32768, producer_lanes = 2, token_tiles = [
 // CHECK-SAME: #lamport.tactic<splits = 2, kw = 128, accs = 2, tiles = 2, {{[^>]*}}pipeline = bulk, stage_bytes = 32768, producer_lanes = 32, token_tiles = [
+// With the generator's bulk-copies=rows the same 2-stage ring takes one
+// copy a row, 32 of them: 32 lanes.
+// ROWS-LABEL: func.func @unpooler_tp4
+// ROWS: #lamport.tactic<splits = 2, kw = 128, accs = 2, tiles = 2, {{[^>]*}}pipeline = bulk, stages = 2, stage_bytes = 32768, producer_lanes = 32, token_tiles = [
 func.func @unpooler_tp4(%x: memref<16x4096xbf16>, %w: memref<2048x4096xbf16>,
                         %y: memref<16x2048xbf16>) {
   lamport.gemm_publish %x, %w into %y {pdl}

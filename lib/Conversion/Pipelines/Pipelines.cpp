@@ -264,6 +264,7 @@ void mlir::lamport::addKernelGenerationPasses(OpPassManager &pm, StringRef chip,
   select.tacticTable = tacticTable.str();
   select.transport = transport;
   select.explain = explainTactics;
+  select.bulkCopies = bulkCopies;
   pm.addPass(createLamportSelectTactics(select));
   LamportGenerateKernelsOptions generate;
   generate.transport = transport;

@@ -158,8 +158,10 @@ LamportSelectTacticsPass::rank(const GemmProblem &problem,
   return ranked;
 }
 
-/// The problem `op` poses, publishes over `transport` where it sets none.
-static GemmProblem getProblem(GemmPublishOp op, Transport transport) {
+/// The problem `op` poses, publishes over `transport` where it sets none,
+/// its bulk stages filled as `bulkCopies` says.
+static GemmProblem getProblem(GemmPublishOp op, Transport transport,
+                              BulkCopies bulkCopies) {
   MemRefType weightType = op.getWeight().getType();
   GemmProblem problem;
   problem.n = weightType.getDimSize(0);
@@ -168,12 +170,13 @@ static GemmProblem getProblem(GemmPublishOp op, Transport transport) {
   if (op.getMailbox())
     problem.tp = op.getMailbox().getType().getTp();
   problem.transport = op.getTransport() ? *op.getTransport() : transport;
+  problem.bulkCopies = bulkCopies;
   return problem;
 }
 
 LogicalResult LamportSelectTacticsPass::selectFor(GemmPublishOp op) {
   MLIRContext *ctx = op.getContext();
-  GemmProblem problem = getProblem(op, transport);
+  GemmProblem problem = getProblem(op, transport, bulkCopies);
 
   // The sweep at each token tile: the M up to 8 take the first, the rest
   // the second.
@@ -347,7 +350,7 @@ LogicalResult LamportSelectTacticsPass::selectFor(GemmPublishOp op) {
 void LamportSelectTacticsPass::explainWritten(GemmPublishOp op) {
   int64_t m = op.getNeededTokens();
   TacticAttr tactic = op.getTacticFor(m);
-  GemmProblem problem = getProblem(op, transport);
+  GemmProblem problem = getProblem(op, transport, bulkCopies);
   double us = getTacticFamily(tactic).estimateUs(chipModel, problem, tactic, m);
   if (std::isnan(us)) {
     op.emitRemark() << "tactics written on the op: kept (the cost model has "

@@ -65,6 +65,16 @@ TacticAttr mlir::lamport::withTokenTiles(TacticAttr tactic, int64_t last) {
       tiles);
 }
 
+/// The launch shape of `tactic` for `problem` at `tokenTile`, its bulk
+/// stages filled as the generator will fill them.
+static GemmLaunchShape launchShape(const GemmProblem &problem,
+                                   TacticAttr tactic, int64_t tokenTile) {
+  GemmLaunchShape shape =
+      GemmLaunchShape::of(tactic, problem.n, problem.k, tokenTile);
+  shape.bulkCopies = problem.bulkCopies;
+  return shape;
+}
+
 //===----------------------------------------------------------------------===//
 // The register-direct family
 //===----------------------------------------------------------------------===//
@@ -152,8 +162,7 @@ static bool ownsRegister(TacticAttr tactic) {
 static double estimateRegister(const ChipModel &chip,
                                const GemmProblem &problem, TacticAttr tactic,
                                int64_t m) {
-  GemmLaunchShape shape =
-      GemmLaunchShape::of(tactic, problem.n, problem.k, naturalTokenTile(m));
+  GemmLaunchShape shape = launchShape(problem, tactic, naturalTokenTile(m));
   int64_t threads = shape.threads(), ctas = shape.gridX() * shape.splits;
   int64_t tokenBlocks = shape.tokenTile / kTokensPerMma,
           chunks = shape.kw / kChunkK;
@@ -312,9 +321,8 @@ void mlir::lamport::appendBulkVariants(MLIRContext *ctx,
                                        const GemmProblem &problem,
                                        TacticAttr tactic,
                                        SmallVectorImpl<TacticAttr> &variants) {
-  appendRings(ctx, GemmLaunchShape::of(tactic, problem.n, problem.k, 16),
-              tactic.getMinCtasPerSm(), {64 * 1024, 128 * 1024},
-              tactic.getTokenTiles(), variants);
+  appendRings(ctx, launchShape(problem, tactic, 16), tactic.getMinCtasPerSm(),
+              {64 * 1024, 128 * 1024}, tactic.getTokenTiles(), variants);
 }
 
 void mlir::lamport::appendBulkLaunches(MLIRContext *ctx,
@@ -350,9 +358,8 @@ void mlir::lamport::appendBulkLaunches(MLIRContext *ctx,
                                      /*earlyDependents=*/true, 0);
         if (!registerUnsupported(problem.n, problem.k, launch).empty())
           continue;
-        appendRings(
-            ctx, GemmLaunchShape::of(launch, problem.n, problem.k, tokenTile),
-            1, {96 * 1024, 128 * 1024, 192 * 1024}, tokenTiles, tactics);
+        appendRings(ctx, launchShape(problem, launch, tokenTile), 1,
+                    {96 * 1024, 128 * 1024, 192 * 1024}, tokenTiles, tactics);
       }
   }
 }
@@ -378,8 +385,7 @@ static bool ownsBulk(TacticAttr tactic) {
 /// for the bytes; the GPU completes only so many copies a microsecond.
 static double estimateBulk(const ChipModel &chip, const GemmProblem &problem,
                            TacticAttr tactic, int64_t m) {
-  GemmLaunchShape shape =
-      GemmLaunchShape::of(tactic, problem.n, problem.k, naturalTokenTile(m));
+  GemmLaunchShape shape = launchShape(problem, tactic, naturalTokenTile(m));
   // A ring the kernel refuses (a written tactic) has no estimate.
   if (!shape.bulkUnsupported().empty())
     return std::nan("");

@@ -16,6 +16,7 @@
 #define LAMPORT_LIB_DIALECT_LAMPORT_TRANSFORMS_TACTICMODEL_H
 
 #include "lamport/Dialect/Lamport/IR/Lamport.h"
+#include "lamport/Dialect/Lamport/Transforms/BulkCopies.h"
 
 #include <string>
 
@@ -28,6 +29,9 @@ struct GemmProblem {
   bool publishes = false;
   int64_t tp = 1;
   Transport transport = Transport::unicast;
+  /// How the generator fills the bulk pipeline's stages (its
+  /// `bulk-copies`), which the bulk tactics' layout follows.
+  BulkCopies bulkCopies = BulkCopies::automatic;
 };
 
 /// The chip's figures the model uses (docs/tactics.md, "The cost model").

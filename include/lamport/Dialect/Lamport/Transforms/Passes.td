@@ -153,6 +153,18 @@ def LamportSelectTactics : Pass<"lamport-select-tactics", "ModuleOp"> {
     Option<"wideSweep", "wide-sweep", "bool", "false",
            "Also sweep 8 splits and kw 256, which lose at most shapes and "
            "which the model ranks less well (lamport-tune --wide)">,
+    Option<"bulkCopies", "bulk-copies", "::mlir::lamport::BulkCopies",
+           "::mlir::lamport::BulkCopies::automatic",
+           "How lamport-generate-kernels will fill the bulk pipeline's "
+           "stages (its own bulk-copies option), which the bulk-stream "
+           "family's estimates and producer lanes follow",
+           [{::llvm::cl::values(
+               clEnumValN(::mlir::lamport::BulkCopies::automatic, "auto",
+                          "tensor copies where rows are under 2 KiB"),
+               clEnumValN(::mlir::lamport::BulkCopies::rows, "rows",
+                          "one bulk copy a row, no tensor map"),
+               clEnumValN(::mlir::lamport::BulkCopies::tensor, "tensor",
+                          "tensor copies wherever a stage is not contiguous"))}]>,
   ];
 }
 
