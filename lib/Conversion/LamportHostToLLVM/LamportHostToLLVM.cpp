@@ -170,7 +170,7 @@ LogicalResult lowerLaunch(gpu::LaunchFuncOp launch,
   DenseMap<unsigned, std::array<int64_t, 3>> tensorMaps;
   if (auto maps = launch->getAttrOfType<DenseI64ArrayAttr>(
           LamportDialect::TensorMapsAttrHelper::getNameStr()))
-    for (size_t i = 0; i + 3 < maps.size(); i += 4)
+    for (int64_t i = 0; i + 3 < maps.size(); i += 4)
       tensorMaps[maps[i]] = {maps[i + 1], maps[i + 2], maps[i + 3]};
   for (Value operand : launch.getKernelOperands())
     if (!streamSource && mailboxes.count(operand))
