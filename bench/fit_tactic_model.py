@@ -114,6 +114,45 @@ def bulk_layout(n, k, t):
         rows * (stage_k * 2 + (0 if contiguous else 64))
 
 
+def residency(c, ctas, threads, registers, hint, shared):
+    """TacticModel.cpp's residencyOf(): (spill factor, CTAs an SM holds,
+    CTAs resident at once, waves)."""
+    budget = min(MAX_REGISTERS, SM_REGISTERS // (threads * max(hint, 1)))
+    spill = 1 + c["spill"] * (registers - budget) / 8.0 \
+        if registers > budget else 1
+    per_sm = max(1, min(SM_THREADS // threads,
+                        SM_REGISTERS // (threads * min(registers, budget)),
+                        MAX_SHARED // (shared + 1024), 32))
+    resident = min(ctas, SMS * per_sm)
+    return spill, per_sm, resident, (ctas + resident - 1) // resident
+
+
+def mma_and_reductions(c, t, warps, token_tile):
+    """TacticModel.cpp's mmaAndReductionsUs()."""
+    rows = FEATURES_PER_TILE * t["tiles"]
+    mma = float(t["kw"] // CHUNK_K * 2 * t["tiles"] *
+                (token_tile // TOKENS_PER_MMA)) / t["accs"] * c["mma"]
+    reduce = 0.02 + c["reduce_word"] * warps * token_tile * rows * t["passes"]
+    if t["splits"] > 1:
+        reduce += c["cluster"] + c["split"] * (t["splits"] - 1)
+    reduce += c["pass"] * (t["passes"] - 1)
+    return mma + reduce
+
+
+def epilogue_us(c, n, m, publishes, tp):
+    """TacticModel.cpp's epilogueUs(): y, and with a publish tp copies."""
+    y_bytes = 2.0 * m * n
+    epilogue = y_bytes / c["l2"]
+    if publishes:
+        epilogue += tp * y_bytes / c["publish"]
+    return epilogue
+
+
+def launch_cost(c, t):
+    """TacticModel.cpp's launchCostUs()."""
+    return c["launch"] - (c["early"] if t["early_dependents"] else 0)
+
+
 def estimate_bulk(c, n, k, m, t, publishes=False, tp=1):
     """TacticModel.cpp's estimateBulk() for bulk tactic dict `t`."""
     splits, kw, accs = t["splits"], t["kw"], t["accs"]
@@ -131,15 +170,8 @@ def estimate_bulk(c, n, k, m, t, publishes=False, tp=1):
 
     registers = (c["registers"] + chunks * token_blocks * 4 +
                  accs * tiles * token_blocks * 4 + tiles * 8)
-    hint = t["min_ctas_per_sm"]
-    budget = min(MAX_REGISTERS, SM_REGISTERS // (threads * max(hint, 1)))
-    spill = 1 + c["spill"] * (registers - budget) / 8.0 \
-        if registers > budget else 1
-    per_sm = max(1, min(SM_THREADS // threads,
-                        SM_REGISTERS // (threads * min(registers, budget)),
-                        MAX_SHARED // (shared + 1024), 32))
-    resident = min(ctas, SMS * per_sm)
-    waves = (ctas + resident - 1) // resident
+    spill, per_sm, resident, waves = residency(
+        c, ctas, threads, registers, t["min_ctas_per_sm"], shared)
 
     share = 2.0 * (k // splits) * rows * passes
     stage = 2.0 * rows * stage_k
@@ -153,19 +185,9 @@ def estimate_bulk(c, n, k, m, t, publishes=False, tp=1):
         (waves - 1) * c["wave"] / per_sm
 
     activations = 2.0 * grid_x * m * k / c["l2"]
-    mma = float(chunks * 2 * tiles * token_blocks) / accs * c["mma"]
-    reduce = 0.02 + c["reduce_word"] * warps * token_tile * rows * passes
-    if splits > 1:
-        reduce += c["cluster"] + c["split"] * (splits - 1)
-    reduce += c["pass"] * (passes - 1)
-
-    y_bytes = 2.0 * m * n
-    epilogue = y_bytes / c["l2"]
-    if publishes:
-        epilogue += tp * y_bytes / c["publish"]
-    fixed = c["launch"] + c["bulk_setup"] - \
-        (c["early"] if t["early_dependents"] else 0)
-    return fixed + (stream + activations + mma + reduce) * spill + epilogue
+    return launch_cost(c, t) + c["bulk_setup"] + \
+        (stream + activations + mma_and_reductions(c, t, warps, token_tile)) \
+        * spill + epilogue_us(c, n, m, publishes, tp)
 
 
 # appendBulkLaunches (TacticModel.cpp): the bulk-stream family's sweep.
@@ -247,15 +269,8 @@ def estimate(c, n, k, m, t, publishes=False, tp=1):
                  accs * tiles * token_blocks * 4 +
                  token_blocks * 4)
     hint = t["min_ctas_per_sm"]
-    budget = min(MAX_REGISTERS, SM_REGISTERS // (threads * max(hint, 1)))
-    spill = 1 + c["spill"] * (registers - budget) / 8.0 \
-        if registers > budget else 1
-    per_sm = min(SM_THREADS // threads,
-                 SM_REGISTERS // (threads * min(registers, budget)),
-                 MAX_SHARED // (shared + 1024), 32)
-    per_sm = max(per_sm, 1)
-    resident = min(ctas, SMS * per_sm)
-    waves = (ctas + resident - 1) // resident
+    spill, per_sm, resident, waves = residency(c, ctas, threads, registers,
+                                               hint, shared)
     active_sms = min(ctas, SMS)
 
     weight_bytes = 2.0 * n * k
@@ -274,20 +289,10 @@ def estimate(c, n, k, m, t, publishes=False, tp=1):
         if late else 0
     late_cost = c["late_cost"] * late * tiles
 
-    mma = float(chunks * 2 * tiles * token_blocks) / accs * c["mma"]
-    reduce = 0.02 + c["reduce_word"] * warps * token_tile * features * passes
-    if splits > 1:
-        reduce += c["cluster"] + c["split"] * (splits - 1)
-    reduce += c["pass"] * (passes - 1)
-
-    y_bytes = 2.0 * m * n
-    epilogue = y_bytes / c["l2"]
-    if publishes:
-        epilogue += tp * y_bytes / c["publish"]
-
-    fixed = c["launch"] - (c["early"] if t["early_dependents"] else 0)
-    return fixed + (stream + activations - late_gain + late_cost + mma +
-                    reduce) * spill + epilogue
+    return launch_cost(c, t) + (
+        stream + activations - late_gain + late_cost +
+        mma_and_reductions(c, t, warps, token_tile)) * spill + \
+        epilogue_us(c, n, m, publishes, tp)
 
 
 # The prior (SelectTactics.cpp): the table's three nearest shapes at M, and

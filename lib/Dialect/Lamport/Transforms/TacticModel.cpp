@@ -75,14 +75,79 @@ static GemmLaunchShape launchShape(const GemmProblem &problem,
   return shape;
 }
 
-//===----------------------------------------------------------------------===//
-// The register-direct family
-//===----------------------------------------------------------------------===//
-
 /// Registers a thread of a 32-bit register file holds at most.
 static constexpr int64_t kMaxRegisters = 255;
 /// Registers and threads of one SM.
 static constexpr int64_t kSmRegisters = 65536, kSmThreads = 2048;
+
+/// Where a launch's CTAs live: the register budget each thread gets, the
+/// cost of registers past it, the CTAs an SM holds, those resident at once
+/// and the waves of them.
+struct Residency {
+  double spill;
+  int64_t perSm, resident, waves;
+};
+
+/// The residency of `ctas` CTAs of `threads` threads, each thread wanting
+/// `registers` and each CTA `sharedBytes` of shared memory, under the
+/// register budget hint `hint` (min_ctas_per_sm).
+static Residency residencyOf(const ChipModel &chip, int64_t ctas,
+                             int64_t threads, int64_t registers, int64_t hint,
+                             int64_t sharedBytes) {
+  int64_t budget = std::min<int64_t>(
+      kMaxRegisters, kSmRegisters / (threads * std::max<int64_t>(hint, 1)));
+  Residency out;
+  // Registers past the budget: ptxas delays loads or spills, each 8 costing
+  // a few percent.
+  out.spill = registers > budget ? 1 + 0.04 * (registers - budget) / 8.0 : 1;
+  out.perSm = std::max<int64_t>(
+      std::min<int64_t>({kSmThreads / threads,
+                         kSmRegisters / (threads * std::min(registers, budget)),
+                         kMaxSharedBytes / (sharedBytes + 1024), 32}),
+      1);
+  out.resident = std::min(ctas, chip.sms * out.perSm);
+  out.waves = (ctas + out.resident - 1) / out.resident;
+  return out;
+}
+
+/// The MMAs a warp issues once its operands are in (two per chunk for each
+/// tile and token block), over the accumulators that take turns; and the
+/// reductions: the warps' partials in shared memory, the splits through the
+/// cluster, and each further pass's reduce and store before the CTA moves
+/// on (8 passes, and passes at o_proj tp16, lose: docs/design/gemm.md).
+static double mmaAndReductionsUs(const ChipModel &chip,
+                                 const GemmLaunchShape &shape) {
+  int64_t tokenBlocks = shape.tokenTile / kTokensPerMma,
+          chunks = shape.kw / kChunkK;
+  double mma =
+      double(chunks * 2 * shape.tiles * tokenBlocks) / shape.accs * chip.mmaUs;
+  double reduce = 0.02 + chip.reduceWordUs * shape.warps * shape.tokenTile *
+                             shape.featuresPerCta() * shape.passes;
+  if (shape.splits > 1)
+    reduce += chip.clusterUs + chip.splitUs * (shape.splits - 1);
+  reduce += chip.passUs * (shape.passes - 1);
+  return mma + reduce;
+}
+
+/// The epilogue at `m` tokens: y, and with a publish tp copies of it.
+static double epilogueUs(const ChipModel &chip, const GemmProblem &problem,
+                         int64_t m) {
+  double yBytes = 2.0 * m * problem.n;
+  double epilogue = yBytes / chip.l2BytesPerUs;
+  if (problem.publishes)
+    epilogue += problem.tp * yBytes / chip.publishBytesPerUs;
+  return epilogue;
+}
+
+/// A launch's fixed cost under PDL, less what early dependents overlap.
+static double launchCostUs(const ChipModel &chip, TacticAttr tactic) {
+  return chip.launchUs - (tactic.getEarlyDependents() ? chip.earlyUs : 0);
+}
+
+//===----------------------------------------------------------------------===//
+// The register-direct family
+//===----------------------------------------------------------------------===//
+
 /// The sweep's splits and kw: what the seed shapes' sweeps found worth
 /// measuring (docs/design/gemm.md: kw 256 and 4 splits at K = 4096 lose).
 /// Other (splits, kw) that launch a shape are its candidates only where
@@ -175,19 +240,8 @@ static double estimateRegister(const ChipModel &chip,
                       shape.accs * shape.tiles * tokenBlocks * 4 +
                       tokenBlocks * 4;
   int64_t hint = tactic.getMinCtasPerSm();
-  int64_t budget = std::min<int64_t>(
-      kMaxRegisters, kSmRegisters / (threads * std::max<int64_t>(hint, 1)));
-  // Registers past the budget: ptxas delays loads or spills, each 8 costing
-  // a few percent.
-  double spill = registers > budget ? 1 + 0.04 * (registers - budget) / 8.0 : 1;
-
-  int64_t perSm =
-      std::min<int64_t>({kSmThreads / threads,
-                         kSmRegisters / (threads * std::min(registers, budget)),
-                         kMaxSharedBytes / (shape.sharedBytes() + 1024), 32});
-  perSm = std::max<int64_t>(perSm, 1);
-  int64_t resident = std::min(ctas, chip.sms * perSm);
-  int64_t waves = (ctas + resident - 1) / resident;
+  auto [spill, perSm, resident, waves] =
+      residencyOf(chip, ctas, threads, registers, hint, shape.sharedBytes());
   int64_t activeSms = std::min(ctas, chip.sms);
 
   // The weight stream: what the resident CTAs keep in flight over the
@@ -220,31 +274,11 @@ static double estimateRegister(const ChipModel &chip,
   // of the stream does not hide.
   double lateCost = chip.lateChunkUs * late * shape.tiles;
 
-  // The MMAs a warp issues once its operands are in (two per chunk for each
-  // tile and token block), over the accumulators that take turns; and the
-  // reductions: the warps' partials in shared memory, the splits through
-  // the cluster.
-  double mma =
-      double(chunks * 2 * shape.tiles * tokenBlocks) / shape.accs * chip.mmaUs;
-  double reduce = 0.02 + chip.reduceWordUs * shape.warps * shape.tokenTile *
-                             shape.featuresPerCta() * shape.passes;
-  if (shape.splits > 1)
-    reduce += chip.clusterUs + chip.splitUs * (shape.splits - 1);
-  // Each further pass reduces and stores its block before the CTA moves on
-  // (8 passes, and passes at o_proj tp16, lose: docs/design/gemm.md).
-  reduce += chip.passUs * (shape.passes - 1);
-
-  // The epilogue: y, and with a publish tp copies of it.
-  double yBytes = 2.0 * m * problem.n;
-  double epilogue = yBytes / chip.l2BytesPerUs;
-  if (problem.publishes)
-    epilogue += problem.tp * yBytes / chip.publishBytesPerUs;
-
-  double fixed =
-      chip.launchUs - (tactic.getEarlyDependents() ? chip.earlyUs : 0);
-  return fixed +
-         (stream + activations - lateGain + lateCost + mma + reduce) * spill +
-         epilogue;
+  return launchCostUs(chip, tactic) +
+         (stream + activations - lateGain + lateCost +
+          mmaAndReductionsUs(chip, shape)) *
+             spill +
+         epilogueUs(chip, problem, m);
 }
 
 static std::string whyNotRegister(MLIRContext *ctx,
@@ -398,17 +432,9 @@ static double estimateBulk(const ChipModel &chip, const GemmProblem &problem,
   int64_t registers = chip.baseRegisters + chunks * tokenBlocks * 4 +
                       shape.accs * shape.tiles * tokenBlocks * 4 +
                       shape.tiles * 8;
-  int64_t hint = tactic.getMinCtasPerSm();
-  int64_t budget = std::min<int64_t>(
-      kMaxRegisters, kSmRegisters / (threads * std::max<int64_t>(hint, 1)));
-  double spill = registers > budget ? 1 + 0.04 * (registers - budget) / 8.0 : 1;
-  int64_t perSm = std::min<int64_t>(
-      {kSmThreads / threads,
-       kSmRegisters / (threads * std::min(registers, budget)),
-       kMaxSharedBytes / (shape.dynamicSharedBytes() + 1024), 32});
-  perSm = std::max<int64_t>(perSm, 1);
-  int64_t resident = std::min(ctas, chip.sms * perSm);
-  int64_t waves = (ctas + resident - 1) / resident;
+  auto [spill, perSm, resident, waves] =
+      residencyOf(chip, ctas, threads, registers, tactic.getMinCtasPerSm(),
+                  shape.dynamicSharedBytes());
 
   // The stream: the ring's bytes in flight (a stage less where it is
   // refilled) over the round trip, beside the device's bandwidth; and the
@@ -427,25 +453,12 @@ static double estimateBulk(const ChipModel &chip, const GemmProblem &problem,
   double stream = std::max(bytesUs, copies / chip.bulkCopiesPerUs) +
                   (waves - 1) * chip.waveUs / perSm;
 
-  // x from L2 once for every pass, the MMAs over the accumulators, the
-  // reductions and each further pass's store, as in the register kernel.
+  // x from L2 once for every pass; the MMAs, reductions, epilogue and
+  // launch as in the register kernel, with the ring's set-up.
   double activations = 2.0 * shape.gridX() * m * problem.k / chip.l2BytesPerUs;
-  double mma =
-      double(chunks * 2 * shape.tiles * tokenBlocks) / shape.accs * chip.mmaUs;
-  double reduce = 0.02 + chip.reduceWordUs * shape.warps * shape.tokenTile *
-                             rows * shape.passes;
-  if (shape.splits > 1)
-    reduce += chip.clusterUs + chip.splitUs * (shape.splits - 1);
-  reduce += chip.passUs * (shape.passes - 1);
-
-  double yBytes = 2.0 * m * problem.n;
-  double epilogue = yBytes / chip.l2BytesPerUs;
-  if (problem.publishes)
-    epilogue += problem.tp * yBytes / chip.publishBytesPerUs;
-
-  double fixed = chip.launchUs + chip.bulkSetupUs -
-                 (tactic.getEarlyDependents() ? chip.earlyUs : 0);
-  return fixed + (stream + activations + mma + reduce) * spill + epilogue;
+  return launchCostUs(chip, tactic) + chip.bulkSetupUs +
+         (stream + activations + mmaAndReductionsUs(chip, shape)) * spill +
+         epilogueUs(chip, problem, m);
 }
 
 static std::string whyNotBulk(MLIRContext *ctx, const GemmProblem &problem) {
