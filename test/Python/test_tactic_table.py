@@ -95,6 +95,22 @@ def test_merge_takes_the_fastest_passing_candidate(tmp_path):
         "splits": 1, "kw": 128, "accs": 2, "min_ctas_per_sm": 1,
         "early_dependents": True, "pipeline": "bulk", "stages": 2,
         "producer_lanes": 32}
+    # Every timed point keeps its passing candidates' times over its best,
+    # best first: the cost model's prior for shapes without an entry.
+    assert [(p["m"], [(c["tactic"]["splits"], c["tactic"]["kw"],
+                       c["tactic"].get("pipeline"), c["over_best"])
+                      for c in p["candidates"]])
+            for p in merged["measured"]] == [
+        (1, [(2, 64, None, 1.0), (1, 128, None, 1.333),
+             (1, 128, "bulk", 1.667)]),
+        (8, [(2, 64, None, 1.0), (1, 128, None, 1.333),
+             (1, 128, "bulk", 1.667)]),
+        (16, [(1, 128, "bulk", 1.0), (1, 128, None, 1.25),
+              (2, 64, None, 1.5)])]
+    # A second merge of the same run replaces the points, not adds to them.
+    subprocess.run([TUNE, "merge", str(tmp_path), "--table", str(table)],
+                   check=True)
+    assert len(json.loads(table.read_text())["measured"]) == 3
     # The model picked the slow one: 4.0 against 3.0 is past the bound.
     report = subprocess.run([TUNE, "report", str(tmp_path)],
                             capture_output=True, text=True)
