@@ -97,9 +97,9 @@ static Residency residencyOf(const ChipModel &chip, int64_t ctas,
   int64_t budget = std::min<int64_t>(
       kMaxRegisters, kSmRegisters / (threads * std::max<int64_t>(hint, 1)));
   Residency out;
-  // Registers past the budget: ptxas delays loads or spills, each 8 costing
-  // a few percent.
-  out.spill = registers > budget ? 1 + 0.04 * (registers - budget) / 8.0 : 1;
+  out.spill = registers > budget
+                  ? 1 + chip.spillPer8Registers * (registers - budget) / 8.0
+                  : 1;
   out.perSm = std::max<int64_t>(
       std::min<int64_t>({kSmThreads / threads,
                          kSmRegisters / (threads * std::min(registers, budget)),

@@ -75,6 +75,9 @@ struct ChipModel {
   double lateChunkUs = 0.0678;
   /// The warps' partials through shared memory, us per word.
   double reduceWordUs = 11.5e-6;
+  /// Each 8 registers a thread wants past its budget (ptxas delays loads
+  /// or spills): the share of time it adds.
+  double spillPer8Registers = 0.04;
   /// A thread's registers besides the weights, sums and x.
   int64_t baseRegisters = 18;
 
