@@ -9,8 +9,8 @@ the weight stream from its ring (figures of its own, which
 bench/fit_bulk_estimate.py fits). estimate() below is that model line for
 line, its constants in CONSTANTS (the fields of ChipModel); `--check-opt` compares it with
 lamport-opt's own estimate (the explain remark of lamport-select-tactics)
-on every measured candidate, and nearest() and prior_factor() with the
-pass's prior (its neighbours and its pick's weighed estimate) at every
+on every measured candidate, and nearest_points() and slowdown() with the
+pass's prior (its timed points and its pick's weighed estimate) at every
 measured point, so the C++ stays the one model and this file only mirrors
 it.
 
@@ -35,7 +35,8 @@ best, but the model ranks only those of its sweep space, as the pass
 does: the register ones and the bulk pipeline's own launch shapes);
 the estimate over the measurement at the seed points (each at its table
 tactic). Then the same over all runs with the prior of SelectTactics.cpp
-(the tactics of the table's nearest shapes): from the other model
+(each tactic's slowdown at the table's timed points of the nearest
+shapes): from the other model
 families' measured best, and from the sm_90 table without the point's
 own shape.
 """
@@ -295,10 +296,12 @@ def estimate(c, n, k, m, t, publishes=False, tp=1):
         epilogue_us(c, n, m, publishes, tp)
 
 
-# The prior (SelectTactics.cpp): the table's three nearest shapes at M, and
-# the exponent's weight of the knobs a tactic differs from theirs in.
-PRIOR_SHAPES, PRIOR_WEIGHT = 3, 0.1
-PRIOR_KNOBS = ("splits", "kw", "tiles", "passes", "accs", "late_chunks")
+# The prior (SelectTactics.cpp): each tactic's measured slowdown at the
+# table's timed points of the PRIOR_SHAPES shapes nearest the op's.
+PRIOR_SHAPES = 2
+MATCH_KNOBS = ("splits", "tiles", "passes", "accs", "min_ctas_per_sm",
+               "early_dependents", "late_chunks", "pipeline", "stages",
+               "stage_bytes", "producer_lanes")
 
 
 def load_table(path=os.path.join(ROOT, "data", "tactics", "sm_90.json")):
@@ -308,57 +311,79 @@ def load_table(path=os.path.join(ROOT, "data", "tactics", "sm_90.json")):
              full_tactic(e["tactic"])) for e in table["entries"]]
 
 
-def nearest(table, n, k, m, publishes=False):
-    """TacticTable::nearest: the tactics of the PRIOR_SHAPES shapes nearest
-    [n, k] with an entry covering m, one per shape (publishing as asked
-    where the shape has both), never [n, k] itself."""
-    return [t for _, _, t in nearest_shapes(table, n, k, m, publishes)]
+def load_measured(path=os.path.join(ROOT, "data", "tactics", "sm_90.json")):
+    """[(n, k, m, publishes, [(tactic, over_best)])]: a tactic table's
+    timed points."""
+    table = json.load(open(path))
+    return [(p["n"], p["k"], p["m"], p["publishes"],
+             [(full_tactic(c["tactic"]), c["over_best"])
+              for c in p["candidates"]])
+            for p in table.get("measured", [])]
 
 
-def nearest_shapes(table, n, k, m, publishes=False):
-    """nearest(), each tactic with its shape: [(n, k, tactic)]."""
+def nearest_points(measured, n, k, m, publishes=False):
+    """TacticTable::nearestMeasured: the timed point serving m (the least M
+    at or above it, else the greatest) of each of the PRIOR_SHAPES shapes
+    nearest [n, k], one a shape (publishing as asked where the shape has
+    both), never [n, k] itself; nearest first."""
     shapes = {}
-    for en, ek, first, last, pub, t in table:
-        if not first <= m <= last or (en, ek) == (n, k):
+    for point in measured:
+        pn, pk, pm, pub, _ = point
+        if (pn, pk) == (n, k):
             continue
-        if (en, ek) not in shapes or (shapes[(en, ek)][0] != publishes
-                                      and pub == publishes):
-            shapes[(en, ek)] = (pub, t)
+        shapes.setdefault((pn, pk), []).append(point)
+
+    def serving(points):
+        same = [p for p in points if p[3] == publishes] or points
+        above = [p for p in same if p[2] >= m]
+        return min(above, key=lambda p: p[2]) if above else \
+            max(same, key=lambda p: p[2])
     order = sorted(shapes, key=lambda s: math.hypot(math.log(s[0] / n),
                                                     math.log(s[1] / k)))
-    return [(s[0], s[1], shapes[s][1]) for s in order[:PRIOR_SHAPES]]
+    return [serving(shapes[s]) for s in order[:PRIOR_SHAPES]]
 
 
-def prior_differing(t, prior):
-    """The knobs t differs from the prior's tactics in, averaged over
-    them."""
-    if not prior:
-        return 0.0
-    return sum(t[knob] != p[knob] for p in prior
-               for knob in PRIOR_KNOBS) / len(prior)
+def warps_of(t, k):
+    return k // (t["splits"] * t["kw"])
 
 
-def prior_factor(t, prior):
-    """The prior's factor on t's estimate, before the pass divides out its
-    family's least (weighed_estimates)."""
-    return math.exp(PRIOR_WEIGHT * prior_differing(t, prior))
+def same_kernel(a, ka, b, kb):
+    """Whether tactic a at K = ka is tactic b at K = kb: the same knobs, a
+    bulk pipeline's warps for its kw (which grows with K)."""
+    if any(a.get(knob) != b.get(knob) for knob in MATCH_KNOBS):
+        return False
+    if pipeline_of(a) == "bulk":
+        return warps_of(a, ka) == warps_of(b, kb)
+    return a["kw"] == b["kw"]
+
+
+def slowdown(t, k, points):
+    """The prior's factor on t's estimate: the geometric mean of its time
+    over the best at the points that timed it, else the median of every
+    candidate's there; 1 without points."""
+    timed = [over for pn, pk, pm, pub, cands in points
+             for other, over in cands if same_kernel(t, k, other, pk)]
+    if not timed:
+        timed = [median([over for *_, cands in points
+                         for _, over in cands])] if points else [1.0]
+    return math.exp(sum(math.log(x) for x in timed) / len(timed))
+
+
+def median(xs):
+    xs = sorted(xs)
+    mid = len(xs) // 2
+    return xs[mid] if len(xs) % 2 else (xs[mid - 1] + xs[mid]) / 2
 
 
 def pipeline_of(t):
     return t.get("pipeline", "registers")
 
 
-def weighed_estimates(c, n, k, m, tactics, prior):
-    """Each tactic's estimate weighed as the pass weighs it: the prior's
-    factor for the knobs it differs in beyond the least its family's
-    tactics (here: those given) differ in."""
-    differing = [prior_differing(t, prior) for t in tactics]
-    least = {}
-    for t, d in zip(tactics, differing):
-        least[pipeline_of(t)] = min(d, least.get(pipeline_of(t), d))
-    return [estimate(c, n, k, m, t) *
-            math.exp(PRIOR_WEIGHT * (d - least[pipeline_of(t)]))
-            for t, d in zip(tactics, differing)]
+def weighed_estimates(c, n, k, m, tactics, points):
+    """Each tactic's estimate weighed as the pass weighs it: times its
+    measured slowdown at the prior's points."""
+    return [estimate(c, n, k, m, t) * slowdown(t, k, points)
+            for t in tactics]
 
 
 def full_tactic(t):
@@ -448,7 +473,7 @@ def load_seed(results_dir):
 def pick_ratios(c, points, prior_of=None):
     """{(shape, m, run): the model's pick among the measured over the
     best}; with `prior_of(shape, n, k, m)`, each estimate weighed by the
-    prior it gives."""
+    slowdowns at the timed points it gives."""
     out = {}
     for key, cands in points.items():
         best = min(us for _, us, *_ in cands)
@@ -468,21 +493,21 @@ def family(shape):
 
 
 def family_prior(points):
-    """A prior_of() judging each model family against the others: its
-    tactics those of the nearest shapes' measured best (the best over the
-    runs of `points`), the shape's own family left out."""
-    best = {}
-    for (shape, m, _), cands in points.items():
-        top = min(cands, key=lambda x: x[1])
-        if (shape, m) not in best or top[1] < best[(shape, m)][1]:
-            best[(shape, m)] = top
-    table = [(t[2], t[3], m, m, False, t[0], shape)
-             for (shape, m), t in best.items()]
+    """A prior_of() judging each model family against the others: the
+    timed points are the measured candidates of `points` (each over its
+    point's best, one run a point), the shape's own family left out."""
+    measured, seen = [], set()
+    for (shape, m, _), cands in sorted(points.items()):
+        if (shape, m) in seen:
+            continue
+        seen.add((shape, m))
+        best = min(us for _, us, *_ in cands)
+        measured.append((cands[0][2], cands[0][3], m, False,
+                         [(t, us / best) for t, us, *_ in cands], shape))
 
     def prior_of(shape, n, k, m):
-        others = [entry[:6] for entry in table if family(entry[6]) !=
-                  family(shape)]
-        return nearest(others, n, k, m)
+        others = [p[:5] for p in measured if family(p[5]) != family(shape)]
+        return nearest_points(others, n, k, m)
     return prior_of
 
 
@@ -611,8 +636,8 @@ def opt_estimate(opt, n, k, m, t):
 
 def opt_prior_pick(opt, n, k, m, table_path):
     """lamport-opt's pick with prior-only at m: (tactic, its weighed
-    estimate, [(n, k)] of the neighbours), from the op and explain's
-    remark."""
+    estimate, its slowdown, [(n, k, m)] of the timed points), from the op
+    and explain's remark."""
     text = tune.program("f", n, k, m)
     result = subprocess.run(
         [opt, "-", "--mlir-print-op-on-diagnostic=false",
@@ -621,45 +646,42 @@ def opt_prior_pick(opt, n, k, m, table_path):
         input=text, capture_output=True, text=True)
     chosen = re.search(r"tactic\((#lamport\.tactic<.*?>)\)", result.stdout)
     score = re.search(r"weighed by the prior ([\d.]+) and [\d.]+ us \(the "
-                      r"pick's knobs differ from theirs by ([\d.]+), the "
-                      r"least of its family's by ([\d.]+)\)", result.stderr)
-    leaning = re.search(r"leaning on the table's (.*)\);", result.stderr)
+                      r"pick's slowdown there ([\d.]+)", result.stderr)
+    leaning = re.search(r"leaning on the table's timed points (.*?)\);",
+                        result.stderr)
     if not chosen or not score or not leaning:
         sys.exit(f"lamport-opt gave no prior pick:\n{result.stderr}")
     tactic = full_tactic(tune.parse_tactic(chosen.group(1)))
-    shapes = [(int(a), int(b)) for a, b in
-              re.findall(r"(\d+) x (\d+) \(", leaning.group(1))]
-    return (tactic, float(score.group(1)), float(score.group(2)),
-            float(score.group(3)), shapes)
+    timed = [(int(a), int(b), int(c)) for a, b, c in
+             re.findall(r"(\d+) x (\d+) at M = (\d+)", leaning.group(1))]
+    return tactic, float(score.group(1)), float(score.group(2)), timed
 
 
 def check_prior(opt, points):
-    """Whether nearest() and prior_factor() are the pass's: at every
-    measured point's N, K and M, the neighbours lamport-opt names with
+    """Whether nearest_points() and slowdown() are the pass's: at every
+    measured point's N, K and M, the timed points lamport-opt names with
     prior-only and its pick's weighed estimate; returns the mismatches."""
     path = os.path.join(ROOT, "data", "tactics", "sm_90.json")
-    table = load_table(path)
+    measured = load_measured(path)
     cases = sorted({(cands[0][2], cands[0][3], m)
                     for (_, m, _), cands in points.items()})
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
         theirs_all = list(pool.map(
             lambda case: opt_prior_pick(opt, *case, path), cases))
     bad = 0
-    for (n, k, m), (tactic, score, differing, least, shapes) in zip(
+    for (n, k, m), (tactic, score, theirs_slowdown, timed) in zip(
             cases, theirs_all):
-        mine = nearest_shapes(table, n, k, m)
-        ours_differing = prior_differing(tactic, [t for _, _, t in mine])
-        # The family's least is the pass's, over its whole sweep.
-        ours = estimate(CONSTANTS, n, k, m, tactic) * math.exp(
-            PRIOR_WEIGHT * (ours_differing - least))
-        if ([(a, b) for a, b, _ in mine] != shapes or
-                abs(ours_differing - differing) > 0.0006 or
+        mine = nearest_points(measured, n, k, m)
+        ours_slowdown = slowdown(tactic, k, mine)
+        ours = estimate(CONSTANTS, n, k, m, tactic) * ours_slowdown
+        if ([p[:3] for p in mine] != timed or
+                abs(ours_slowdown - theirs_slowdown) > 0.0006 or
                 abs(ours - score) > 0.006):
             bad += 1
             print(f"prior mismatch at {n} x {k} M = {m}: python "
-                  f"{[(a, b) for a, b, _ in mine]} {ours:.3f} "
-                  f"({ours_differing:.3f}), lamport-opt {shapes} "
-                  f"{score:.2f} ({differing:.3f})")
+                  f"{[p[:3] for p in mine]} {ours:.3f} "
+                  f"({ours_slowdown:.3f}), lamport-opt {timed} "
+                  f"{score:.2f} ({theirs_slowdown:.3f})")
     print(f"lamport-opt and this prior agree at {len(cases) - bad} of "
           f"{len(cases)} points")
     return bad
@@ -714,21 +736,21 @@ def main():
         return 1 if bad else 0
     report(CONSTANTS, points, seed, "fitted shapes")
     report(CONSTANTS, held_out, seed, "held-out shapes", calibration=False)
-    # The prior, each model family judged against the measured best of the
-    # others (how PRIOR_SHAPES and PRIOR_WEIGHT were chosen), and against
-    # the sm_90 table without the point's own shape (what the pass does
-    # with prior-only; the table holds these shapes' tuned tactics, so the
+    # The prior, each model family judged against the timed candidates of
+    # the others (how PRIOR_SHAPES was chosen), and against the sm_90
+    # table's timed points without the point's own shape (what the pass
+    # does with prior-only; the table holds these shapes' points, so the
     # family's other shapes are among the neighbours).
     everything = {**points, **held_out}
     report(CONSTANTS, everything, seed, "all shapes, the model alone",
            calibration=False)
     report(CONSTANTS, everything, seed,
-           "all shapes, the prior of the other families' best",
+           "all shapes, the prior of the other families' timed points",
            calibration=False, prior_of=family_prior(everything))
-    table = load_table()
+    measured = load_measured()
     report(CONSTANTS, everything, seed,
            "all shapes, the prior of the sm_90 table", calibration=False,
-           prior_of=lambda shape, n, k, m: nearest(table, n, k, m))
+           prior_of=lambda shape, n, k, m: nearest_points(measured, n, k, m))
     if args.per_point:
         per_point(CONSTANTS, {**points, **held_out})
     if not args.fit:

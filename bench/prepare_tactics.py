@@ -88,8 +88,8 @@ UNSEEN = (projections("mistral_nemo", 5120, 32 * 128, 14336) +
           projections("gemma2_9b", 3584, 16 * 256, 14336))
 # Shapes the sm_90 table has no entry for, of three more model families
 # (sources in docs/tactics.md): the check of what the compiler gives a
-# shape it was not tuned for, the model with the table's nearest shapes as
-# its prior. Command R's o_proj shapes are Llama 3 70B's, and Phi-3-medium's
+# shape it was not tuned for, the model with the timed points of the
+# table's nearest shapes as its prior. Command R's o_proj shapes are Llama 3 70B's, and Phi-3-medium's
 # o_proj at tp 8 is Qwen2.5-14B's: tuned, so left out (table_shapes()).
 UNTABLED = (projections("yi15_34b", 7168, 56 * 128, 20480) +
             projections("phi3_medium", 5120, 40 * 128, 17920) +

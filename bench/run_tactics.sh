@@ -13,6 +13,9 @@
 # and each set's candidates.json and results.json to $OUT where it is set
 # (for `lamport-tune merge` and refits where MLIR is), and prints the
 # checks' tables last (bench/tactics_report.py; docs/tactics.md, "Checks").
+# SETS (default "seed explore tune fresh unseen untabled") names the parts
+# to time, to split them over device calls where one would be too long;
+# bench/tactics_report.py then prints the tables from the saved sets.
 #
 #===----------------------------------------------------------------------===#
 set -uo pipefail
@@ -26,11 +29,15 @@ if [ -f "$root/bundles/tactics.tar.xz" ]; then
   rm -rf "$root/bundles/tactics"
   tar -C "$root/bundles" -xJf "$root/bundles/tactics.tar.xz" || exit 2
 fi
-"$bench" --json "$out/tactics_seed.json" "$root"/bundles/tactics/seed/* \
-  >"$out/tactics_seed.log" 2>&1
-echo "seed bench: status $? ($(grep -c PASS "$out/tactics_seed.log") PASS lines)"
+asked=" ${SETS:-seed explore tune fresh unseen untabled} "
+wanted() { [[ $asked == *" $1 "* ]]; }
+if wanted seed; then
+  "$bench" --json "$out/tactics_seed.json" "$root"/bundles/tactics/seed/* \
+    >"$out/tactics_seed.log" 2>&1
+  echo "seed bench: status $? ($(grep -c PASS "$out/tactics_seed.log") PASS lines)"
+fi
 explore=$root/bundles/tactics/explore
-if [ -d "$explore" ]; then
+if wanted explore && [ -d "$explore" ]; then
   "$bench" --json "$out/tactics_explore.json" "$explore"/* \
     >"$out/tactics_explore.log" 2>&1
   echo "explore bench: status $? ($(grep -c PASS "$out/tactics_explore.log") PASS lines)"
@@ -38,7 +45,7 @@ fi
 sets=()
 for set in tune fresh unseen untabled; do
   dir=$root/bundles/tactics/$set
-  [ -d "$dir" ] || continue
+  wanted "$set" && [ -d "$dir" ] || continue
   python3 "$root/tools/lamport-tune/lamport-tune" time "$dir" --bench "$bench" \
     >"$out/tactics_$set.log" 2>&1
   echo "lamport-tune time $set: status $? ($(grep -c PASS "$out/tactics_$set.log") PASS lines)"
@@ -46,7 +53,12 @@ for set in tune fresh unseen untabled; do
   cp "$dir/candidates.json" "$dir/results.json" "$out/$set/" 2>/dev/null
   sets+=("$dir")
 done
-[ -f "$out/tactics_explore.json" ] &&
+if [ -f "$out/tactics_explore.json" ] && [ ${#sets[@]} -gt 0 ]; then
   python3 "$root/bench/tactics_report.py" --explore "$out/tactics_explore.json" "${sets[@]}"
-python3 "$root/bench/tactics_report.py" --summary "${sets[@]}"
-python3 "$root/bench/tactics_report.py" "$out/tactics_seed.json" "${sets[@]}"
+fi
+if [ ${#sets[@]} -gt 0 ]; then
+  python3 "$root/bench/tactics_report.py" --summary "${sets[@]}"
+fi
+if [ -f "$out/tactics_seed.json" ]; then
+  python3 "$root/bench/tactics_report.py" "$out/tactics_seed.json" "${sets[@]}"
+fi

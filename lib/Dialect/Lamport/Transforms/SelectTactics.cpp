@@ -29,13 +29,11 @@ using namespace mlir;
 using namespace mlir::lamport;
 
 namespace {
-/// How many of the table's nearest shapes the model's prior takes, and the
-/// factor on a tactic's estimate, as the exponent's weight, of the knobs in
-/// which it differs from their tactics, averaged over them: fitted on the
-/// measured candidates of real-model shapes, each model family judged
-/// against the tuned tactics of the others (docs/tactics.md, "The prior").
-constexpr size_t kPriorShapes = 3;
-constexpr double kPriorWeight = 0.1;
+/// How many of the table's nearest shapes the model's prior takes the
+/// timed points of: chosen on the measured candidates of real-model shapes,
+/// each model family judged against the timed points of the others
+/// (docs/tactics.md, "The prior").
+constexpr size_t kPriorShapes = 2;
 
 /// Where the tactic serving one M came from.
 struct Choice {
@@ -44,20 +42,21 @@ struct Choice {
   double estimateUs = 0, runnerUpUs = 0;
   /// The two estimates weighed by the prior.
   double scoreUs = 0, runnerUpScoreUs = 0;
-  /// How many knobs the tactic differs in from the prior's tactics (their
-  /// average), and the least of its family's tactics.
-  double differing = 0, familyDiffering = 0;
-  /// The table's nearest shapes the model's ranking leaned on.
-  SmallVector<const TacticTableEntry *> prior;
+  /// The prior's factor on the tactic's estimate, and whether the points
+  /// timed the tactic (else the factor is their median).
+  double slowdown = 1;
+  bool timed = false;
+  /// The table's timed points the model's ranking leaned on.
+  SmallVector<const MeasuredPoint *> prior;
 };
 
-/// A tactic as the model ranks it: its estimate, times the prior's factor
-/// for the knobs it differs in from the prior's tactics beyond the least
-/// its family's tactics do.
+/// A tactic as the model ranks it: its estimate, times its slowdown at the
+/// prior's timed points.
 struct Ranked {
   double score, estimateUs;
   TacticAttr tactic;
-  double differing, familyDiffering;
+  double slowdown;
+  bool timed;
 };
 
 /// Consecutive M served by one tactic from one source.
@@ -103,10 +102,10 @@ private:
   /// estimate for the one serving its largest M.
   void explainWritten(GemmPublishOp op);
   /// Every launchable tactic of every family, best first at `m`, each
-  /// estimate weighed by how far the tactic is from those of `prior`.
+  /// estimate weighed by the tactic's slowdown at the timed points `prior`.
   SmallVector<Ranked> rank(const GemmProblem &problem,
                            ArrayRef<TacticAttr> tactics, int64_t m,
-                           ArrayRef<const TacticTableEntry *> prior);
+                           ArrayRef<const MeasuredPoint *> prior);
 
   std::optional<TacticTable> table;
   /// Why no table is read, for explanations.
@@ -115,43 +114,63 @@ private:
 };
 } // namespace
 
-/// The knobs of `a` and `b` that differ, of those that shape the kernel.
-static int differingKnobs(TacticAttr a, TacticAttr b) {
-  return (a.getSplits() != b.getSplits()) + (a.getKw() != b.getKw()) +
-         (a.getTiles() != b.getTiles()) + (a.getPasses() != b.getPasses()) +
-         (a.getAccs() != b.getAccs()) +
-         (a.getLateChunks() != b.getLateChunks());
+/// Whether tactic `a` for a weight of K = `kA` is the kernel tactic `b` is
+/// for K = `kB`: the same knobs, the bulk pipeline's warps in place of its
+/// kw (its own launch shapes spread K over 4, 8 or 16 warps).
+static bool sameKernel(TacticAttr a, int64_t kA, TacticAttr b, int64_t kB) {
+  if (a.getPipeline() != b.getPipeline() || a.getSplits() != b.getSplits() ||
+      a.getTiles() != b.getTiles() || a.getPasses() != b.getPasses() ||
+      a.getAccs() != b.getAccs() ||
+      a.getMinCtasPerSm() != b.getMinCtasPerSm() ||
+      a.getEarlyDependents() != b.getEarlyDependents() ||
+      a.getLateChunks() != b.getLateChunks())
+    return false;
+  if (a.getPipeline() == GemmPipeline::registers)
+    return a.getKw() == b.getKw();
+  return a.getStages() == b.getStages() &&
+         a.getStageBytes() == b.getStageBytes() &&
+         a.getProducerLanes() == b.getProducerLanes() &&
+         kA / (a.getSplits() * a.getKw()) == kB / (b.getSplits() * b.getKw());
+}
+
+/// The median time over the best of every candidate of `points`.
+static double medianSlowdown(ArrayRef<const MeasuredPoint *> points) {
+  SmallVector<double> all;
+  for (const MeasuredPoint *point : points)
+    for (const MeasuredCandidate &candidate : point->candidates)
+      all.push_back(candidate.overBest);
+  if (all.empty())
+    return 1;
+  llvm::sort(all);
+  size_t middle = all.size() / 2;
+  return all.size() % 2 ? all[middle] : (all[middle - 1] + all[middle]) / 2;
 }
 
 SmallVector<Ranked>
 LamportSelectTacticsPass::rank(const GemmProblem &problem,
                                ArrayRef<TacticAttr> tactics, int64_t m,
-                               ArrayRef<const TacticTableEntry *> prior) {
-  // How far each tactic is from the prior's, and the least of its family:
-  // the prior orders a family's tactics, and the families compete on the
-  // estimate of each one's best (a tactic is weighed by how much further
-  // it is than its family's nearest), so a family the neighbours do not
-  // run is not ruled out by their knobs.
-  SmallVector<double> differing;
-  llvm::DenseMap<const TacticFamily *, double> nearest;
-  for (TacticAttr tactic : tactics) {
-    double knobs = 0;
-    for (const TacticTableEntry *entry : prior)
-      knobs += differingKnobs(tactic, entry->tactic);
-    if (!prior.empty())
-      knobs /= prior.size();
-    differing.push_back(knobs);
-    auto [it, inserted] = nearest.try_emplace(&getTacticFamily(tactic), knobs);
-    if (!inserted)
-      it->second = std::min(it->second, knobs);
-  }
+                               ArrayRef<const MeasuredPoint *> prior) {
+  // Each tactic's estimate times its slowdown where the nearest shapes were
+  // timed: the geometric mean of its time over the best at the points that
+  // timed the same kernel, else the median of every candidate's there (a
+  // kernel the tuner did not time there ranked below the model's best
+  // there). The model is right about what differs by much; what was
+  // measured at similar shapes decides between near-equals, where it errs.
+  double median = medianSlowdown(prior);
   SmallVector<Ranked> ranked;
-  for (auto [tactic, knobs] : llvm::zip_equal(tactics, differing)) {
-    const TacticFamily &family = getTacticFamily(tactic);
-    double us = family.estimateUs(chipModel, problem, tactic, m);
-    double least = nearest[&family];
-    ranked.push_back({us * std::exp(kPriorWeight * (knobs - least)), us, tactic,
-                      knobs, least});
+  for (TacticAttr tactic : tactics) {
+    double logSum = 0;
+    int timed = 0;
+    for (const MeasuredPoint *point : prior)
+      for (const MeasuredCandidate &candidate : point->candidates)
+        if (sameKernel(tactic, problem.k, candidate.tactic, point->k)) {
+          logSum += std::log(candidate.overBest);
+          ++timed;
+        }
+    double slowdown = timed ? std::exp(logSum / timed) : median;
+    double us =
+        getTacticFamily(tactic).estimateUs(chipModel, problem, tactic, m);
+    ranked.push_back({us * slowdown, us, tactic, slowdown, timed > 0});
   }
   std::stable_sort(ranked.begin(), ranked.end(),
                    [](auto &a, auto &b) { return a.score < b.score; });
@@ -218,13 +237,13 @@ LogicalResult LamportSelectTacticsPass::selectFor(GemmPublishOp op) {
         return diag;
       }
       if (table)
-        choice.prior = table->nearest(problem, m, kPriorShapes);
+        choice.prior = table->nearestMeasured(problem, m, kPriorShapes);
       auto ranked = rank(problem, tactics, m, choice.prior);
       choice.tactic = ranked.front().tactic;
       choice.estimateUs = ranked.front().estimateUs;
       choice.scoreUs = ranked.front().score;
-      choice.differing = ranked.front().differing;
-      choice.familyDiffering = ranked.front().familyDiffering;
+      choice.slowdown = ranked.front().slowdown;
+      choice.timed = ranked.front().timed;
       if (ranked.size() > 1) {
         choice.runnerUpUs = ranked[1].estimateUs;
         choice.runnerUpScoreUs = ranked[1].score;
@@ -237,15 +256,17 @@ LogicalResult LamportSelectTacticsPass::selectFor(GemmPublishOp op) {
             choice.tactic = previous;
             choice.estimateUs = candidate.estimateUs;
             choice.scoreUs = candidate.score;
-            choice.differing = candidate.differing;
-            choice.familyDiffering = candidate.familyDiffering;
+            choice.slowdown = candidate.slowdown;
+            choice.timed = candidate.timed;
           }
       }
     }
     if (!runs.empty() && runs.back().choice.tactic == choice.tactic &&
-        runs.back().choice.entry == choice.entry)
+        runs.back().choice.entry == choice.entry) {
+      // The run's figures are its last M's, as the remark says.
+      runs.back().choice = choice;
       runs.back().lastM = m;
-    else
+    } else
       runs.push_back({choice, m, m});
   }
 
@@ -268,9 +289,9 @@ LogicalResult LamportSelectTacticsPass::selectFor(GemmPublishOp op) {
       return {tactic.getPipeline(), tactic.getSplits(), tactic.getKw(),
               tactic.getTiles(), tactic.getPasses()};
     };
-    SmallVector<const TacticTableEntry *> prior;
+    SmallVector<const MeasuredPoint *> prior;
     if (table)
-      prior = table->nearest(problem, needed, kPriorShapes);
+      prior = table->nearestMeasured(problem, needed, kPriorShapes);
     SmallVector<Ranked> ranked =
         rank(problem, tacticsFor(needed), needed, prior);
     SmallVector<TacticAttr> best;
@@ -328,18 +349,20 @@ LogicalResult LamportSelectTacticsPass::selectFor(GemmPublishOp op) {
                                   : "no table entry",
                       run.choice.estimateUs, run.lastM, run.choice.runnerUpUs)
                       .str();
-        if (!run.choice.prior.empty())
+        if (!run.choice.prior.empty()) {
           remark << llvm::formatv(
                         "; weighed by the prior {0:F2} and {1:F2} us (the "
-                        "pick's knobs differ from theirs by {2:F3}, the "
-                        "least of its family's by {3:F3}), leaning on the "
-                        "table's ",
+                        "pick's slowdown there {2:F3}, {3}), leaning on the "
+                        "table's timed points ",
                         run.choice.scoreUs, run.choice.runnerUpScoreUs,
-                        run.choice.differing, run.choice.familyDiffering)
+                        run.choice.slowdown,
+                        run.choice.timed ? "as timed"
+                                         : "their median: not timed there")
                         .str();
-        for (auto [i, entry] : llvm::enumerate(run.choice.prior))
-          remark << (i ? ", " : "") << entry->n << " x " << entry->k << " ("
-                 << describe(entry->tactic) << ")";
+          for (auto [i, point] : llvm::enumerate(run.choice.prior))
+            remark << (i ? ", " : "") << point->n << " x " << point->k
+                   << " at M = " << point->m;
+        }
         remark << ");";
       }
     }
@@ -373,12 +396,15 @@ void LamportSelectTacticsPass::runOnOperation() {
   if (ops.empty())
     return;
   chipModel = ChipModel::get(chip);
+  // The table is read only where an op has no tactics to keep.
+  bool choosing = llvm::any_of(
+      ops, [](GemmPublishOp op) { return op.getTacticList().empty(); });
   std::string path = tacticTable;
   if (noTable)
     noTableReason = "no table read";
   else if (path.empty() && (path = findTacticTable(chip)).empty())
     noTableReason = "no table for " + chip;
-  if (!noTable && !path.empty()) {
+  if (choosing && !noTable && !path.empty()) {
     llvm::Expected<TacticTable> read = readTacticTable(&getContext(), path);
     if (!read) {
       module.emitError() << llvm::toString(read.takeError());

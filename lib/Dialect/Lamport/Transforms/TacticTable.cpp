@@ -28,31 +28,37 @@ const TacticTableEntry *TacticTable::lookup(const GemmProblem &problem,
   return nullptr;
 }
 
-SmallVector<const TacticTableEntry *>
-TacticTable::nearest(const GemmProblem &problem, int64_t m,
-                     size_t count) const {
-  auto distance = [&](const TacticTableEntry &entry) {
-    return std::hypot(std::log(double(entry.n) / problem.n),
-                      std::log(double(entry.k) / problem.k));
+SmallVector<const MeasuredPoint *>
+TacticTable::nearestMeasured(const GemmProblem &problem, int64_t m,
+                             size_t count) const {
+  auto distance = [&](const MeasuredPoint &point) {
+    return std::hypot(std::log(double(point.n) / problem.n),
+                      std::log(double(point.k) / problem.k));
   };
-  // One entry per shape: the first covering m, replaced by one that
-  // publishes as the problem does.
-  SmallVector<const TacticTableEntry *> shapes;
-  for (const TacticTableEntry &entry : entries) {
-    if (m < entry.firstM || entry.lastM < m ||
-        (entry.n == problem.n && entry.k == problem.k))
+  // Whether `a` serves m better than `b` of the same shape: publishing as
+  // the problem does, then the least M at or above m, else the greatest.
+  auto better = [&](const MeasuredPoint &a, const MeasuredPoint &b) {
+    if (a.publishes != b.publishes)
+      return a.publishes == problem.publishes;
+    bool aCovers = a.m >= m, bCovers = b.m >= m;
+    if (aCovers != bCovers)
+      return aCovers;
+    return aCovers ? a.m < b.m : a.m > b.m;
+  };
+  SmallVector<const MeasuredPoint *> shapes;
+  for (const MeasuredPoint &point : measured) {
+    if (point.n == problem.n && point.k == problem.k)
       continue;
-    auto *same = llvm::find_if(shapes, [&](const TacticTableEntry *other) {
-      return other->n == entry.n && other->k == entry.k;
+    auto *same = llvm::find_if(shapes, [&](const MeasuredPoint *other) {
+      return other->n == point.n && other->k == point.k;
     });
     if (same == shapes.end())
-      shapes.push_back(&entry);
-    else if ((*same)->publishes != problem.publishes &&
-             entry.publishes == problem.publishes)
-      *same = &entry;
+      shapes.push_back(&point);
+    else if (better(point, **same))
+      *same = &point;
   }
   std::stable_sort(shapes.begin(), shapes.end(),
-                   [&](const TacticTableEntry *a, const TacticTableEntry *b) {
+                   [&](const MeasuredPoint *a, const MeasuredPoint *b) {
                      return distance(*a) < distance(*b);
                    });
   if (shapes.size() > count)
@@ -79,43 +85,16 @@ static bool readCount(const llvm::json::Object &object, StringRef key,
   return true;
 }
 
-/// One entry of the table, or an error.
-static llvm::Expected<TacticTableEntry>
-readEntry(MLIRContext *ctx, const llvm::json::Value &value) {
+/// The tactic `knobs` names for an [n, k] weight, or an error.
+static llvm::Expected<TacticAttr> readTactic(MLIRContext *ctx,
+                                             const llvm::json::Object *knobs,
+                                             int64_t n, int64_t k) {
   auto fail = [](const Twine &message) -> llvm::Error {
     return llvm::createStringError(message);
   };
-  const llvm::json::Object *object = value.getAsObject();
-  if (!object)
-    return fail("is not an object");
-  TacticTableEntry entry;
-  std::string error;
-  if (!readCount(*object, "n", entry.n, false, error) ||
-      !readCount(*object, "k", entry.k, false, error))
-    return fail(error);
-  const llvm::json::Array *range = object->getArray("m");
-  if (!range || range->size() != 2 || !(*range)[0].getAsInteger() ||
-      !(*range)[1].getAsInteger())
-    return fail("'m' must be [first, last]");
-  entry.firstM = *(*range)[0].getAsInteger();
-  entry.lastM = *(*range)[1].getAsInteger();
-  if (entry.firstM < 1 || entry.lastM < entry.firstM ||
-      entry.lastM > LamportDialect::kMaxTokens)
-    return fail("'m' must be [first, last] with 1 <= first <= last <= 16");
-  std::optional<bool> publishes = object->getBoolean("publishes");
-  if (!publishes)
-    return fail("'publishes' must be true or false");
-  entry.publishes = *publishes;
-  if (std::optional<StringRef> transport = object->getString("transport")) {
-    entry.transport = symbolizeTransport(*transport);
-    if (!entry.transport)
-      return fail("'transport' must be unicast or multicast");
-  }
-  if (std::optional<StringRef> source = object->getString("source"))
-    entry.source = source->str();
-  const llvm::json::Object *knobs = object->getObject("tactic");
   if (!knobs)
     return fail("'tactic' must be an object");
+  std::string error;
   int64_t splits = 0, kw = 0, accs = 0, tiles = 1, passes = 1, hint = 0,
           late = 0, stages = 4, stageBytes = 16384, producerLanes = 1;
   if (!readCount(*knobs, "splits", splits, false, error) ||
@@ -137,15 +116,105 @@ readEntry(MLIRContext *ctx, const llvm::json::Value &value) {
       return fail("tactic: 'pipeline' must be registers or bulk");
     pipeline = *parsed;
   }
-  entry.tactic =
+  TacticAttr tactic =
       TacticAttr::get(ctx, splits, kw, accs, tiles, passes, hint, early, late,
                       pipeline, stages, stageBytes, producerLanes, {});
-  std::string reason =
-      GemmPublishOp::launchUnsupported(entry.n, entry.k, entry.tactic);
+  std::string reason = GemmPublishOp::launchUnsupported(n, k, tactic);
   if (!reason.empty())
-    return fail("tactic cannot launch N = " + Twine(entry.n) +
-                ", K = " + Twine(entry.k) + ": " + reason);
+    return fail("tactic cannot launch N = " + Twine(n) + ", K = " + Twine(k) +
+                ": " + reason);
+  return tactic;
+}
+
+/// The fields an entry and a timed point share: the shape, whether it
+/// publishes, over which transport, and where it comes from.
+template <typename Record>
+static llvm::Error readShape(const llvm::json::Object &object, Record &record) {
+  std::string error;
+  if (!readCount(object, "n", record.n, false, error) ||
+      !readCount(object, "k", record.k, false, error))
+    return llvm::createStringError(error);
+  std::optional<bool> publishes = object.getBoolean("publishes");
+  if (!publishes)
+    return llvm::createStringError("'publishes' must be true or false");
+  record.publishes = *publishes;
+  if (std::optional<StringRef> transport = object.getString("transport")) {
+    record.transport = symbolizeTransport(*transport);
+    if (!record.transport)
+      return llvm::createStringError(
+          "'transport' must be unicast or multicast");
+  }
+  if (std::optional<StringRef> source = object.getString("source"))
+    record.source = source->str();
+  return llvm::Error::success();
+}
+
+/// One entry of the table, or an error.
+static llvm::Expected<TacticTableEntry>
+readEntry(MLIRContext *ctx, const llvm::json::Value &value) {
+  auto fail = [](const Twine &message) -> llvm::Error {
+    return llvm::createStringError(message);
+  };
+  const llvm::json::Object *object = value.getAsObject();
+  if (!object)
+    return fail("is not an object");
+  TacticTableEntry entry;
+  if (llvm::Error error = readShape(*object, entry))
+    return std::move(error);
+  const llvm::json::Array *range = object->getArray("m");
+  if (!range || range->size() != 2 || !(*range)[0].getAsInteger() ||
+      !(*range)[1].getAsInteger())
+    return fail("'m' must be [first, last]");
+  entry.firstM = *(*range)[0].getAsInteger();
+  entry.lastM = *(*range)[1].getAsInteger();
+  if (entry.firstM < 1 || entry.lastM < entry.firstM ||
+      entry.lastM > LamportDialect::kMaxTokens)
+    return fail("'m' must be [first, last] with 1 <= first <= last <= 16");
+  llvm::Expected<TacticAttr> tactic =
+      readTactic(ctx, object->getObject("tactic"), entry.n, entry.k);
+  if (!tactic)
+    return tactic.takeError();
+  entry.tactic = *tactic;
   return entry;
+}
+
+/// One timed point of the table, or an error.
+static llvm::Expected<MeasuredPoint>
+readMeasuredPoint(MLIRContext *ctx, const llvm::json::Value &value) {
+  auto fail = [](const Twine &message) -> llvm::Error {
+    return llvm::createStringError(message);
+  };
+  const llvm::json::Object *object = value.getAsObject();
+  if (!object)
+    return fail("is not an object");
+  MeasuredPoint point;
+  if (llvm::Error error = readShape(*object, point))
+    return std::move(error);
+  std::optional<int64_t> m = object->getInteger("m");
+  if (!m || *m < 1 || *m > LamportDialect::kMaxTokens)
+    return fail("'m' must be the tokens timed, 1..16");
+  point.m = *m;
+  const llvm::json::Array *candidates = object->getArray("candidates");
+  if (!candidates || candidates->empty())
+    return fail("'candidates' must be a list of timed tactics");
+  for (auto [index, candidate] : llvm::enumerate(*candidates)) {
+    auto failCandidate = [&](const Twine &message) -> llvm::Error {
+      return fail("candidate " + Twine(index) + " " + message);
+    };
+    const llvm::json::Object *fields = candidate.getAsObject();
+    if (!fields)
+      return failCandidate("is not an object");
+    std::optional<double> overBest = fields->getNumber("over_best");
+    if (!overBest || !std::isfinite(*overBest) || *overBest < 1)
+      return failCandidate(
+          "'over_best' must be its time over the best, at least 1");
+    llvm::Expected<TacticAttr> tactic =
+        readTactic(ctx, fields->getObject("tactic"), point.n, point.k);
+    if (!tactic)
+      return failCandidate(llvm::toString(tactic.takeError()));
+    point.candidates.push_back({*tactic, *overBest});
+  }
+  return point;
 }
 
 llvm::Expected<TacticTable> mlir::lamport::readTacticTable(MLIRContext *ctx,
@@ -177,6 +246,20 @@ llvm::Expected<TacticTable> mlir::lamport::readTacticTable(MLIRContext *ctx,
                                      llvm::toString(entry.takeError()));
     entry->index = index;
     table.entries.push_back(std::move(*entry));
+  }
+  if (const llvm::json::Value *measured = root->get("measured")) {
+    const llvm::json::Array *points = measured->getAsArray();
+    if (!points)
+      return llvm::createStringError("tactic table '" + path +
+                                     "': 'measured' must be a list");
+    for (auto [index, value] : llvm::enumerate(*points)) {
+      llvm::Expected<MeasuredPoint> point = readMeasuredPoint(ctx, value);
+      if (!point)
+        return llvm::createStringError("tactic table '" + path +
+                                       "': measured point " + Twine(index) +
+                                       " " + llvm::toString(point.takeError()));
+      table.measured.push_back(std::move(*point));
+    }
   }
   return table;
 }

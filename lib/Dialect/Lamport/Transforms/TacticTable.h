@@ -6,7 +6,8 @@
 //
 // The tactic table of one chip (data/tactics/<chip>.json, format in
 // docs/tactics.md and docs/tactics.schema.json): tactics measured best for
-// an N, K, range of M, publishing or not and transport.
+// an N, K, range of M, publishing or not and transport, and the points
+// lamport-tune timed, with every candidate's time over the best.
 //
 //===----------------------------------------------------------------------===//
 
@@ -38,20 +39,41 @@ struct TacticTableEntry {
   size_t index = 0;
 };
 
+/// A candidate lamport-tune timed at a point.
+struct MeasuredCandidate {
+  /// The tactic, token tiles left empty.
+  TacticAttr tactic;
+  /// Its time over the point's fastest candidate's (at least 1).
+  double overBest = 1;
+};
+
+/// A point lamport-tune timed: every passing candidate's time over the
+/// best, the cost model's prior for shapes without an entry.
+struct MeasuredPoint {
+  int64_t n = 0, k = 0, m = 1;
+  bool publishes = false;
+  std::optional<Transport> transport;
+  /// The run that timed it.
+  std::string source;
+  std::vector<MeasuredCandidate> candidates;
+};
+
 /// A chip's table.
 struct TacticTable {
   std::string path, chip;
   std::vector<TacticTableEntry> entries;
+  std::vector<MeasuredPoint> measured;
 
   /// The entry for `m` tokens of `problem`, or null.
   const TacticTableEntry *lookup(const GemmProblem &problem, int64_t m) const;
 
-  /// The entries for `m` tokens of the `count` shapes nearest `problem`'s
-  /// (distance: the hypotenuse of the logarithms of the N and K ratios),
-  /// nearest first, one per shape (the one publishing as `problem` does
-  /// where the shape has both); never `problem`'s own N and K.
-  SmallVector<const TacticTableEntry *> nearest(const GemmProblem &problem,
-                                                int64_t m, size_t count) const;
+  /// The timed points of the `count` shapes nearest `problem`'s (distance:
+  /// the hypotenuse of the logarithms of the N and K ratios), nearest
+  /// first: of each shape the point serving `m` (the least M at or above
+  /// it, else the greatest), of those publishing as `problem` does where
+  /// the shape has both; never `problem`'s own N and K.
+  SmallVector<const MeasuredPoint *>
+  nearestMeasured(const GemmProblem &problem, int64_t m, size_t count) const;
 };
 
 /// Reads the table at `path`, or an error naming the file and the entry.

@@ -132,8 +132,9 @@ def LamportSelectTactics : Pass<"lamport-select-tactics", "ModuleOp"> {
     Option<"noTable", "no-table", "bool", "false",
            "Read no tactic table: the cost model alone chooses every tactic">,
     Option<"priorOnly", "prior-only", "bool", "false",
-           "Take no tactic from the table, only its nearest shapes' as the "
-           "cost model's prior: the choice a shape the table lacks gets">,
+           "Take no tactic from the table, only the timed points of its "
+           "nearest shapes as the cost model's prior: the choice a shape "
+           "the table lacks gets">,
     Option<"transport", "transport", "::mlir::lamport::Transport",
            "::mlir::lamport::Transport::unicast",
            "Transport of publishes whose op sets none",
