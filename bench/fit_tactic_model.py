@@ -220,12 +220,23 @@ def bulk_launch_rings(n, k, t):
 
 
 def in_sweep(n, k, m, t):
-    """Whether the pass ranks tactic `t` at m: every register tactic the
-    runs measured, and of the bulk pipeline its own launch shapes at m's
-    token tile only (the rings of the register launch shapes are timed,
-    not ranked)."""
+    """Whether the pass ranks tactic `t` at m: the register tactics of its
+    sweep (not the table's wider ones: 8 splits, kw 256, hints of 2-4),
+    and of the bulk pipeline its own launch shapes at m's token tile only
+    (the rings of the register launch shapes are timed, not ranked)."""
     if t.get("pipeline") != "bulk":
-        return True
+        # enumerateRegister's sweep: splits 1, 2, 4 and kw 64, 128, or,
+        # for a K none of those divides, every splits and kw.
+        swept = any(k % (splits * kw) == 0 and
+                    1 <= k // (splits * kw) <= 32
+                    for splits in (1, 2, 4) for kw in (64, 128))
+        return ((not swept or (t["splits"] in (1, 2, 4) and
+                               t["kw"] in (64, 128))) and
+                t["passes"] in (1, 2, 4) and
+                (t["passes"] == 1 or t["splits"] == 1) and
+                t["tiles"] in (1, 2, 4) and t["accs"] in (1, 2, 4) and
+                t["min_ctas_per_sm"] in (0, 1) and
+                t["late_chunks"] * CHUNK_K < t["kw"])
     warps = k // t["kw"] if t["kw"] and k % t["kw"] == 0 else 0
     rows = FEATURES_PER_TILE * t["tiles"]
     if (t["splits"] != 1 or warps not in (4, 8, 16) or
