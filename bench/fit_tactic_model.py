@@ -46,6 +46,7 @@ import json
 import math
 import os
 import re
+import statistics
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
@@ -375,15 +376,9 @@ def slowdown(t, k, points):
     timed = [over for pn, pk, pm, pub, cands in points
              for other, over in cands if same_kernel(t, k, other, pk)]
     if not timed:
-        timed = [median([over for *_, cands in points
+        timed = [statistics.median([over for *_, cands in points
                          for _, over in cands])] if points else [1.0]
     return math.exp(sum(math.log(x) for x in timed) / len(timed))
-
-
-def median(xs):
-    xs = sorted(xs)
-    mid = len(xs) // 2
-    return xs[mid] if len(xs) % 2 else (xs[mid - 1] + xs[mid]) / 2
 
 
 def pipeline_of(t):

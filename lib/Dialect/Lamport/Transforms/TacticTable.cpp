@@ -85,13 +85,15 @@ static bool readCount(const llvm::json::Object &object, StringRef key,
   return true;
 }
 
+/// An error of the table's reading, its message as given.
+static llvm::Error fail(const Twine &message) {
+  return llvm::createStringError(message);
+}
+
 /// The tactic `knobs` names for an [n, k] weight, or an error.
 static llvm::Expected<TacticAttr> readTactic(MLIRContext *ctx,
                                              const llvm::json::Object *knobs,
                                              int64_t n, int64_t k) {
-  auto fail = [](const Twine &message) -> llvm::Error {
-    return llvm::createStringError(message);
-  };
   if (!knobs)
     return fail("'tactic' must be an object");
   std::string error;
@@ -126,41 +128,41 @@ static llvm::Expected<TacticAttr> readTactic(MLIRContext *ctx,
   return tactic;
 }
 
-/// The fields an entry and a timed point share: the shape, whether it
-/// publishes, over which transport, and where it comes from.
+/// The object `value` holds, with the fields an entry and a timed point
+/// share read into `record`: the shape, whether it publishes, over which
+/// transport, and where it comes from.
 template <typename Record>
-static llvm::Error readShape(const llvm::json::Object &object, Record &record) {
+static llvm::Expected<const llvm::json::Object *>
+readShape(const llvm::json::Value &value, Record &record) {
+  const llvm::json::Object *object = value.getAsObject();
+  if (!object)
+    return fail("is not an object");
   std::string error;
-  if (!readCount(object, "n", record.n, false, error) ||
-      !readCount(object, "k", record.k, false, error))
-    return llvm::createStringError(error);
-  std::optional<bool> publishes = object.getBoolean("publishes");
+  if (!readCount(*object, "n", record.n, false, error) ||
+      !readCount(*object, "k", record.k, false, error))
+    return fail(error);
+  std::optional<bool> publishes = object->getBoolean("publishes");
   if (!publishes)
-    return llvm::createStringError("'publishes' must be true or false");
+    return fail("'publishes' must be true or false");
   record.publishes = *publishes;
-  if (std::optional<StringRef> transport = object.getString("transport")) {
+  if (std::optional<StringRef> transport = object->getString("transport")) {
     record.transport = symbolizeTransport(*transport);
     if (!record.transport)
-      return llvm::createStringError(
-          "'transport' must be unicast or multicast");
+      return fail("'transport' must be unicast or multicast");
   }
-  if (std::optional<StringRef> source = object.getString("source"))
+  if (std::optional<StringRef> source = object->getString("source"))
     record.source = source->str();
-  return llvm::Error::success();
+  return object;
 }
 
 /// One entry of the table, or an error.
 static llvm::Expected<TacticTableEntry>
 readEntry(MLIRContext *ctx, const llvm::json::Value &value) {
-  auto fail = [](const Twine &message) -> llvm::Error {
-    return llvm::createStringError(message);
-  };
-  const llvm::json::Object *object = value.getAsObject();
-  if (!object)
-    return fail("is not an object");
   TacticTableEntry entry;
-  if (llvm::Error error = readShape(*object, entry))
-    return std::move(error);
+  llvm::Expected<const llvm::json::Object *> shape = readShape(value, entry);
+  if (!shape)
+    return shape.takeError();
+  const llvm::json::Object *object = *shape;
   const llvm::json::Array *range = object->getArray("m");
   if (!range || range->size() != 2 || !(*range)[0].getAsInteger() ||
       !(*range)[1].getAsInteger())
@@ -181,15 +183,11 @@ readEntry(MLIRContext *ctx, const llvm::json::Value &value) {
 /// One timed point of the table, or an error.
 static llvm::Expected<MeasuredPoint>
 readMeasuredPoint(MLIRContext *ctx, const llvm::json::Value &value) {
-  auto fail = [](const Twine &message) -> llvm::Error {
-    return llvm::createStringError(message);
-  };
-  const llvm::json::Object *object = value.getAsObject();
-  if (!object)
-    return fail("is not an object");
   MeasuredPoint point;
-  if (llvm::Error error = readShape(*object, point))
-    return std::move(error);
+  llvm::Expected<const llvm::json::Object *> shape = readShape(value, point);
+  if (!shape)
+    return shape.takeError();
+  const llvm::json::Object *object = *shape;
   std::optional<int64_t> m = object->getInteger("m");
   if (!m || *m < 1 || *m > LamportDialect::kMaxTokens)
     return fail("'m' must be the tokens timed, 1..16");
