@@ -36,27 +36,26 @@ namespace {
 constexpr size_t kPriorShapes = 2;
 
 /// Where the tactic serving one M came from.
-struct Choice {
-  TacticAttr tactic;
-  const TacticTableEntry *entry = nullptr;
-  double estimateUs = 0, runnerUpUs = 0;
-  /// The two estimates weighed by the prior.
-  double scoreUs = 0, runnerUpScoreUs = 0;
-  /// The prior's factor on the tactic's estimate, and whether the points
-  /// timed the tactic (else the factor is their median).
-  double slowdown = 1;
-  bool timed = false;
-  /// The table's timed points the model's ranking leaned on.
-  SmallVector<const MeasuredPoint *> prior;
-};
-
 /// A tactic as the model ranks it: its estimate, times its slowdown at the
 /// prior's timed points.
 struct Ranked {
-  double score, estimateUs;
+  double score = 0, estimateUs = 0;
   TacticAttr tactic;
-  double slowdown;
-  bool timed;
+  /// The prior's factor on the estimate, and whether the points timed the
+  /// tactic (else the factor is their median).
+  double slowdown = 1;
+  bool timed = false;
+};
+
+/// The tactic of one M and where it came from: a table entry, or the
+/// model's ranking (then `pick` holds its figures).
+struct Choice {
+  const TacticTableEntry *entry = nullptr;
+  Ranked pick;
+  /// The runner-up's estimate, and weighed by the prior.
+  double runnerUpUs = 0, runnerUpScoreUs = 0;
+  /// The table's timed points the model's ranking leaned on.
+  SmallVector<const MeasuredPoint *> prior;
 };
 
 /// Consecutive M served by one tactic from one source.
@@ -224,7 +223,7 @@ LogicalResult LamportSelectTacticsPass::selectFor(GemmPublishOp op) {
     if (table && !priorOnly)
       choice.entry = table->lookup(problem, m);
     if (choice.entry) {
-      choice.tactic = choice.entry->tactic;
+      choice.pick.tactic = choice.entry->tactic;
     } else {
       ArrayRef<TacticAttr> tactics = tacticsFor(m);
       if (tactics.empty()) {
@@ -239,29 +238,20 @@ LogicalResult LamportSelectTacticsPass::selectFor(GemmPublishOp op) {
       if (table)
         choice.prior = table->nearestMeasured(problem, m, kPriorShapes);
       auto ranked = rank(problem, tactics, m, choice.prior);
-      choice.tactic = ranked.front().tactic;
-      choice.estimateUs = ranked.front().estimateUs;
-      choice.scoreUs = ranked.front().score;
-      choice.slowdown = ranked.front().slowdown;
-      choice.timed = ranked.front().timed;
+      choice.pick = ranked.front();
       if (ranked.size() > 1) {
         choice.runnerUpUs = ranked[1].estimateUs;
         choice.runnerUpScoreUs = ranked[1].score;
       }
       if (!runs.empty() && !runs.back().choice.entry) {
-        TacticAttr previous = runs.back().choice.tactic;
+        TacticAttr previous = runs.back().choice.pick.tactic;
         for (const Ranked &candidate : ranked)
           if (candidate.tactic == previous &&
-              candidate.score <= 1.02 * ranked.front().score) {
-            choice.tactic = previous;
-            choice.estimateUs = candidate.estimateUs;
-            choice.scoreUs = candidate.score;
-            choice.slowdown = candidate.slowdown;
-            choice.timed = candidate.timed;
-          }
+              candidate.score <= 1.02 * ranked.front().score)
+            choice.pick = candidate;
       }
     }
-    if (!runs.empty() && runs.back().choice.tactic == choice.tactic &&
+    if (!runs.empty() && runs.back().choice.pick.tactic == choice.pick.tactic &&
         runs.back().choice.entry == choice.entry) {
       // The run's figures are its last M's, as the remark says.
       runs.back().choice = choice;
@@ -272,7 +262,7 @@ LogicalResult LamportSelectTacticsPass::selectFor(GemmPublishOp op) {
 
   SmallVector<Attribute> list;
   for (const Run &run : runs)
-    list.push_back(withTokenTiles(run.choice.tactic, run.lastM));
+    list.push_back(withTokenTiles(run.choice.pick.tactic, run.lastM));
   op.setTacticsAttr(ArrayAttr::get(ctx, list));
 
   if (candidates) {
@@ -334,7 +324,7 @@ LogicalResult LamportSelectTacticsPass::selectFor(GemmPublishOp op) {
                                 << ", K = " << problem.k << ":";
     for (const Run &run : runs) {
       remark << " M " << run.firstM << ".." << run.lastM << " "
-             << describe(run.choice.tactic);
+             << describe(run.choice.pick.tactic);
       if (run.choice.entry)
         remark << " from the table " << table->path << " (entry "
                << run.choice.entry->index << ", M " << run.choice.entry->firstM
@@ -347,17 +337,18 @@ LogicalResult LamportSelectTacticsPass::selectFor(GemmPublishOp op) {
                       !table      ? noTableReason
                       : priorOnly ? "the table as a prior only"
                                   : "no table entry",
-                      run.choice.estimateUs, run.lastM, run.choice.runnerUpUs)
+                      run.choice.pick.estimateUs, run.lastM,
+                      run.choice.runnerUpUs)
                       .str();
         if (!run.choice.prior.empty()) {
           remark << llvm::formatv(
                         "; weighed by the prior {0:F2} and {1:F2} us (the "
                         "pick's slowdown there {2:F3}, {3}), leaning on the "
                         "table's timed points ",
-                        run.choice.scoreUs, run.choice.runnerUpScoreUs,
-                        run.choice.slowdown,
-                        run.choice.timed ? "as timed"
-                                         : "their median: not timed there")
+                        run.choice.pick.score, run.choice.runnerUpScoreUs,
+                        run.choice.pick.slowdown,
+                        run.choice.pick.timed ? "as timed"
+                                              : "their median: not timed there")
                         .str();
           for (auto [i, point] : llvm::enumerate(run.choice.prior))
             remark << (i ? ", " : "") << point->n << " x " << point->k
