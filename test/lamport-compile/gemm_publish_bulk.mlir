@@ -4,9 +4,12 @@
 // 32 rows x 1024 K (64 KiB), rows of 2 KiB, one copy per row, issued by all
 // 32 producer lanes in one instruction, so the CTA's two stages (its whole
 // share of 128 KiB) are two copy instructions, each after the producer's
-// arrival expecting the stage's bytes, all before griddepcontrol.wait; x
-// loads after it (2 token blocks x 4 chunks of 16 bytes); each stage's
-// wait comes before its MMAs (2 token blocks x 2 tiles x 2 steps a chunk).
+// arrival expecting the stage's bytes, all before griddepcontrol.wait. One
+// pass, and a stage's fragments take 32 registers (2 chunks x 2 tiles x
+// 2 rows x 4 words), so both stages are waited for and read (8 16-byte
+// shared loads each: chunks x tiles x rows) before griddepcontrol.wait
+// too; x loads after it (2 token blocks x 4 chunks of 16 bytes), then the
+// MMAs (2 token blocks x 2 tiles x 2 steps x 4 chunks).
 // The ring (2 x 32 x (2048 + 64) bytes) and the reduction ((16 + 2) x 16 x
 // 32 x 4) are the launch's dynamic shared memory. Each assembles with
 // ptxas, on both chips.
@@ -28,14 +31,18 @@
 // ROWS-NOT:        ld.global
 // ROWS-COUNT-2:    cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.L2::cache_hint
 // ROWS-NOT:        cp.async.bulk
+// ROWS:            mbarrier.try_wait.parity.shared.b64
+// ROWS-COUNT-8:    ld.shared.v{{4.b32|2.b64}}
+// ROWS:            mbarrier.try_wait.parity.shared.b64
+// ROWS-COUNT-8:    ld.shared.v{{4.b32|2.b64}}
+// ROWS-NOT:        mma.sync
 // ROWS:            griddepcontrol.wait;
+// ROWS-NOT:        mbarrier.try_wait
 // ROWS:            ld.volatile.global.b32
 // ROWS-COUNT-8:    ld.global.v{{4.b32|2.b64}}
 // ROWS-NOT:        ld.global
-// ROWS:            mbarrier.try_wait.parity.shared.b64
-// ROWS-COUNT-4:    ld.shared.v4.b32
-// ROWS-COUNT-8:    mma.sync.aligned.m16n8k16
-// ROWS:            mbarrier.try_wait.parity.shared.b64
+// ROWS-NOT:        mbarrier.try_wait
+// ROWS-COUNT-32:   mma.sync.aligned.m16n8k16
 // ROWS-NOT:        cp.async.bulk
 // ROWS:            st.async.shared::cluster
 // ROWS:            ret;
@@ -94,7 +101,8 @@
 // O_proj at tp = 16, M = 8, one split, four passes: a stage is the block's
 // 16 whole rows (16 KiB, contiguous: one copy) and the ring has two, so
 // two loads go before the wait and each later one after the MMAs of the
-// load before it, once every thread released its slot. The refill is an
+// load before it, once every thread released its slot. With several
+// passes no stage is read before the wait. The refill is an
 // async-proxy write after the consumers' generic reads of the slot: each
 // release takes the proxy fence first.
 // RUN: lamport-compile %s --program refills -o %t/refills_sm90 --protocol-check=false
@@ -106,7 +114,9 @@
 // REFILLS:         .visible .entry gemm_publish_2(
 // REFILLS-COUNT-2: cp.async.bulk.shared::cluster.global
 // REFILLS-NOT:     cp.async.bulk
+// REFILLS-NOT:     mbarrier.try_wait
 // REFILLS:         griddepcontrol.wait;
+// REFILLS:         mbarrier.try_wait.parity.shared.b64
 // REFILLS:         fence.proxy.async.shared::cta;
 // REFILLS-NEXT:    mbarrier.arrive.shared.b64
 // REFILLS:         fence.proxy.async.shared::cta;
