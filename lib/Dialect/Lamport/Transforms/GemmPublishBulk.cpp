@@ -29,9 +29,11 @@
 // x kw / K slice, with 16-byte shared loads in the register pipeline's lane
 // layout (lane (g, t) reads K [8t, 8t + 8) of rows g and g + 8 of each
 // 32-wide chunk), which is what mma.sync's A operand needs under the K
-// permutation of GemmPublishKernel.cpp: no ldmatrix. x is loaded into
-// registers after the wait, once for every pass, at the K each warp reads
-// from the stages. docs/design/gemm.md has a CTA's timeline.
+// permutation of GemmPublishKernel.cpp: no ldmatrix. With one pass, the
+// leading stages whose fragments fit 64 registers are waited for and read
+// before the PDL wait too. x is loaded into registers after the wait, once
+// for every pass, at the K each warp reads from the stages.
+// docs/design/gemm.md has a CTA's timeline.
 //
 // Reduction, fixed order and epilogue are the register pipeline's
 // (GemmPublishReduction.cpp); each warp sums its K over the loads in order,
