@@ -275,15 +275,16 @@ void GemmBodyBuilder::buildBulk(gpu::GPUModuleOp module) {
   // kernel's tail.
   int64_t stagesPerPass = shape.stagesPerPass();
   int64_t loads = shape.passes * stagesPerPass;
+  int64_t chunksPerStage = chunks / stagesPerPass;
   for (int64_t load = 0; load < std::min(shape.stages, loads); ++load)
     fillStage(load);
   // With one pass, the leading loads whose fragments fit
   // kEarlyReadRegisters are read into registers before the wait too: the
   // weights do not depend on the previous kernel, so only x, the MMAs and
-  // the reduction follow it (o_proj tp 16 at M = 2..8: 2.75-2.93 ->
-  // 2.40-2.60 us). With several passes it gained and lost by tactic
+  // the reduction follow it (o_proj tp 16 at M = 2..8: 2.76-2.91 ->
+  // 2.39-2.60 us). With several passes it gained and lost by tactic
   // (docs/design/gemm.md, "Reads before the wait").
-  int64_t registersPerLoad = chunks / stagesPerPass * tiles * 8;
+  int64_t registersPerLoad = chunksPerStage * tiles * 8;
   int64_t earlyReads = shape.passes == 1
                            ? std::min(std::min(shape.stages, loads),
                                       kEarlyReadRegisters / registersPerLoad)
@@ -295,7 +296,6 @@ void GemmBodyBuilder::buildBulk(gpu::GPUModuleOp module) {
   Value earlyStage = readStageEarly(module);
   // x once, for every pass: chunk c of a warp is chunk c % (chunks a stage)
   // of stage c / (chunks a stage).
-  int64_t chunksPerStage = chunks / stagesPerPass;
   int64_t stageK = shape.stageK();
   Fragments activations = loadActivations([&](int64_t c) {
     return c / chunksPerStage * stageK + c % chunksPerStage * kChunkK;
@@ -310,8 +310,8 @@ void GemmBodyBuilder::buildBulk(gpu::GPUModuleOp module) {
       int64_t load = pass * stagesPerPass + stage;
       Fragments upperRows, lowerRows;
       if (load < earlyReads) {
-        upperRows = earlyUpper[load];
-        lowerRows = earlyLower[load];
+        upperRows = std::move(earlyUpper[load]);
+        lowerRows = std::move(earlyLower[load]);
       } else {
         readStage(load, upperRows, lowerRows);
       }

@@ -35,7 +35,6 @@ namespace {
 /// (docs/tactics.md, "The prior").
 constexpr size_t kPriorShapes = 2;
 
-/// Where the tactic serving one M came from.
 /// A tactic as the model ranks it: its estimate, times its slowdown at the
 /// prior's timed points.
 struct Ranked {
