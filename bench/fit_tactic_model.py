@@ -240,6 +240,9 @@ def in_sweep(n, k, m, t):
                 t["late_chunks"] * CHUNK_K < t["kw"])
     warps = k // t["kw"] if t["kw"] and k % t["kw"] == 0 else 0
     rows = FEATURES_PER_TILE * t["tiles"]
+    # A tactic naming early_reads is a tuner's twin, not the family's own.
+    if t.get("early_reads") is not None:
+        return False
     if (t["splits"] != 1 or warps not in (4, 8, 16) or
             t["passes"] not in (2, 4, 8) or t["tiles"] not in (1, 2) or
             t["min_ctas_per_sm"] != 1 or not t["early_dependents"] or
@@ -313,7 +316,7 @@ def estimate(c, n, k, m, t, publishes=False, tp=1):
 PRIOR_SHAPES = 2
 MATCH_KNOBS = ("splits", "tiles", "passes", "accs", "min_ctas_per_sm",
                "early_dependents", "late_chunks", "pipeline", "stages",
-               "stage_bytes", "producer_lanes")
+               "stage_bytes", "producer_lanes", "early_reads")
 
 
 def load_table(path=os.path.join(ROOT, "data", "tactics", "sm_90.json")):
@@ -400,7 +403,7 @@ def full_tactic(t):
            "min_ctas_per_sm": 0, "early_dependents": False, "late_chunks": 0}
     if t.get("pipeline") == "bulk":
         out.update({"pipeline": "bulk", "stages": 4, "stage_bytes": 16384,
-                    "producer_lanes": 1})
+                    "producer_lanes": 1, "early_reads": None})
     out.update({key: t[key] for key in out if key in t})
     out["early_dependents"] = bool(out["early_dependents"])
     return out

@@ -80,6 +80,9 @@ typedef struct {
   uint32_t stages;
   uint32_t stageBytes;
   uint32_t producerLanes;
+  /// Loads of the ring read before the PDL wait (`early_reads`), or -1 to
+  /// leave the knob out (the generator's rule).
+  int32_t earlyReads;
   /// tokenTiles[m - 1]: the token tile (8 or 16) used for m tokens.
   intptr_t numTokenTiles;
   const int64_t *tokenTiles;
@@ -87,7 +90,7 @@ typedef struct {
 
 /// The attribute's defaults: tiles = passes = 1, the register pipeline
 /// (with the bulk ring's defaults: 4 stages of 16384 bytes, 1 producer
-/// lane), the rest 0 or empty.
+/// lane, early reads by the generator's rule: -1), the rest 0 or empty.
 MLIR_CAPI_EXPORTED MlirLamportTactic mlirLamportTacticGetDefault(void);
 
 /// `#lamport.tactic<...>` of `tactic`.

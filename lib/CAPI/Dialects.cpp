@@ -78,6 +78,7 @@ MlirLamportTactic mlirLamportTacticGetDefault(void) {
   tactic.stages = 4;
   tactic.stageBytes = 16384;
   tactic.producerLanes = 1;
+  tactic.earlyReads = -1;
   return tactic;
 }
 
@@ -89,6 +90,8 @@ MlirAttribute mlirLamportTacticAttrGet(MlirContext context,
       tactic.lateChunks,
       tactic.bulkPipeline ? GemmPipeline::bulk : GemmPipeline::registers,
       tactic.stages, tactic.stageBytes, tactic.producerLanes,
+      tactic.earlyReads < 0 ? std::nullopt
+                            : std::optional<unsigned>(tactic.earlyReads),
       ArrayRef<int64_t>(tactic.tokenTiles, tactic.numTokenTiles)));
 }
 

@@ -1033,6 +1033,7 @@ void bindAttributeBuilders(nb::module_ &m) {
          int64_t passes, int64_t minCtasPerSm, bool earlyDependents,
          int64_t lateChunks, const std::string &pipeline, int64_t stages,
          int64_t stageBytes, int64_t producerLanes,
+         std::optional<int64_t> earlyReads,
          const std::vector<int64_t> &tokenTiles, nb::object context) {
         context = resolveContext(context);
         MlirLamportTactic tactic = mlirLamportTacticGetDefault();
@@ -1052,6 +1053,14 @@ void bindAttributeBuilders(nb::module_ &m) {
         tactic.stages = count("stages", stages);
         tactic.stageBytes = count("stage_bytes", stageBytes);
         tactic.producerLanes = count("producer_lanes", producerLanes);
+        if (earlyReads) {
+          if (*earlyReads > INT32_MAX)
+            throw nb::value_error(
+                ("early_reads must be at most 2147483647, got " +
+                 std::to_string(*earlyReads))
+                    .c_str());
+          tactic.earlyReads = int32_t(count("early_reads", *earlyReads));
+        }
         tactic.numTokenTiles = tokenTiles.size();
         tactic.tokenTiles = tokenTiles.data();
         return PyAttribute(
@@ -1059,8 +1068,8 @@ void bindAttributeBuilders(nb::module_ &m) {
       },
       "splits"_a, "kw"_a, "accs"_a, "tiles"_a, "passes"_a, "min_ctas_per_sm"_a,
       "early_dependents"_a, "late_chunks"_a, "pipeline"_a, "stages"_a,
-      "stage_bytes"_a, "producer_lanes"_a, "token_tiles"_a,
-      "context"_a = nb::none());
+      "stage_bytes"_a, "producer_lanes"_a, "early_reads"_a.none(),
+      "token_tiles"_a, "context"_a = nb::none());
   m.def(
       "transport_attr",
       [](const std::string &name, nb::object context) {

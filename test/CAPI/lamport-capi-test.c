@@ -360,6 +360,13 @@ static void testTypesAndAttributes(void) {
   // CHECK: #lamport.tactic<splits = 1, kw = 128, accs = 2, early_dependents = true, token_tiles = [8, 8, 16]> 1
   mlirAttributePrint(attribute, printToStdout, NULL);
   printf(" %d\n", mlirAttributeIsALamportTactic(attribute));
+  // The default leaves early_reads to the generator's rule; 0 is a value.
+  tactic.bulkPipeline = true;
+  tactic.earlyReads = 0;
+  // CHECK: #lamport.tactic<splits = 1, kw = 128, accs = 2, early_dependents = true, pipeline = bulk, early_reads = 0, token_tiles = [8, 8, 16]>
+  mlirAttributePrint(mlirLamportTacticAttrGet(context, tactic), printToStdout,
+                     NULL);
+  printf("\n");
   // CHECK: #lamport.transport<multicast> #lamport.sum_order<pairwise>
   mlirAttributePrint(mlirLamportTransportAttrGet(
                          context, mlirStringRefCreateFromCString("multicast")),

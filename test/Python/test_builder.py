@@ -296,6 +296,17 @@ def test_types_and_attributes(context):
             "pipeline = bulk, stages = 2, stage_bytes = 32768, "
             "token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>")
         assert bulk == Attribute.parse(str(bulk))
+        early = lp.TacticAttr.get(splits=1, kw=64, accs=1, passes=2,
+                                  pipeline="bulk", stages=2, early_reads=0,
+                                  token_tiles=[8])
+        assert str(early) == (
+            "#lamport.tactic<splits = 1, kw = 64, accs = 1, passes = 2, "
+            "pipeline = bulk, stages = 2, early_reads = 0, "
+            "token_tiles = [8]>")
+        assert early == Attribute.parse(str(early))
+        with pytest.raises(ValueError, match="early_reads must be in"):
+            lp.TacticAttr.get(splits=1, kw=64, accs=1, pipeline="bulk",
+                              early_reads=-1, token_tiles=[8])
         with pytest.raises(ValueError, match="pipeline must be 'registers' or 'bulk'"):
             lp.TacticAttr.get(splits=1, kw=64, accs=1, pipeline="tma",
                               token_tiles=[8])

@@ -52,7 +52,7 @@ def test_merge_takes_the_fastest_passing_candidate(tmp_path):
     failing = dict(fast, splits=4)
     slow = dict(fast, splits=1, kw=128)
     bulk = dict(fast, splits=1, kw=128, pipeline="bulk", stages=2,
-                stage_bytes=16384, producer_lanes=32)
+                stage_bytes=16384, producer_lanes=32, early_reads=1)
     # us per M: "fast" wins at M = 1 and 8 (one entry), the bulk ring at 16.
     times = {1: {"fast": 3.0, "failing": 1.0, "slow": 4.0, "bulk": 5.0},
              8: {"fast": 3.0, "failing": 1.0, "slow": 4.0, "bulk": 5.0},
@@ -94,7 +94,7 @@ def test_merge_takes_the_fastest_passing_candidate(tmp_path):
     assert merged["entries"][1]["tactic"] == {
         "splits": 1, "kw": 128, "accs": 2, "min_ctas_per_sm": 1,
         "early_dependents": True, "pipeline": "bulk", "stages": 2,
-        "producer_lanes": 32}
+        "producer_lanes": 32, "early_reads": 1}
     # Every timed point keeps its passing candidates' times over its best,
     # best first: the cost model's prior for shapes without an entry.
     assert [(p["m"], [(c["tactic"]["splits"], c["tactic"]["kw"],

@@ -93,6 +93,20 @@ func.func @written_bulk(%x: memref<2x2048xbf16>, %w: memref<8192x2048xbf16>,
 
 // -----
 
+// A table entry's `early_reads` comes with its tactic, and the remark says
+// how many loads are read before the PDL wait.
+// CHECK-LABEL: func.func @table_early_reads
+// CHECK: tactic(#lamport.tactic<splits = 1, kw = 256, accs = 2, passes = 2, min_ctas_per_sm = 1, early_dependents = true, pipeline = bulk, stages = 3, stage_bytes = 32768, producer_lanes = 16, early_reads = 1, token_tiles = [8, 8, 8, 8]>)
+func.func @table_early_reads(%x: memref<4x2048xbf16>, %w: memref<8192x2048xbf16>,
+                             %y: memref<4x8192xbf16>) {
+  // expected-remark @+1 {{tactics for N = 8192, K = 2048: M 4..4 s1 kw256 p2 a2 occ1 early bulk 3 x 32 KiB, 16 lanes, 1 read early from the table}}
+  lamport.gemm_publish %x, %w into %y {pdl}
+      : memref<4x2048xbf16>, memref<8192x2048xbf16>, memref<4x8192xbf16>
+  return
+}
+
+// -----
+
 // A written ring the bulk kernel refuses (17 stages) is kept, with no
 // estimate: lamport-generate-kernels then says why it has no kernel.
 // CHECK-LABEL: func.func @written_bulk_refused

@@ -129,6 +129,45 @@
 // REFILLS:         cp.async.bulk.shared::cluster.global
 // REFILLS-NOT:     cp.async.bulk
 // REFILLS:         ret;
+//
+// The same with `early_reads = 1`: the first load is waited for, read (2
+// chunks x 2 rows: 4 shared loads) and released (its slot is refilled by
+// the third load) before griddepcontrol.wait; the second after it; the
+// refills still follow the MMAs of the load before them, after the wait.
+// RUN: lamport-compile %s --program early_refills -o %t/early_sm90 --protocol-check=false
+// RUN: FileCheck %s --check-prefix=EARLY < %t/early_sm90/gemm_publish_3.ptx
+// RUN: test -s %t/early_sm90/gemm_publish_3.cubin
+// RUN: lamport-compile %s --program early_refills -o %t/early_sm100a --chip sm_100a --protocol-check=false
+// RUN: test -s %t/early_sm100a/gemm_publish_3.cubin
+//
+// EARLY:           .visible .entry gemm_publish_3(
+// EARLY-COUNT-2:   cp.async.bulk.shared::cluster.global
+// EARLY-NOT:       cp.async.bulk
+// EARLY:           mbarrier.try_wait.parity.shared.b64
+// EARLY-COUNT-4:   ld.shared.v{{4.b32|2.b64}}
+// EARLY:           fence.proxy.async.shared::cta;
+// EARLY-NEXT:      mbarrier.arrive.shared.b64
+// EARLY-NOT:       mbarrier.try_wait
+// EARLY-NOT:       cp.async.bulk
+// EARLY:           griddepcontrol.wait;
+// EARLY:           mbarrier.try_wait.parity.shared.b64
+// EARLY:           cp.async.bulk.shared::cluster.global
+// EARLY:           cp.async.bulk.shared::cluster.global
+// EARLY-NOT:       cp.async.bulk
+// EARLY:           ret;
+//
+// And `early_reads = 0` keeps a one-pass CTA (the rows program's tactic)
+// from reading its ring before the wait.
+// RUN: lamport-compile %s --program late_rows -o %t/late_sm90 --protocol-check=false
+// RUN: FileCheck %s --check-prefix=LATE < %t/late_sm90/gemm_publish_4.ptx
+//
+// LATE:            .visible .entry gemm_publish_4(
+// LATE-COUNT-2:    cp.async.bulk.shared::cluster.global
+// LATE-NOT:        mbarrier.try_wait
+// LATE-NOT:        ld.shared.v
+// LATE:            griddepcontrol.wait;
+// LATE:            mbarrier.try_wait.parity.shared.b64
+// LATE:            ret;
 
 func.func @rows(%x: memref<16x4096xbf16>, %w: memref<2048x4096xbf16>,
                 %y: memref<16x2048xbf16>,
@@ -165,5 +204,27 @@ func.func @refills(%x: memref<8x512xbf16>, %w: memref<8192x512xbf16>,
           early_dependents = true, pipeline = bulk, stages = 2,
           token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>) {pdl}
       : memref<8x512xbf16>, memref<8192x512xbf16>, memref<8x8192xbf16>
+  return
+}
+
+func.func @early_refills(%x: memref<8x512xbf16>, %w: memref<8192x512xbf16>,
+                         %y: memref<8x8192xbf16>) {
+  lamport.gemm_publish %x, %w into %y
+      tactic(#lamport.tactic<splits = 1, kw = 64, accs = 2, passes = 4,
+          early_dependents = true, pipeline = bulk, stages = 2,
+          early_reads = 1, token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>) {pdl}
+      : memref<8x512xbf16>, memref<8192x512xbf16>, memref<8x8192xbf16>
+  return
+}
+
+func.func @late_rows(%x: memref<16x4096xbf16>, %w: memref<2048x4096xbf16>,
+                     %y: memref<16x2048xbf16>) {
+  lamport.gemm_publish %x, %w into %y
+      tactic(#lamport.tactic<splits = 2, kw = 128, accs = 1, tiles = 2,
+          min_ctas_per_sm = 1, early_dependents = true, pipeline = bulk,
+          stages = 2, stage_bytes = 65536, producer_lanes = 32,
+          early_reads = 0, token_tiles = [8, 8, 8, 8, 8, 8, 8, 8,
+                                          16, 16, 16, 16, 16, 16, 16, 16]>) {pdl}
+      : memref<16x4096xbf16>, memref<2048x4096xbf16>, memref<16x2048xbf16>
   return
 }

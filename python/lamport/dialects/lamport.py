@@ -42,17 +42,17 @@ class MailboxType:
 class TacticAttr:
     """`#lamport.tactic<...>`: the launch shape of gemm_publish
     (docs/design/gemm.md); token_tiles[m - 1] is the token tile for m
-    tokens."""
+    tokens; early_reads None leaves the knob to the generator's rule."""
 
     @staticmethod
     def get(*, splits, kw, accs, token_tiles, tiles=1, passes=1,
             min_ctas_per_sm=0, early_dependents=False, late_chunks=0,
             pipeline="registers", stages=4, stage_bytes=16384,
-            producer_lanes=1, context=None):
+            producer_lanes=1, early_reads=None, context=None):
         return _lamport.tactic_attr(splits, kw, accs, tiles, passes,
                                     min_ctas_per_sm, bool(early_dependents),
                                     late_chunks, pipeline, stages,
-                                    stage_bytes, producer_lanes,
+                                    stage_bytes, producer_lanes, early_reads,
                                     list(token_tiles), context)
 
 

@@ -141,3 +141,20 @@ func.func @tactic_pipeline() attributes {
         token_tiles = [8]>} {
   return
 }
+
+// `early_reads` has no default value: left out, the generator's rule
+// decides and nothing prints; given, even 0, it prints after the ring.
+// CHECK-LABEL: func.func @tactic_early_reads
+// CHECK-SAME: none = #lamport.tactic<splits = 1, kw = 256, accs = 1, pipeline = bulk, early_reads = 0, token_tiles = [8]>
+// CHECK-SAME: rule = #lamport.tactic<splits = 1, kw = 256, accs = 1, pipeline = bulk, stages = 3, token_tiles = [8]>
+// CHECK-SAME: two = #lamport.tactic<splits = 1, kw = 256, accs = 1, passes = 2, pipeline = bulk, stages = 3, producer_lanes = 4, early_reads = 2, token_tiles = [8]>
+func.func @tactic_early_reads() attributes {
+    rule = #lamport.tactic<splits = 1, kw = 256, accs = 1, pipeline = bulk,
+        stages = 3, token_tiles = [8]>,
+    none = #lamport.tactic<splits = 1, kw = 256, accs = 1, pipeline = bulk,
+        early_reads = 0, token_tiles = [8]>,
+    two = #lamport.tactic<splits = 1, kw = 256, accs = 1, passes = 2,
+        pipeline = bulk, stages = 3, producer_lanes = 4, early_reads = 2,
+        token_tiles = [8]>} {
+  return
+}

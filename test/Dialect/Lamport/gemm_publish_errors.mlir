@@ -625,6 +625,33 @@ func.func @late_chunks_leave_none(%x: memref<?x1024xbf16>,
 
 // -----
 
+func.func @early_reads_without_ring(%x: memref<?x1024xbf16>,
+                                    %w: memref<8192x1024xbf16>,
+                                    %y: memref<?x8192xbf16>) {
+  // expected-error @+1 {{'lamport.gemm_publish' op early_reads = 1 needs pipeline = bulk (the register pipeline loads every weight before the PDL wait)}}
+  lamport.gemm_publish %x, %w into %y
+      tactic(#lamport.tactic<splits = 1, kw = 64, accs = 2, early_reads = 1,
+                             token_tiles = [8]>)
+      : memref<?x1024xbf16>, memref<8192x1024xbf16>, memref<?x8192xbf16>
+  return
+}
+
+// -----
+
+func.func @early_reads_past_first_fill(%x: memref<?x1024xbf16>,
+                                       %w: memref<8192x1024xbf16>,
+                                       %y: memref<?x8192xbf16>) {
+  // expected-error @+1 {{'lamport.gemm_publish' op early_reads = 3 must be at most stages = 2: a load past the ring's first fill is copied only after the PDL wait}}
+  lamport.gemm_publish %x, %w into %y
+      tactic(#lamport.tactic<splits = 1, kw = 64, accs = 2, passes = 4,
+                             pipeline = bulk, stages = 2, early_reads = 3,
+                             token_tiles = [8]>)
+      : memref<?x1024xbf16>, memref<8192x1024xbf16>, memref<?x8192xbf16>
+  return
+}
+
+// -----
+
 // With a static M the tactics need cover that M only, but all of it: x of
 // 4 rows needs token tiles for M 1..4.
 func.func @static_m_not_covered(%x: memref<4x1024xbf16>,

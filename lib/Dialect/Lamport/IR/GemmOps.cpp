@@ -65,6 +65,18 @@ std::string GemmPublishOp::launchUnsupported(int64_t n, int64_t k,
     return llvm::formatv("late_chunks = {0} must leave a chunk before the PDL "
                          "wait: {0} x {1} K must be less than kw = {2}",
                          tactic.getLateChunks(), kChunkK, kw);
+  if (std::optional<unsigned> early = tactic.getEarlyReads()) {
+    if (tactic.getPipeline() != GemmPipeline::bulk)
+      return llvm::formatv("early_reads = {0} needs pipeline = bulk (the "
+                           "register pipeline loads every weight before the "
+                           "PDL wait)",
+                           *early);
+    if (*early > tactic.getStages())
+      return llvm::formatv("early_reads = {0} must be at most stages = {1}: "
+                           "a load past the ring's first fill is copied only "
+                           "after the PDL wait",
+                           *early, tactic.getStages());
+  }
   if (k % (int64_t(splits) * kw))
     return llvm::formatv("K = {0} does not split into {1} x warps x {2}", k,
                          splits, kw);

@@ -55,10 +55,6 @@
 using namespace mlir;
 using namespace mlir::lamport;
 
-/// Registers a thread may hold weight fragments in across the PDL wait:
-/// a stage's are chunks a stage x tiles x 2 rows x 4 words.
-static constexpr int64_t kEarlyReadRegisters = 64;
-
 /// Bytes of static shared memory beside the reduction's, with the ring's
 /// two mbarriers per stage.
 static int64_t bulkStaticBytes(int64_t stages) {
@@ -278,17 +274,13 @@ void GemmBodyBuilder::buildBulk(gpu::GPUModuleOp module) {
   int64_t chunksPerStage = chunks / stagesPerPass;
   for (int64_t load = 0; load < std::min(shape.stages, loads); ++load)
     fillStage(load);
-  // With one pass, the leading loads whose fragments fit
-  // kEarlyReadRegisters are read into registers before the wait too: the
-  // weights do not depend on the previous kernel, so only x, the MMAs and
-  // the reduction follow it (o_proj tp 16 at M = 2..8: 2.76-2.91 ->
-  // 2.39-2.60 us). With several passes it gained and lost by tactic
-  // (docs/design/gemm.md, "Reads before the wait").
-  int64_t registersPerLoad = chunksPerStage * tiles * 8;
-  int64_t earlyReads = shape.passes == 1
-                           ? std::min(std::min(shape.stages, loads),
-                                      kEarlyReadRegisters / registersPerLoad)
-                           : 0;
+  // The leading loads the tactic (or, left out, the rule) reads before the
+  // wait too: the weights do not depend on the previous kernel, so only x,
+  // the MMAs and the reduction follow it (one pass, o_proj tp 16 at M =
+  // 2..8: 2.76-2.91 -> 2.39-2.60 us; docs/design/gemm.md, "Reads before the
+  // wait"). A load read here is released here, and its refill is issued
+  // after the wait, in the loop below.
+  int64_t earlyReads = shape.earlyReadLoads();
   SmallVector<Fragments> earlyUpper(earlyReads), earlyLower(earlyReads);
   for (int64_t load = 0; load < earlyReads; ++load)
     readStage(load, earlyUpper[load], earlyLower[load]);

@@ -90,6 +90,8 @@ GemmLaunchShape GemmLaunchShape::of(TacticAttr tactic, int64_t n, int64_t k,
     shape.stages = tactic.getStages();
     shape.stageBytes = tactic.getStageBytes();
     shape.producerLanes = tactic.getProducerLanes();
+    if (std::optional<unsigned> early = tactic.getEarlyReads())
+      shape.earlyReads = *early;
   }
   return shape;
 }

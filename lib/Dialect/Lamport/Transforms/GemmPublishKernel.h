@@ -23,6 +23,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
 
+#include <optional>
 #include <string>
 
 namespace mlir::lamport {
@@ -52,6 +53,10 @@ struct GemmLaunchShape {
   /// the bulk-copy engine from `producerLanes` lanes of warp 0.
   bool bulk = false;
   int64_t stages = 0, stageBytes = 0, producerLanes = 1;
+  /// The ring's first loads each warp reads into registers before the PDL
+  /// wait, as the tactic's `early_reads` asks; none asked, the rule of
+  /// earlyReadLoads().
+  std::optional<int64_t> earlyReads;
   /// Which stages take tensor copies (the generator's `bulk-copies`).
   BulkCopies bulkCopies = BulkCopies::automatic;
 
@@ -137,6 +142,32 @@ struct GemmLaunchShape {
   int64_t ringBytes() const { return bulk ? stages * slotBytes() : 0; }
   /// Stages of one pass: the CTA's K slice over a stage's K.
   int64_t stagesPerPass() const { return k / splits / stageK(); }
+  /// Registers of weight fragments a thread holds for one load: its warp's
+  /// chunks of the stage x tiles x 2 rows x 4 words.
+  int64_t registersPerLoad() const {
+    return kw / GemmPublishOp::kChunkK / stagesPerPass() * tiles * 8;
+  }
+  /// Where the tactic leaves `early_reads` out: with one pass, the leading
+  /// loads that fit kEarlyReadRegisters of fragments; with several, none
+  /// (their early reads hold registers through the first pass's MMAs and
+  /// reduction, and gained or lost by tactic: docs/design/gemm.md, "Reads
+  /// before the wait").
+  static constexpr int64_t kEarlyReadRegisters = 64;
+  /// The loads read before the PDL wait: the tactic's count, else the rule
+  /// above, never past the ring's first fill or the CTA's loads.
+  int64_t earlyReadLoads() const {
+    if (earlyReads)
+      return std::min(*earlyReads, firstFillLoads());
+    return passes > 1 ? 0 : budgetedEarlyReads();
+  }
+  /// The loads of the ring's first fill: those copied before the PDL wait.
+  int64_t firstFillLoads() const {
+    return std::min(stages, passes * stagesPerPass());
+  }
+  /// The leading loads whose fragments fit kEarlyReadRegisters.
+  int64_t budgetedEarlyReads() const {
+    return std::min(firstFillLoads(), kEarlyReadRegisters / registersPerLoad());
+  }
   /// Why the generated kernel cannot take this shape (beyond what the op's
   /// verifier already checks), or an empty string.
   std::string unsupported() const;

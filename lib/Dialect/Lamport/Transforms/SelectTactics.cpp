@@ -84,6 +84,8 @@ std::string describe(TacticAttr tactic) {
                           tactic.getStageBytes() / 1024);
     if (tactic.getProducerLanes() > 1)
       text += llvm::formatv(", {0} lanes", tactic.getProducerLanes());
+    if (std::optional<unsigned> early = tactic.getEarlyReads())
+      text += llvm::formatv(", {0} read early", *early);
   }
   return text;
 }
@@ -128,6 +130,7 @@ static bool sameKernel(TacticAttr a, int64_t kA, TacticAttr b, int64_t kB) {
   return a.getStages() == b.getStages() &&
          a.getStageBytes() == b.getStageBytes() &&
          a.getProducerLanes() == b.getProducerLanes() &&
+         a.getEarlyReads() == b.getEarlyReads() &&
          kA / (a.getSplits() * a.getKw()) == kB / (b.getSplits() * b.getKw());
 }
 
@@ -313,6 +316,18 @@ LogicalResult LamportSelectTacticsPass::selectFor(GemmPublishOp op) {
       for (TacticAttr launch : launches)
         if (!llvm::is_contained(listed, Attribute(launch)))
           listed.push_back(launch);
+    }
+    // Each bulk candidate's other choice of reads before the PDL wait
+    // follows it: the rule's gains and losses vary by tactic.
+    if (candidateVariants) {
+      SmallVector<Attribute> withTwins;
+      for (Attribute candidate : listed) {
+        withTwins.push_back(candidate);
+        if (TacticAttr twin =
+                earlyReadsTwin(problem, cast<TacticAttr>(candidate)))
+          withTwins.push_back(twin);
+      }
+      listed = std::move(withTwins);
     }
     op->setAttr("lamport.candidates", ArrayAttr::get(ctx, listed));
   }

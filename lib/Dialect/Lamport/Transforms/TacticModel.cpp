@@ -50,7 +50,8 @@ TacticAttr mlir::lamport::registerTactic(
   return TacticAttr::get(ctx, splits, kw, accs, tiles, passes, minCtasPerSm,
                          earlyDependents, lateChunks, GemmPipeline::registers,
                          /*stages=*/4, /*stage_bytes=*/16384,
-                         /*producer_lanes=*/1, tokenTiles);
+                         /*producer_lanes=*/1, /*early_reads=*/std::nullopt,
+                         tokenTiles);
 }
 
 TacticAttr mlir::lamport::withTokenTiles(TacticAttr tactic, int64_t last) {
@@ -62,7 +63,7 @@ TacticAttr mlir::lamport::withTokenTiles(TacticAttr tactic, int64_t last) {
       tactic.getTiles(), tactic.getPasses(), tactic.getMinCtasPerSm(),
       tactic.getEarlyDependents(), tactic.getLateChunks(), tactic.getPipeline(),
       tactic.getStages(), tactic.getStageBytes(), tactic.getProducerLanes(),
-      tiles);
+      tactic.getEarlyReads(), tiles);
 }
 
 /// The launch shape of `tactic` for `problem` at `tokenTile`, its bulk
@@ -345,7 +346,8 @@ static void appendRings(MLIRContext *ctx, GemmLaunchShape shape,
         TacticAttr::get(ctx, shape.splits, shape.kw, shape.accs, shape.tiles,
                         shape.passes, minCtasPerSm, shape.earlyDependents,
                         /*late_chunks=*/0, GemmPipeline::bulk, shape.stages,
-                        shape.stageBytes, shape.producerLanes, tokenTiles);
+                        shape.stageBytes, shape.producerLanes,
+                        /*early_reads=*/std::nullopt, tokenTiles);
     if (!llvm::is_contained(tactics, tactic))
       tactics.push_back(tactic);
   }
@@ -357,6 +359,24 @@ void mlir::lamport::appendBulkVariants(MLIRContext *ctx,
                                        SmallVectorImpl<TacticAttr> &variants) {
   appendRings(ctx, launchShape(problem, tactic, 16), tactic.getMinCtasPerSm(),
               {64 * 1024, 128 * 1024}, tactic.getTokenTiles(), variants);
+}
+
+TacticAttr mlir::lamport::earlyReadsTwin(const GemmProblem &problem,
+                                         TacticAttr tactic) {
+  if (tactic.getPipeline() != GemmPipeline::bulk || tactic.getEarlyReads())
+    return nullptr;
+  GemmLaunchShape shape = launchShape(problem, tactic, 16);
+  int64_t rule = shape.earlyReadLoads();
+  shape.earlyReads = shape.passes > 1 ? shape.budgetedEarlyReads() : 0;
+  int64_t twin = shape.earlyReadLoads();
+  if (twin == rule)
+    return nullptr;
+  return TacticAttr::get(
+      tactic.getContext(), tactic.getSplits(), tactic.getKw(), tactic.getAccs(),
+      tactic.getTiles(), tactic.getPasses(), tactic.getMinCtasPerSm(),
+      tactic.getEarlyDependents(), tactic.getLateChunks(), tactic.getPipeline(),
+      tactic.getStages(), tactic.getStageBytes(), tactic.getProducerLanes(),
+      unsigned(twin), tactic.getTokenTiles());
 }
 
 void mlir::lamport::appendBulkLaunches(MLIRContext *ctx,

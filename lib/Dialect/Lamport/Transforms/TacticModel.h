@@ -119,6 +119,14 @@ void appendBulkVariants(MLIRContext *ctx, const GemmProblem &problem,
                         TacticAttr tactic,
                         SmallVectorImpl<TacticAttr> &variants);
 
+/// The bulk `tactic` (its `early_reads` left out) with the other choice of
+/// reads before the PDL wait, which lamport-tune times beside it: none where
+/// the generator's rule reads some (one pass), the loads that fit the rule's
+/// register budget where it reads none (several passes); null where the two
+/// are the same kernel. Which wins depends on the tactic (docs/design/
+/// gemm.md, "Reads before the wait").
+TacticAttr earlyReadsTwin(const GemmProblem &problem, TacticAttr tactic);
+
 /// The bulk pipeline's own launch shapes, which lamport-tune times beside
 /// the model's: one split, 4, 8 or 16 warps (kw = K / warps, outside the
 /// register sweep at large K), 2, 4 or 8 passes over grids of at least 96

@@ -98,7 +98,8 @@ static llvm::Expected<TacticAttr> readTactic(MLIRContext *ctx,
     return fail("'tactic' must be an object");
   std::string error;
   int64_t splits = 0, kw = 0, accs = 0, tiles = 1, passes = 1, hint = 0,
-          late = 0, stages = 4, stageBytes = 16384, producerLanes = 1;
+          late = 0, stages = 4, stageBytes = 16384, producerLanes = 1,
+          earlyReads = -1;
   if (!readCount(*knobs, "splits", splits, false, error) ||
       !readCount(*knobs, "kw", kw, false, error) ||
       !readCount(*knobs, "accs", accs, false, error) ||
@@ -108,7 +109,8 @@ static llvm::Expected<TacticAttr> readTactic(MLIRContext *ctx,
       !readCount(*knobs, "late_chunks", late, true, error) ||
       !readCount(*knobs, "stages", stages, true, error) ||
       !readCount(*knobs, "stage_bytes", stageBytes, true, error) ||
-      !readCount(*knobs, "producer_lanes", producerLanes, true, error))
+      !readCount(*knobs, "producer_lanes", producerLanes, true, error) ||
+      !readCount(*knobs, "early_reads", earlyReads, true, error))
     return fail("tactic: " + error);
   bool early = knobs->getBoolean("early_dependents").value_or(false);
   GemmPipeline pipeline = GemmPipeline::registers;
@@ -118,9 +120,10 @@ static llvm::Expected<TacticAttr> readTactic(MLIRContext *ctx,
       return fail("tactic: 'pipeline' must be registers or bulk");
     pipeline = *parsed;
   }
-  TacticAttr tactic =
-      TacticAttr::get(ctx, splits, kw, accs, tiles, passes, hint, early, late,
-                      pipeline, stages, stageBytes, producerLanes, {});
+  TacticAttr tactic = TacticAttr::get(
+      ctx, splits, kw, accs, tiles, passes, hint, early, late, pipeline, stages,
+      stageBytes, producerLanes,
+      earlyReads < 0 ? std::nullopt : std::optional<unsigned>(earlyReads), {});
   std::string reason = GemmPublishOp::launchUnsupported(n, k, tactic);
   if (!reason.empty())
     return fail("tactic cannot launch N = " + Twine(n) + ", K = " + Twine(k) +

@@ -116,7 +116,11 @@ def Lamport_TacticAttr : AttrDef<Lamport_Dialect, "Tactic"> {
     transactions) from `producer_lanes` lanes of warp 0 (1 when left out),
     and read by every warp with 16-byte shared loads. `stages`,
     `stage_bytes` and `producer_lanes` are printed only where they differ
-    from their defaults.
+    from their defaults. `early_reads` is how many of the ring's first
+    loads each warp reads into registers before the PDL wait (at most
+    `stages`); left out (not printed), the generator decides: with one
+    pass, as many as fit 64 registers of weight fragments, with several,
+    none.
 
     ```mlir
     #lamport.tactic<splits = 4, kw = 64, accs = 2,
@@ -135,6 +139,9 @@ def Lamport_TacticAttr : AttrDef<Lamport_Dialect, "Tactic"> {
     #lamport.tactic<splits = 2, kw = 128, accs = 1, tiles = 2,
                     pipeline = bulk, stages = 4, stage_bytes = 32768,
                     token_tiles = [16]>
+    #lamport.tactic<splits = 1, kw = 512, accs = 2, passes = 2,
+                    pipeline = bulk, stages = 3, stage_bytes = 32768,
+                    early_reads = 1, token_tiles = [8]>
     ```
   }];
   let parameters = (ins
@@ -169,6 +176,9 @@ def Lamport_TacticAttr : AttrDef<Lamport_Dialect, "Tactic"> {
       Lamport_DefaultedCountParameter<"lanes of warp 0 that issue the bulk "
                                       "pipeline's copies", "1">
           :$producer_lanes,
+      OptionalParameter<"std::optional<unsigned>", "loads of the bulk "
+                        "pipeline's ring read before the PDL wait; left out, "
+                        "the generator's rule">:$early_reads,
       ArrayRefParameter<"int64_t", "token_tiles[m - 1]: the token tile, 8 or "
                                    "16, the kernel uses for m tokens">
           :$token_tiles);
@@ -183,6 +193,7 @@ def Lamport_TacticAttr : AttrDef<Lamport_Dialect, "Tactic"> {
         (`stages` `=` $stages^ `,`)?
         (`stage_bytes` `=` $stage_bytes^ `,`)?
         (`producer_lanes` `=` $producer_lanes^ `,`)?
+        (`early_reads` `=` $early_reads^ `,`)?
         `token_tiles` `=` `[` $token_tiles `]` `>`
   }];
 }
