@@ -366,6 +366,9 @@ TacticAttr mlir::lamport::earlyReadsTwin(const GemmProblem &problem,
   if (tactic.getPipeline() != GemmPipeline::bulk || tactic.getEarlyReads())
     return nullptr;
   GemmLaunchShape shape = launchShape(problem, tactic, 16);
+  // A ring the kernel refuses has no loads to count.
+  if (!shape.bulkUnsupported().empty())
+    return nullptr;
   int64_t rule = shape.earlyReadLoads();
   shape.earlyReads = shape.passes > 1 ? shape.budgetedEarlyReads() : 0;
   int64_t twin = shape.earlyReadLoads();
