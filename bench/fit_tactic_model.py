@@ -452,7 +452,7 @@ def load_seed(results_dir):
     every run, each with the tactic the run's table gave it (its name),
     but those the table serves with the bulk pipeline, which the model has
     no estimate for. A run without tactics_seed.json takes its parent's
-    (the sets of one device call share it), each file read once."""
+    (the sets of one run share it), each file read once."""
     out, read = [], set()
     for run, directory in runs(results_dir):
         path = os.path.join(directory, "tactics_seed.json")

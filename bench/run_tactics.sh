@@ -14,7 +14,7 @@
 # (for `lamport-tune merge` and refits where MLIR is), and prints the
 # checks' tables last (bench/tactics_report.py; docs/tactics.md, "Checks").
 # SETS (default "seed explore tune fresh unseen untabled") names the parts
-# to time, to split them over device calls where one would be too long;
+# to time, to split them over several runs where one would be too long;
 # bench/tactics_report.py then prints the tables from the saved sets.
 #
 #===----------------------------------------------------------------------===#
