@@ -59,6 +59,10 @@ def twin_reads(knobs, k):
     return None if twin == rule else twin
 
 
+def median(values):
+    return sorted(values)[len(values) // 2]
+
+
 def bulk_entries(table):
     return [e for e in table["entries"]
             if e["tactic"].get("pipeline") == "bulk"]
@@ -135,19 +139,17 @@ def apply(args):
         mean = math.exp(sum(map(math.log, ratios)) / len(ratios))
         take = all(r < 1 for r in ratios) and mean <= 1 - args.min_gain
         reads = pairs[0][1][0]["early_reads"]
-        median = lambda values: sorted(values)[len(values) // 2]
-        pairs = [((own[0], median(own[1])), (twin[0], median(twin[1])))
-                 for own, twin in pairs]
+        # Each M's median time over the runs, the rule's and the twin's.
+        medians = [(median(own[1]), median(twin[1])) for own, twin in pairs]
         rows.append((shape_name(entry), entry["m"], dict(entry["tactic"]),
-                     reads, [(o[1], t[1]) for o, t in pairs], mean, take))
-        pairs = [(o[1:], t[1:]) for o, t in pairs]
+                     reads, medians, mean, take))
         if take:
             taken += 1
             entry["tactic"]["early_reads"] = reads
             entry["source"] += (
                 f"; early_reads = {reads} {date}: " + ", ".join(
-                    f"{twin[0]:.2f} us against {own[0]:.2f} at M = {m}"
-                    for m, (own, twin) in zip(ms, pairs)))
+                    f"{twin:.2f} us against {own:.2f} at M = {m}"
+                    for m, (own, twin) in zip(ms, medians)))
     print("| shape | M | tactic | twin reads | M: rule us -> twin us | "
           "twin / rule | taken |")
     print("|---|---|---|---:|---|---:|---|")

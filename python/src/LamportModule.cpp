@@ -1053,13 +1053,14 @@ void bindAttributeBuilders(nb::module_ &m) {
         tactic.stages = count("stages", stages);
         tactic.stageBytes = count("stage_bytes", stageBytes);
         tactic.producerLanes = count("producer_lanes", producerLanes);
+        // The C API keeps -1 for "left out", so the count is an int32_t.
         if (earlyReads) {
-          if (*earlyReads > INT32_MAX)
+          if (*earlyReads < 0 || *earlyReads > INT32_MAX)
             throw nb::value_error(
-                ("early_reads must be at most 2147483647, got " +
+                ("early_reads must be in [0, 2147483647], got " +
                  std::to_string(*earlyReads))
                     .c_str());
-          tactic.earlyReads = int32_t(count("early_reads", *earlyReads));
+          tactic.earlyReads = int32_t(*earlyReads);
         }
         tactic.numTokenTiles = tokenTiles.size();
         tactic.tokenTiles = tokenTiles.data();

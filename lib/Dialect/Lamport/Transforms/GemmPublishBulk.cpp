@@ -271,7 +271,6 @@ void GemmBodyBuilder::buildBulk(gpu::GPUModuleOp module) {
   // kernel's tail.
   int64_t stagesPerPass = shape.stagesPerPass();
   int64_t loads = shape.passes * stagesPerPass;
-  int64_t chunksPerStage = chunks / stagesPerPass;
   for (int64_t load = 0; load < std::min(shape.stages, loads); ++load)
     fillStage(load);
   // The leading loads the tactic (or, left out, the rule) reads before the
@@ -288,6 +287,7 @@ void GemmBodyBuilder::buildBulk(gpu::GPUModuleOp module) {
   Value earlyStage = readStageEarly(module);
   // x once, for every pass: chunk c of a warp is chunk c % (chunks a stage)
   // of stage c / (chunks a stage).
+  int64_t chunksPerStage = chunks / stagesPerPass;
   int64_t stageK = shape.stageK();
   Fragments activations = loadActivations([&](int64_t c) {
     return c / chunksPerStage * stageK + c % chunksPerStage * kChunkK;
