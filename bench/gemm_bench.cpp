@@ -135,10 +135,6 @@ struct GemmBundle {
   /// K per stage of the bulk pipeline (the kernel's `stage_k` attribute; 0
   /// for the register pipeline): it sets which K each warp sums.
   int64_t stageK = 0;
-  /// Groups of warps that own features of their own (the kernel's
-  /// `feature_groups` attribute; 1 where it has none): the summation order
-  /// is the same as one group's.
-  int64_t featureGroups = 1;
   /// Accumulators per warp: named "_a<N>" after the launch shape, since
   /// the launch cannot tell; 2, the scripts' default, where the name says
   /// nothing. They set the order of the FP32 sums, so only variants of the
@@ -152,14 +148,12 @@ struct GemmBundle {
   /// The tactic in the docs' words: "s1 kw128 tiles2 t16", "s1 kw128
   /// tiles1 p4 a1 t8".
   std::string tactic() const {
-    std::string text =
-        "s" + std::to_string(splits) + " kw" + std::to_string(kw) + " tiles" +
-        std::to_string(tiles) +
-        (passes > 1 ? " p" + std::to_string(passes) : "") +
-        (featureGroups > 1 ? " fg" + std::to_string(featureGroups) : "") +
-        (accs != 2 ? " a" + std::to_string(accs) : "") +
-        (stageK ? " bulk" + std::to_string(stageK) : "") + " t" +
-        std::to_string(tokenTile);
+    std::string text = "s" + std::to_string(splits) + " kw" +
+                       std::to_string(kw) + " tiles" + std::to_string(tiles) +
+                       (passes > 1 ? " p" + std::to_string(passes) : "") +
+                       (accs != 2 ? " a" + std::to_string(accs) : "") +
+                       (stageK ? " bulk" + std::to_string(stageK) : "") + " t" +
+                       std::to_string(tokenTile);
     return label.empty() ? text : text + " " + label;
   }
 };
@@ -180,8 +174,8 @@ static std::string plainTactic(std::string tactic) {
 /// accs (one tile, one pass, no mailbox, nothing in its label), the one whose
 /// y every other variant of them must equal bit for bit where a point has it.
 static bool isReference(const GemmBundle &gemm) {
-  return gemm.tiles == 1 && gemm.passes == 1 && gemm.featureGroups == 1 &&
-         !gemm.mailbox && gemm.label.empty();
+  return gemm.tiles == 1 && gemm.passes == 1 && !gemm.mailbox &&
+         gemm.label.empty();
 }
 
 /// Output features of one tile of the generated kernel (16 MMA rows).
@@ -247,25 +241,16 @@ GemmBundle openGemmBundle(const std::string &directory) {
     gemm.passes = std::stoll(*passes);
   if (std::optional<std::string> stageK = spec.attribute("stage_k"))
     gemm.stageK = std::stoll(*stageK);
-  if (std::optional<std::string> groups = spec.attribute("feature_groups"))
-    gemm.featureGroups = std::stoll(*groups);
-  if (gemm.featureGroups < 1 || warps % gemm.featureGroups)
-    fail(directory + ": the launch shape is not the GEMM kernel's");
-  warps /= gemm.featureGroups;
   if (warps < 1 || gemm.passes < 1 || gemm.k % (gemm.splits * warps) ||
-      gemm.n %
-          (kFeaturesPerTile * spec.grid[0] * gemm.passes * gemm.featureGroups))
+      gemm.n % (kFeaturesPerTile * spec.grid[0] * gemm.passes))
     fail(directory + ": the launch shape is not the GEMM kernel's");
   gemm.kw = gemm.k / (gemm.splits * warps);
-  gemm.tiles = gemm.n / (kFeaturesPerTile * spec.grid[0] * gemm.passes *
-                         gemm.featureGroups);
+  gemm.tiles = gemm.n / (kFeaturesPerTile * spec.grid[0] * gemm.passes);
   std::string tacticName = "_s" + std::to_string(gemm.splits) + "_kw" +
                            std::to_string(gemm.kw) + "_tiles" +
                            std::to_string(gemm.tiles);
   if (gemm.passes > 1)
     tacticName += "_p" + std::to_string(gemm.passes);
-  if (gemm.featureGroups > 1)
-    tacticName += "_fg" + std::to_string(gemm.featureGroups);
   if (rest.rfind(tacticName, 0) == 0)
     rest = rest.substr(tacticName.size());
   static const std::regex accsName("_a([124])(_.*)?");

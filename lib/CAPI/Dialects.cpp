@@ -86,8 +86,8 @@ MlirAttribute mlirLamportTacticAttrGet(MlirContext context,
                                        MlirLamportTactic tactic) {
   return wrap(TacticAttr::get(
       unwrap(context), tactic.splits, tactic.kw, tactic.accs, tactic.tiles,
-      tactic.passes, /*feature_groups=*/1, tactic.minCtasPerSm,
-      tactic.earlyDependents, tactic.lateChunks,
+      tactic.passes, tactic.minCtasPerSm, tactic.earlyDependents,
+      tactic.lateChunks,
       tactic.bulkPipeline ? GemmPipeline::bulk : GemmPipeline::registers,
       tactic.stages, tactic.stageBytes, tactic.producerLanes,
       tactic.earlyReads < 0 ? std::nullopt

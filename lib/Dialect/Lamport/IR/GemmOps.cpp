@@ -40,22 +40,11 @@ std::string GemmPublishOp::launchUnsupported(int64_t n, int64_t k,
   unsigned passes = tactic.getPasses();
   if (!llvm::is_contained({1u, 2u, 4u, 8u}, passes))
     return llvm::formatv("passes = {0} must be one of 1, 2, 4, 8", passes);
-  unsigned groups = tactic.getFeatureGroups();
-  if (!llvm::is_contained({1u, 2u, 4u, 8u}, groups))
-    return llvm::formatv("feature_groups = {0} must be one of 1, 2, 4, 8",
-                         groups);
-  if (groups > 1 && tactic.getPipeline() != GemmPipeline::registers)
-    return llvm::formatv("feature_groups = {0} needs pipeline = registers (the "
-                         "bulk ring holds one group's rows)",
-                         groups);
-  if (n % (featuresPerCta * groups * passes))
-    return llvm::formatv(
-        "N = {0} must be a multiple of {1} (the MMA's {2} "
-        "weight rows x {3} tiles x {4}{5} passes per CTA)",
-        n, featuresPerCta * groups * passes, kFeaturesPerTile, tiles,
-        groups > 1 ? std::to_string(groups) + " feature groups x "
-                   : std::string(),
-        passes);
+  if (n % (featuresPerCta * passes))
+    return llvm::formatv("N = {0} must be a multiple of {1} (the MMA's {2} "
+                         "weight rows x {3} tiles x {4} passes per CTA)",
+                         n, featuresPerCta * passes, kFeaturesPerTile, tiles,
+                         passes);
   if (!llvm::is_contained({1u, 2u, 4u, 8u}, splits))
     return llvm::formatv("splits = {0} must be one of 1, 2, 4, 8", splits);
   if (passes > 1 && splits != 1)
@@ -91,12 +80,10 @@ std::string GemmPublishOp::launchUnsupported(int64_t n, int64_t k,
   if (k % (int64_t(splits) * kw))
     return llvm::formatv("K = {0} does not split into {1} x warps x {2}", k,
                          splits, kw);
-  int64_t warps = groups * (k / (int64_t(splits) * kw));
+  int64_t warps = k / (int64_t(splits) * kw);
   if (warps < 1 || warps > kMaxWarps)
-    return llvm::formatv("{0} warps per CTA; needs 1..{1} ({2}K / (splits "
-                         "* kw))",
-                         warps, kMaxWarps,
-                         groups > 1 ? "feature_groups x " : "");
+    return llvm::formatv("{0} warps per CTA; needs 1..{1} (K / (splits * kw))",
+                         warps, kMaxWarps);
   return "";
 }
 

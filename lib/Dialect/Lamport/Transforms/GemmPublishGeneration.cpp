@@ -153,10 +153,6 @@ createTacticKernel(GemmPublishOp op, const KernelSignature &signature,
   if (shape.passes > 1)
     kernelSignature.attributes.push_back(
         NamedAttribute(StringAttr::get(ctx, "passes"), i64Attr(shape.passes)));
-  // Nor the feature groups from more warps and tiles.
-  if (shape.featureGroups > 1)
-    kernelSignature.attributes.push_back(NamedAttribute(
-        StringAttr::get(ctx, "feature_groups"), i64Attr(shape.featureGroups)));
   // The bulk pipeline's K per stage sets which K each warp sums, so the
   // order of the FP32 sums: its readers must tell it from the registers'.
   if (shape.bulk)

@@ -81,8 +81,7 @@ GemmLaunchShape GemmLaunchShape::of(TacticAttr tactic, int64_t n, int64_t k,
   shape.accs = tactic.getAccs();
   shape.tiles = tactic.getTiles();
   shape.passes = tactic.getPasses();
-  shape.featureGroups = tactic.getFeatureGroups();
-  shape.warps = shape.featureGroups * (k / (shape.splits * shape.kw));
+  shape.warps = k / (shape.splits * shape.kw);
   shape.earlyDependents = tactic.getEarlyDependents();
   shape.lateChunks = tactic.getLateChunks();
   shape.tokenTile = tokenTile;
@@ -255,17 +254,8 @@ void GemmBodyBuilder::computeLaneCoordinates() {
   group = arith::ShRUIOp::create(b, lane, constant(2));
   quad = arith::AndIOp::create(b, lane, constant(3));
   firstFeature = mul(featureTile, features * shape.passes);
-  // With feature groups, warp w is the (w % warps per group)-th kw of the
-  // slice in group w / warps per group, which owns that group's tiles.
-  sliceWarp = warp;
-  if (shape.featureGroups > 1) {
-    Value perGroup = constant(shape.warpsPerGroup());
-    sliceWarp = arith::RemUIOp::create(b, warp, perGroup);
-    warpFeature =
-        mul(arith::DivUIOp::create(b, warp, perGroup), shape.featuresPerWarp());
-  }
   // First K of this lane: the split's slice, the warp's kw, the lane's 8.
-  laneK = add(add(mul(split, shape.k / shape.splits), mul(sliceWarp, shape.kw)),
+  laneK = add(add(mul(split, shape.k / shape.splits), mul(warp, shape.kw)),
               mul(quad, 8));
   weight = globalPointer(values.weight);
   x = globalPointer(values.x);
@@ -277,10 +267,7 @@ void GemmBodyBuilder::loadWeights(Value blockFeature, Fragments &upperRows,
                                   int64_t endChunk) {
   // Rows g and g + 8 of every tile; chunk by chunk, in the order the MMAs
   // consume them.
-  Value warpRow = add(blockFeature, group);
-  if (warpFeature)
-    warpRow = add(warpRow, warpFeature);
-  Value upperBase = add(mul(warpRow, shape.k), laneK);
+  Value upperBase = add(mul(add(blockFeature, group), shape.k), laneK);
   if (firstChunk == 0) {
     upperRows.assign(tiles, {});
     lowerRows.assign(tiles, {});

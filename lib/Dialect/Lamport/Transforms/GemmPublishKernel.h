@@ -39,10 +39,6 @@ struct GemmLaunchShape {
   /// Blocks of featuresPerCta() features one CTA takes in turn (1, 2, 4 or
   /// 8; more than 1 with one split only).
   int64_t passes = 1;
-  /// Groups of warps (1, 2, 4 or 8): group g owns tiles g x tiles ..
-  /// (g + 1) x tiles - 1 of the CTA's block and every K of its slice, so the
-  /// groups' warps of one K load the same x (the register pipeline only).
-  int64_t featureGroups = 1;
   /// Tokens one kernel computes (8 or 16): M up to this.
   int64_t tokenTile = 8;
   int64_t warps = 1;
@@ -69,19 +65,14 @@ struct GemmLaunchShape {
                             int64_t tokenTile);
 
   int64_t threads() const { return warps * 32; }
-  /// Features of one warp: its tiles.
-  int64_t featuresPerWarp() const {
+  int64_t featuresPerCta() const {
     return GemmPublishOp::kFeaturesPerTile * tiles;
   }
-  int64_t featuresPerCta() const { return featuresPerWarp() * featureGroups; }
-  /// Warps of one feature group: one for each kw of the CTA's K slice.
-  int64_t warpsPerGroup() const { return warps / featureGroups; }
   int64_t gridX() const { return n / (featuresPerCta() * passes); }
-  /// Shared memory of the reduction: the FP32 partials of the CTA's
-  /// [tokenTile, features] block from each kw of the slice (every group's
-  /// warp of that K writes its own features), and one slot per split.
+  /// Shared memory of the reduction: every warp's FP32 partial of the CTA's
+  /// [tokenTile, features] block, and one slot per split.
   int64_t sharedBytes() const {
-    return (warpsPerGroup() + splits) * tokenTile * featuresPerCta() * 4;
+    return (warps + splits) * tokenTile * featuresPerCta() * 4;
   }
   /// Static shared memory beside the reduction's: the publish stage word and
   /// the split barrier, 16 bytes each with their alignment.
@@ -397,9 +388,6 @@ private:
   /// Lane coordinates (group = lane / 4, quad = lane % 4) and the first
   /// feature and K this lane touches.
   Value thread, split, warp, group, quad, firstFeature, laneK;
-  /// The warp's kw of the CTA's slice, and with several feature groups the
-  /// first feature of its group in the CTA's block (else null).
-  Value sliceWarp, warpFeature;
   /// The bulk pipeline: the dynamic shared array (ring first), the stages'
   /// full and empty barriers, this lane's byte offset in a stage, whether
   /// it is a producer lane, and the producer's lane index.

@@ -32,8 +32,8 @@ using namespace mlir::lamport;
 
 void GemmBodyBuilder::createReductionBuffers(gpu::GPUModuleOp module) {
   if (!shape.dynamicSharedBytes()) {
-    partials = {sharedArray(module, "warp_partials",
-                            shape.warpsPerGroup() * ctaElements)};
+    partials = {
+        sharedArray(module, "warp_partials", shape.warps * ctaElements)};
     splitSums = {sharedArray(module, "split_sums", shape.splits * ctaElements)};
     return;
   }
@@ -47,7 +47,7 @@ void GemmBodyBuilder::createReductionBuffers(gpu::GPUModuleOp module) {
   dynamicShared = reduction;
   int64_t first = shape.ringBytes() / 4;
   partials = {reduction, first};
-  splitSums = {reduction, first + shape.warpsPerGroup() * ctaElements};
+  splitSums = {reduction, first + shape.warps * ctaElements};
 }
 
 void GemmBodyBuilder::initSplitBarrier(gpu::GPUModuleOp module) {
@@ -64,10 +64,9 @@ void GemmBodyBuilder::initSplitBarrier(gpu::GPUModuleOp module) {
 
 void GemmBodyBuilder::storeWarpPartials(const Accumulators &accumulators) {
   // Accumulators summed in order, into shared memory at
-  // [kw of the slice][token * features + feature]: lane (g, t) holds
-  // features 16r + g and 16r + g + 8 (past its feature group's first) of
-  // tokens 2t and 2t + 1 of each tile r and token block.
-  Value warpBase = mul(sliceWarp, ctaElements);
+  // [warp][token * features + feature]: lane (g, t) holds features 16r + g
+  // and 16r + g + 8 of tokens 2t and 2t + 1 of each tile r and token block.
+  Value warpBase = mul(warp, ctaElements);
   Value pairToken = mul(quad, 2);
   for (int64_t r = 0; r < tiles; ++r) {
     for (int64_t block = 0; block < tokenBlocks; ++block) {
@@ -76,8 +75,6 @@ void GemmBodyBuilder::storeWarpPartials(const Accumulators &accumulators) {
         for (int64_t acc = 1; acc < shape.accs; ++acc)
           sum = arith::AddFOp::create(b, sum, accumulators[acc][r][block][i]);
         Value feature = add(group, r * kFeaturesPerTile + (i < 2 ? 0 : 8));
-        if (warpFeature)
-          feature = add(feature, warpFeature);
         Value token = add(pairToken, block * kTokensPerMma + i % 2);
         Value index = add(add(mul(token, features), feature), warpBase);
         LLVM::StoreOp::create(b, sum, sharedElement(partials, index));
@@ -87,8 +84,8 @@ void GemmBodyBuilder::storeWarpPartials(const Accumulators &accumulators) {
 }
 
 void GemmBodyBuilder::sumWarpsIntoSplitSlot() {
-  // The CTA's sum over the kw of its slice, in K order, into slot `split`
-  // of cluster rank 0's split sums.
+  // The CTA's sum over its warps, in warp order, into slot `split` of
+  // cluster rank 0's split sums.
   int64_t threads = shape.threads();
   Value splitBase = mul(split, ctaElements);
   for (int64_t first = 0; first < ctaElements; first += threads) {
@@ -98,7 +95,7 @@ void GemmBodyBuilder::sumWarpsIntoSplitSlot() {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(&inTile.getThenRegion().front());
     Value sum;
-    for (int64_t w = 0; w < shape.warpsPerGroup(); ++w) {
+    for (int64_t w = 0; w < shape.warps; ++w) {
       Value value = LLVM::LoadOp::create(
           b, b.getF32Type(),
           sharedElement(partials, add(element, w * ctaElements)));

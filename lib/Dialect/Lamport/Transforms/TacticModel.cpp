@@ -47,9 +47,8 @@ TacticAttr mlir::lamport::registerTactic(
     int64_t lateChunks, ArrayRef<int64_t> tokenTiles) {
   // The bulk ring's knobs at their defaults, which a register tactic does
   // not print.
-  return TacticAttr::get(ctx, splits, kw, accs, tiles, passes,
-                         /*feature_groups=*/1, minCtasPerSm, earlyDependents,
-                         lateChunks, GemmPipeline::registers,
+  return TacticAttr::get(ctx, splits, kw, accs, tiles, passes, minCtasPerSm,
+                         earlyDependents, lateChunks, GemmPipeline::registers,
                          /*stages=*/4, /*stage_bytes=*/16384,
                          /*producer_lanes=*/1, /*early_reads=*/std::nullopt,
                          tokenTiles);
@@ -61,11 +60,10 @@ TacticAttr mlir::lamport::withTokenTiles(TacticAttr tactic, int64_t last) {
     tiles.push_back(naturalTokenTile(m));
   return TacticAttr::get(
       tactic.getContext(), tactic.getSplits(), tactic.getKw(), tactic.getAccs(),
-      tactic.getTiles(), tactic.getPasses(), tactic.getFeatureGroups(),
-      tactic.getMinCtasPerSm(), tactic.getEarlyDependents(),
-      tactic.getLateChunks(), tactic.getPipeline(), tactic.getStages(),
-      tactic.getStageBytes(), tactic.getProducerLanes(), tactic.getEarlyReads(),
-      tiles);
+      tactic.getTiles(), tactic.getPasses(), tactic.getMinCtasPerSm(),
+      tactic.getEarlyDependents(), tactic.getLateChunks(), tactic.getPipeline(),
+      tactic.getStages(), tactic.getStageBytes(), tactic.getProducerLanes(),
+      tactic.getEarlyReads(), tiles);
 }
 
 /// The launch shape of `tactic` for `problem` at `tokenTile`, its bulk
@@ -344,12 +342,12 @@ static void appendRings(MLIRContext *ctx, GemmLaunchShape shape,
     narrow.tokenTile = 8;
     if (!wide.bulkUnsupported().empty() || !narrow.bulkUnsupported().empty())
       continue;
-    auto tactic = TacticAttr::get(
-        ctx, shape.splits, shape.kw, shape.accs, shape.tiles, shape.passes,
-        /*feature_groups=*/1, minCtasPerSm, shape.earlyDependents,
-        /*late_chunks=*/0, GemmPipeline::bulk, shape.stages, shape.stageBytes,
-        shape.producerLanes,
-        /*early_reads=*/std::nullopt, tokenTiles);
+    auto tactic =
+        TacticAttr::get(ctx, shape.splits, shape.kw, shape.accs, shape.tiles,
+                        shape.passes, minCtasPerSm, shape.earlyDependents,
+                        /*late_chunks=*/0, GemmPipeline::bulk, shape.stages,
+                        shape.stageBytes, shape.producerLanes,
+                        /*early_reads=*/std::nullopt, tokenTiles);
     if (!llvm::is_contained(tactics, tactic))
       tactics.push_back(tactic);
   }
@@ -378,11 +376,10 @@ TacticAttr mlir::lamport::earlyReadsTwin(const GemmProblem &problem,
     return nullptr;
   return TacticAttr::get(
       tactic.getContext(), tactic.getSplits(), tactic.getKw(), tactic.getAccs(),
-      tactic.getTiles(), tactic.getPasses(), tactic.getFeatureGroups(),
-      tactic.getMinCtasPerSm(), tactic.getEarlyDependents(),
-      tactic.getLateChunks(), tactic.getPipeline(), tactic.getStages(),
-      tactic.getStageBytes(), tactic.getProducerLanes(), unsigned(twin),
-      tactic.getTokenTiles());
+      tactic.getTiles(), tactic.getPasses(), tactic.getMinCtasPerSm(),
+      tactic.getEarlyDependents(), tactic.getLateChunks(), tactic.getPipeline(),
+      tactic.getStages(), tactic.getStageBytes(), tactic.getProducerLanes(),
+      unsigned(twin), tactic.getTokenTiles());
 }
 
 void mlir::lamport::appendBulkLaunches(MLIRContext *ctx,

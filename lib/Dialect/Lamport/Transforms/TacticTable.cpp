@@ -97,15 +97,14 @@ static llvm::Expected<TacticAttr> readTactic(MLIRContext *ctx,
   if (!knobs)
     return fail("'tactic' must be an object");
   std::string error;
-  int64_t splits = 0, kw = 0, accs = 0, tiles = 1, passes = 1, groups = 1,
-          hint = 0, late = 0, stages = 4, stageBytes = 16384, producerLanes = 1,
+  int64_t splits = 0, kw = 0, accs = 0, tiles = 1, passes = 1, hint = 0,
+          late = 0, stages = 4, stageBytes = 16384, producerLanes = 1,
           earlyReads = -1;
   if (!readCount(*knobs, "splits", splits, false, error) ||
       !readCount(*knobs, "kw", kw, false, error) ||
       !readCount(*knobs, "accs", accs, false, error) ||
       !readCount(*knobs, "tiles", tiles, true, error) ||
       !readCount(*knobs, "passes", passes, true, error) ||
-      !readCount(*knobs, "feature_groups", groups, true, error) ||
       !readCount(*knobs, "min_ctas_per_sm", hint, true, error) ||
       !readCount(*knobs, "late_chunks", late, true, error) ||
       !readCount(*knobs, "stages", stages, true, error) ||
@@ -122,8 +121,8 @@ static llvm::Expected<TacticAttr> readTactic(MLIRContext *ctx,
     pipeline = *parsed;
   }
   TacticAttr tactic = TacticAttr::get(
-      ctx, splits, kw, accs, tiles, passes, groups, hint, early, late, pipeline,
-      stages, stageBytes, producerLanes,
+      ctx, splits, kw, accs, tiles, passes, hint, early, late, pipeline, stages,
+      stageBytes, producerLanes,
       earlyReads < 0 ? std::nullopt : std::optional<unsigned>(earlyReads), {});
   std::string reason = GemmPublishOp::launchUnsupported(n, k, tactic);
   if (!reason.empty())

@@ -94,10 +94,7 @@ def Lamport_TacticAttr : AttrDef<Lamport_Dialect, "Tactic"> {
     blocks of 16 x tiles features one CTA takes in turn (1, 2, 4 or 8, more
     than 1 with splits = 1 only; 1 when left out, not printed), loading the
     next block's weights while it multiplies and reduces the current one,
-    with x loaded once for all, `feature_groups` groups of warps that each
-    own 16 x tiles features of the CTA's block and all of its K, so the
-    groups' warps of one K read the same x (from L1 after the first; 1 when
-    left out, not printed; the register pipeline only), `min_ctas_per_sm` asks ptxas to leave
+    with x loaded once for all, `min_ctas_per_sm` asks ptxas to leave
     registers for that many CTAs on one SM (PTX `.minnctapersm`; 0, the
     default, not printed, asks nothing: ptxas then keeps registers low on its
     own), `early_dependents = true` lets the next kernel launch (PTX
@@ -107,8 +104,8 @@ def Lamport_TacticAttr : AttrDef<Lamport_Dialect, "Tactic"> {
     PDL wait, behind x, instead of before it (0, the default, not printed:
     x's loads otherwise queue behind the CTA's whole weight share), and
     `token_tiles[m-1]` is the token tile (8 or 16) the kernel uses for m
-    tokens. Warps per CTA follow: feature_groups * K / (splits * kw); CTAs
-    along grid x: N / (16 * tiles * feature_groups * passes).
+    tokens. Warps per CTA follow: K / (splits * kw); CTAs along grid x:
+    N / (16 * tiles * passes).
 
     `pipeline` picks how the weights travel: `registers` (the default, not
     printed) loads them straight into registers with 16-byte loads; `bulk`
@@ -157,9 +154,6 @@ def Lamport_TacticAttr : AttrDef<Lamport_Dialect, "Tactic"> {
       Lamport_DefaultedCountParameter<"blocks of 16 x tiles features one CTA "
                                       "takes in turn: 1, 2, 4 or 8 (more "
                                       "than 1 needs splits = 1)", "1">:$passes,
-      Lamport_DefaultedCountParameter<"groups of warps that own features "
-                                      "of their own and share x: 1, 2, 4 or "
-                                      "8", "1">:$feature_groups,
       Lamport_DefaultedCountParameter<"CTAs per SM ptxas leaves registers "
                                       "for (.minnctapersm), 0 for no hint, "
                                       "at most 32", "0">:$min_ctas_per_sm,
@@ -192,7 +186,6 @@ def Lamport_TacticAttr : AttrDef<Lamport_Dialect, "Tactic"> {
     `<` `splits` `=` $splits `,` `kw` `=` $kw `,` `accs` `=` $accs `,`
         (`tiles` `=` $tiles^ `,`)?
         (`passes` `=` $passes^ `,`)?
-        (`feature_groups` `=` $feature_groups^ `,`)?
         (`min_ctas_per_sm` `=` $min_ctas_per_sm^ `,`)?
         (`early_dependents` `=` $early_dependents^ `,`)?
         (`late_chunks` `=` $late_chunks^ `,`)?
