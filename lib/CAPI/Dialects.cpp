@@ -72,27 +72,44 @@ uint32_t mlirLamportMailboxTypeGetWidth(MlirType type) {
 }
 
 MlirLamportTactic mlirLamportTacticGetDefault(void) {
+  // The attribute's own defaults; splits, kw and accs, which have none,
+  // zero.
+  TacticAttr::Knobs knobs;
   MlirLamportTactic tactic = {};
-  tactic.tiles = 1;
-  tactic.passes = 1;
-  tactic.stages = 4;
-  tactic.stageBytes = 16384;
-  tactic.producerLanes = 1;
+  tactic.tiles = knobs.tiles;
+  tactic.passes = knobs.passes;
+  tactic.minCtasPerSm = knobs.minCtasPerSm;
+  tactic.earlyDependents = knobs.earlyDependents;
+  tactic.lateChunks = knobs.lateChunks;
+  tactic.bulkPipeline = knobs.pipeline == GemmPipeline::bulk;
+  tactic.stages = knobs.stages;
+  tactic.stageBytes = knobs.stageBytes;
+  tactic.producerLanes = knobs.producerLanes;
   tactic.earlyReads = -1;
   return tactic;
 }
 
 MlirAttribute mlirLamportTacticAttrGet(MlirContext context,
                                        MlirLamportTactic tactic) {
-  return wrap(TacticAttr::get(
-      unwrap(context), tactic.splits, tactic.kw, tactic.accs, tactic.tiles,
-      tactic.passes, tactic.minCtasPerSm, tactic.earlyDependents,
-      tactic.lateChunks,
-      tactic.bulkPipeline ? GemmPipeline::bulk : GemmPipeline::registers,
-      tactic.stages, tactic.stageBytes, tactic.producerLanes,
-      tactic.earlyReads < 0 ? std::nullopt
-                            : std::optional<unsigned>(tactic.earlyReads),
-      ArrayRef<int64_t>(tactic.tokenTiles, tactic.numTokenTiles)));
+  TacticAttr::Knobs knobs;
+  knobs.splits = tactic.splits;
+  knobs.kw = tactic.kw;
+  knobs.accs = tactic.accs;
+  knobs.tiles = tactic.tiles;
+  knobs.passes = tactic.passes;
+  knobs.minCtasPerSm = tactic.minCtasPerSm;
+  knobs.earlyDependents = tactic.earlyDependents;
+  knobs.lateChunks = tactic.lateChunks;
+  knobs.pipeline =
+      tactic.bulkPipeline ? GemmPipeline::bulk : GemmPipeline::registers;
+  knobs.stages = tactic.stages;
+  knobs.stageBytes = tactic.stageBytes;
+  knobs.producerLanes = tactic.producerLanes;
+  if (tactic.earlyReads >= 0)
+    knobs.earlyReads = unsigned(tactic.earlyReads);
+  knobs.tokenTiles.assign(tactic.tokenTiles,
+                          tactic.tokenTiles + tactic.numTokenTiles);
+  return wrap(TacticAttr::get(unwrap(context), knobs));
 }
 
 bool mlirAttributeIsALamportTactic(MlirAttribute attribute) {

@@ -46,6 +46,32 @@ static FailureOr<unsigned> parseCountParameter(AsmParser &parser) {
 #define GET_TYPEDEF_CLASSES
 #include "lamport/Dialect/Lamport/IR/LamportOpsTypes.cpp.inc"
 
+TacticAttr::Knobs TacticAttr::getKnobs() const {
+  Knobs knobs;
+  knobs.splits = getSplits();
+  knobs.kw = getKw();
+  knobs.accs = getAccs();
+  knobs.tiles = getTiles();
+  knobs.passes = getPasses();
+  knobs.minCtasPerSm = getMinCtasPerSm();
+  knobs.earlyDependents = getEarlyDependents();
+  knobs.lateChunks = getLateChunks();
+  knobs.pipeline = getPipeline();
+  knobs.stages = getStages();
+  knobs.stageBytes = getStageBytes();
+  knobs.producerLanes = getProducerLanes();
+  knobs.earlyReads = getEarlyReads();
+  knobs.tokenTiles.assign(getTokenTiles().begin(), getTokenTiles().end());
+  return knobs;
+}
+
+TacticAttr TacticAttr::get(MLIRContext *context, const Knobs &knobs) {
+  return get(context, knobs.splits, knobs.kw, knobs.accs, knobs.tiles,
+             knobs.passes, knobs.minCtasPerSm, knobs.earlyDependents,
+             knobs.lateChunks, knobs.pipeline, knobs.stages, knobs.stageBytes,
+             knobs.producerLanes, knobs.earlyReads, knobs.tokenTiles);
+}
+
 /// `tactic(#lamport.tactic<...>, ...)`: lamport.gemm_publish's tactics as a
 /// comma-separated list, so that one tactic reads as it always did.
 static ParseResult parseTacticList(OpAsmParser &parser, ArrayAttr &tactics) {

@@ -45,25 +45,27 @@ TacticAttr mlir::lamport::registerTactic(
     MLIRContext *ctx, int64_t splits, int64_t kw, int64_t accs, int64_t tiles,
     int64_t passes, int64_t minCtasPerSm, bool earlyDependents,
     int64_t lateChunks, ArrayRef<int64_t> tokenTiles) {
-  // The bulk ring's knobs at their defaults, which a register tactic does
-  // not print.
-  return TacticAttr::get(ctx, splits, kw, accs, tiles, passes, minCtasPerSm,
-                         earlyDependents, lateChunks, GemmPipeline::registers,
-                         /*stages=*/4, /*stage_bytes=*/16384,
-                         /*producer_lanes=*/1, /*early_reads=*/std::nullopt,
-                         tokenTiles);
+  // The bulk ring's knobs stay at their defaults, which a register tactic
+  // does not print.
+  TacticAttr::Knobs knobs;
+  knobs.splits = splits;
+  knobs.kw = kw;
+  knobs.accs = accs;
+  knobs.tiles = tiles;
+  knobs.passes = passes;
+  knobs.minCtasPerSm = minCtasPerSm;
+  knobs.earlyDependents = earlyDependents;
+  knobs.lateChunks = lateChunks;
+  knobs.tokenTiles.assign(tokenTiles.begin(), tokenTiles.end());
+  return TacticAttr::get(ctx, knobs);
 }
 
 TacticAttr mlir::lamport::withTokenTiles(TacticAttr tactic, int64_t last) {
-  SmallVector<int64_t> tiles;
+  TacticAttr::Knobs knobs = tactic.getKnobs();
+  knobs.tokenTiles.clear();
   for (int64_t m = 1; m <= last; ++m)
-    tiles.push_back(naturalTokenTile(m));
-  return TacticAttr::get(
-      tactic.getContext(), tactic.getSplits(), tactic.getKw(), tactic.getAccs(),
-      tactic.getTiles(), tactic.getPasses(), tactic.getMinCtasPerSm(),
-      tactic.getEarlyDependents(), tactic.getLateChunks(), tactic.getPipeline(),
-      tactic.getStages(), tactic.getStageBytes(), tactic.getProducerLanes(),
-      tactic.getEarlyReads(), tiles);
+    knobs.tokenTiles.push_back(naturalTokenTile(m));
+  return TacticAttr::get(tactic.getContext(), knobs);
 }
 
 /// The launch shape of `tactic` for `problem` at `tokenTile`, its bulk
@@ -342,12 +344,20 @@ static void appendRings(MLIRContext *ctx, GemmLaunchShape shape,
     narrow.tokenTile = 8;
     if (!wide.bulkUnsupported().empty() || !narrow.bulkUnsupported().empty())
       continue;
-    auto tactic =
-        TacticAttr::get(ctx, shape.splits, shape.kw, shape.accs, shape.tiles,
-                        shape.passes, minCtasPerSm, shape.earlyDependents,
-                        /*late_chunks=*/0, GemmPipeline::bulk, shape.stages,
-                        shape.stageBytes, shape.producerLanes,
-                        /*early_reads=*/std::nullopt, tokenTiles);
+    TacticAttr::Knobs knobs;
+    knobs.splits = shape.splits;
+    knobs.kw = shape.kw;
+    knobs.accs = shape.accs;
+    knobs.tiles = shape.tiles;
+    knobs.passes = shape.passes;
+    knobs.minCtasPerSm = minCtasPerSm;
+    knobs.earlyDependents = shape.earlyDependents;
+    knobs.pipeline = GemmPipeline::bulk;
+    knobs.stages = shape.stages;
+    knobs.stageBytes = shape.stageBytes;
+    knobs.producerLanes = shape.producerLanes;
+    knobs.tokenTiles.assign(tokenTiles.begin(), tokenTiles.end());
+    auto tactic = TacticAttr::get(ctx, knobs);
     if (!llvm::is_contained(tactics, tactic))
       tactics.push_back(tactic);
   }
@@ -374,12 +384,9 @@ TacticAttr mlir::lamport::earlyReadsTwin(const GemmProblem &problem,
   int64_t twin = shape.earlyReadLoads();
   if (twin == rule)
     return nullptr;
-  return TacticAttr::get(
-      tactic.getContext(), tactic.getSplits(), tactic.getKw(), tactic.getAccs(),
-      tactic.getTiles(), tactic.getPasses(), tactic.getMinCtasPerSm(),
-      tactic.getEarlyDependents(), tactic.getLateChunks(), tactic.getPipeline(),
-      tactic.getStages(), tactic.getStageBytes(), tactic.getProducerLanes(),
-      unsigned(twin), tactic.getTokenTiles());
+  TacticAttr::Knobs knobs = tactic.getKnobs();
+  knobs.earlyReads = unsigned(twin);
+  return TacticAttr::get(tactic.getContext(), knobs);
 }
 
 void mlir::lamport::appendBulkLaunches(MLIRContext *ctx,

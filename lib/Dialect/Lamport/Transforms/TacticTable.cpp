@@ -97,8 +97,12 @@ static llvm::Expected<TacticAttr> readTactic(MLIRContext *ctx,
   if (!knobs)
     return fail("'tactic' must be an object");
   std::string error;
-  int64_t splits = 0, kw = 0, accs = 0, tiles = 1, passes = 1, hint = 0,
-          late = 0, stages = 4, stageBytes = 16384, producerLanes = 1,
+  // Each knob left out takes the attribute's default.
+  TacticAttr::Knobs read;
+  int64_t splits = 0, kw = 0, accs = 0, tiles = read.tiles,
+          passes = read.passes, hint = read.minCtasPerSm,
+          late = read.lateChunks, stages = read.stages,
+          stageBytes = read.stageBytes, producerLanes = read.producerLanes,
           earlyReads = -1;
   if (!readCount(*knobs, "splits", splits, false, error) ||
       !readCount(*knobs, "kw", kw, false, error) ||
@@ -112,18 +116,30 @@ static llvm::Expected<TacticAttr> readTactic(MLIRContext *ctx,
       !readCount(*knobs, "producer_lanes", producerLanes, true, error) ||
       !readCount(*knobs, "early_reads", earlyReads, true, error))
     return fail("tactic: " + error);
-  bool early = knobs->getBoolean("early_dependents").value_or(false);
-  GemmPipeline pipeline = GemmPipeline::registers;
+  bool early =
+      knobs->getBoolean("early_dependents").value_or(read.earlyDependents);
+  GemmPipeline pipeline = read.pipeline;
   if (std::optional<StringRef> name = knobs->getString("pipeline")) {
     std::optional<GemmPipeline> parsed = symbolizeGemmPipeline(*name);
     if (!parsed)
       return fail("tactic: 'pipeline' must be registers or bulk");
     pipeline = *parsed;
   }
-  TacticAttr tactic = TacticAttr::get(
-      ctx, splits, kw, accs, tiles, passes, hint, early, late, pipeline, stages,
-      stageBytes, producerLanes,
-      earlyReads < 0 ? std::nullopt : std::optional<unsigned>(earlyReads), {});
+  read.splits = splits;
+  read.kw = kw;
+  read.accs = accs;
+  read.tiles = tiles;
+  read.passes = passes;
+  read.minCtasPerSm = hint;
+  read.earlyDependents = early;
+  read.lateChunks = late;
+  read.pipeline = pipeline;
+  read.stages = stages;
+  read.stageBytes = stageBytes;
+  read.producerLanes = producerLanes;
+  if (earlyReads >= 0)
+    read.earlyReads = unsigned(earlyReads);
+  TacticAttr tactic = TacticAttr::get(ctx, read);
   std::string reason = GemmPublishOp::launchUnsupported(n, k, tactic);
   if (!reason.empty())
     return fail("tactic cannot launch N = " + Twine(n) + ", K = " + Twine(k) +

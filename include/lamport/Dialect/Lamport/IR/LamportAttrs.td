@@ -196,6 +196,25 @@ def Lamport_TacticAttr : AttrDef<Lamport_Dialect, "Tactic"> {
         (`early_reads` `=` $early_reads^ `,`)?
         `token_tiles` `=` `[` $token_tiles `]` `>`
   }];
+  let extraClassDeclaration = [{
+    /// Every knob as a plain value, each left out defaulted as the
+    /// attribute defaults it: a tactic that differs from another in a few
+    /// knobs is get(context, knobs) of the other's getKnobs() with those
+    /// changed, and one of the register pipeline names only what it sets.
+    struct Knobs {
+      unsigned splits = 1, kw = 0, accs = 1, tiles = 1, passes = 1,
+               minCtasPerSm = 0;
+      bool earlyDependents = false;
+      unsigned lateChunks = 0;
+      ::mlir::lamport::GemmPipeline pipeline =
+          ::mlir::lamport::GemmPipeline::registers;
+      unsigned stages = 4, stageBytes = 16384, producerLanes = 1;
+      std::optional<unsigned> earlyReads;
+      ::llvm::SmallVector<int64_t> tokenTiles;
+    };
+    Knobs getKnobs() const;
+    static TacticAttr get(::mlir::MLIRContext *context, const Knobs &knobs);
+  }];
 }
 
 #endif // LAMPORT_DIALECT_LAMPORT_IR_LAMPORTATTRS_TD
