@@ -8,7 +8,8 @@
 // in the same process:
 //
 //   lamport-gemm-bench [--json FILE] [--copy-stagger BYTES]
-//                      [--carveout PERCENT] [--extra-shared BYTES] BUNDLE...
+//                      [--carveout PERCENT] [--extra-shared BYTES]
+//                      [--contiguous-weights] BUNDLE...
 //
 // Each BUNDLE is lamport-compile's output for a program holding one
 // lamport.gemm_publish without a mailbox (weight [N, K], x [M, K] with a
@@ -51,6 +52,9 @@
 // the maximum, CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT; the
 // driver's choice without it), --extra-shared launches every kernel with
 // that many more bytes of dynamic shared memory, unused.
+// --contiguous-weights lays the rotated weight copies back to back in one
+// allocation, a spare copy past the last, so the weight after a GEMM's own
+// in memory is the next one's (bench/prefetch_next.py's L2 prefetches).
 //
 //===----------------------------------------------------------------------===//
 
@@ -318,6 +322,10 @@ public:
     int carveout = -1;
     /// Unused dynamic shared memory added to every launch.
     size_t extraSharedBytes = 0;
+    /// The weight copies back to back in one allocation, one spare copy
+    /// past the last: copy c + 1 starts where copy c ends, so a kernel can
+    /// find the next GEMM's weight (L2 prefetch experiments).
+    bool contiguousWeights = false;
   };
   explicit Bench(const Options &options) : options(options) {
     CHECK(cudaSetDevice(0));
@@ -509,8 +517,14 @@ Bench::runPoint(const std::vector<const GemmBundle *> &variants) {
   // drawing hundreds of MiB of normals on the host would dominate the run.
   for (uint16_t &value : hostWeight)
     value = floatToBf16(normal(random) * 0.05f);
+  void *weightBlock = nullptr;
+  if (options.contiguousWeights)
+    CHECK(cudaMalloc(&weightBlock, (copies + 1) * weightBytes));
   for (int c = 0; c < copies; ++c) {
-    CHECK(cudaMalloc(&weights[c], weightBytes));
+    if (weightBlock)
+      weights[c] = static_cast<char *>(weightBlock) + c * weightBytes;
+    else
+      CHECK(cudaMalloc(&weights[c], weightBytes));
     if (c == 0)
       CHECK(cudaMemcpy(weights[c], hostWeight.data(), weightBytes,
                        cudaMemcpyHostToDevice));
@@ -733,10 +747,13 @@ Bench::runPoint(const std::vector<const GemmBundle *> &variants) {
   }
 
   for (int c = 0; c < copies; ++c) {
-    CHECK(cudaFree(weights[c]));
+    if (!weightBlock)
+      CHECK(cudaFree(weights[c]));
     CHECK(cudaFree(ys[c]));
     CHECK(cudaFree(blasYs[c]));
   }
+  if (weightBlock)
+    CHECK(cudaFree(weightBlock));
   CHECK(cudaFree(x));
   return rows;
 }
@@ -825,6 +842,8 @@ int main(int argc, char **argv) {
       if (!parseCount("--extra-shared", argv[++i], 1, 227 * 1024,
                       "a byte count up to 232448", options.extraSharedBytes))
         return 2;
+    } else if (arg == "--contiguous-weights") {
+      options.contiguousWeights = true;
     } else if (arg.rfind("--", 0) == 0) {
       std::fprintf(stderr, "lamport-gemm-bench: unknown option %s\n",
                    arg.c_str());
@@ -836,7 +855,8 @@ int main(int argc, char **argv) {
     std::fprintf(
         stderr,
         "usage: lamport-gemm-bench [--json FILE] [--copy-stagger BYTES] "
-        "[--carveout PERCENT] [--extra-shared BYTES] BUNDLE...\n");
+        "[--carveout PERCENT] [--extra-shared BYTES] [--contiguous-weights] "
+        "BUNDLE...\n");
     return 2;
   }
   // Points in the order their shapes first appear, M ascending; variants in
