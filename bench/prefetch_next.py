@@ -61,7 +61,8 @@ def prefetch_line(weight_bytes, issuers, per_cta, unit):
 
 
 def main(argv):
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = argparse.ArgumentParser(
+        description="serving GEMMs that prefetch the next weight into L2")
     parser.add_argument("-o", "--output",
                         default=os.path.join(ROOT, "bundles", "gemm_prefetch"))
     parser.add_argument("--source", default=os.path.join(ROOT, "bundles", "gemm"))
