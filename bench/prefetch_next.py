@@ -36,7 +36,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PLACES = {"pfwait": r"^\s*griddepcontrol\.wait;",
           "pfmma": r"^\s*st\.shared\.b32\s"}
 # Who issues the prefetches: every thread, lane 0 of every warp, thread 0
-# of every CTA (its unit of threads set per kernel).
+# of every CTA (threads a unit; 0: the kernel's CTA).
 UNITS = {"thread": 1, "warp": 32, "cta": 0}
 
 
@@ -82,18 +82,15 @@ def main(argv):
         threads = kernel["block"][0]
         for (suffix, place), (unit_name, unit) in itertools.product(
                 PLACES.items(), UNITS.items()):
-            if unit_name == "cta":
-                unit = threads
-            # The point's name first, so the bench takes it as a variant.
-            shape, rest = name.split("_m", 1)
-            m, tactic = rest.split("_", 1)
-            dest = os.path.join(args.output,
-                                f"{shape}_m{m}_{tactic}_{suffix}{unit_name}")
+            unit = unit or threads
+            per_cta = threads // unit
+            # The bundle's name with a suffix: the bench takes it as a
+            # variant of the same point.
+            dest = os.path.join(args.output, f"{name}_{suffix}{unit_name}")
             run = subprocess.run(
                 [sys.executable, os.path.join(ROOT, "bench", "edit_ptx.py"),
                  source, dest, "--insert-after", place,
-                 prefetch_line(weight_bytes, ctas * (threads // unit),
-                               threads // unit, unit)],
+                 prefetch_line(weight_bytes, ctas * per_cta, per_cta, unit)],
                 capture_output=True, text=True)
             if run.returncode:
                 print(f"{name} {suffix}: {run.stderr.strip()}")

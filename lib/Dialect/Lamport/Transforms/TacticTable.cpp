@@ -85,6 +85,16 @@ static bool readCount(const llvm::json::Object &object, StringRef key,
   return true;
 }
 
+/// The same into a knob of the attribute, which takes it as an unsigned.
+static bool readCount(const llvm::json::Object &object, StringRef key,
+                      unsigned &value, bool optional, std::string &error) {
+  int64_t wide = value;
+  if (!readCount(object, key, wide, optional, error))
+    return false;
+  value = unsigned(wide);
+  return true;
+}
+
 /// An error of the table's reading, its message as given.
 static llvm::Error fail(const Twine &message) {
   return llvm::createStringError(message);
@@ -99,44 +109,27 @@ static llvm::Expected<TacticAttr> readTactic(MLIRContext *ctx,
   std::string error;
   // Each knob left out takes the attribute's default.
   TacticAttr::Knobs read;
-  int64_t splits = 0, kw = 0, accs = 0, tiles = read.tiles,
-          passes = read.passes, hint = read.minCtasPerSm,
-          late = read.lateChunks, stages = read.stages,
-          stageBytes = read.stageBytes, producerLanes = read.producerLanes,
-          earlyReads = -1;
-  if (!readCount(*knobs, "splits", splits, false, error) ||
-      !readCount(*knobs, "kw", kw, false, error) ||
-      !readCount(*knobs, "accs", accs, false, error) ||
-      !readCount(*knobs, "tiles", tiles, true, error) ||
-      !readCount(*knobs, "passes", passes, true, error) ||
-      !readCount(*knobs, "min_ctas_per_sm", hint, true, error) ||
-      !readCount(*knobs, "late_chunks", late, true, error) ||
-      !readCount(*knobs, "stages", stages, true, error) ||
-      !readCount(*knobs, "stage_bytes", stageBytes, true, error) ||
-      !readCount(*knobs, "producer_lanes", producerLanes, true, error) ||
+  int64_t earlyReads = -1;
+  if (!readCount(*knobs, "splits", read.splits, false, error) ||
+      !readCount(*knobs, "kw", read.kw, false, error) ||
+      !readCount(*knobs, "accs", read.accs, false, error) ||
+      !readCount(*knobs, "tiles", read.tiles, true, error) ||
+      !readCount(*knobs, "passes", read.passes, true, error) ||
+      !readCount(*knobs, "min_ctas_per_sm", read.minCtasPerSm, true, error) ||
+      !readCount(*knobs, "late_chunks", read.lateChunks, true, error) ||
+      !readCount(*knobs, "stages", read.stages, true, error) ||
+      !readCount(*knobs, "stage_bytes", read.stageBytes, true, error) ||
+      !readCount(*knobs, "producer_lanes", read.producerLanes, true, error) ||
       !readCount(*knobs, "early_reads", earlyReads, true, error))
     return fail("tactic: " + error);
-  bool early =
+  read.earlyDependents =
       knobs->getBoolean("early_dependents").value_or(read.earlyDependents);
-  GemmPipeline pipeline = read.pipeline;
   if (std::optional<StringRef> name = knobs->getString("pipeline")) {
     std::optional<GemmPipeline> parsed = symbolizeGemmPipeline(*name);
     if (!parsed)
       return fail("tactic: 'pipeline' must be registers or bulk");
-    pipeline = *parsed;
+    read.pipeline = *parsed;
   }
-  read.splits = splits;
-  read.kw = kw;
-  read.accs = accs;
-  read.tiles = tiles;
-  read.passes = passes;
-  read.minCtasPerSm = hint;
-  read.earlyDependents = early;
-  read.lateChunks = late;
-  read.pipeline = pipeline;
-  read.stages = stages;
-  read.stageBytes = stageBytes;
-  read.producerLanes = producerLanes;
   if (earlyReads >= 0)
     read.earlyReads = unsigned(earlyReads);
   TacticAttr tactic = TacticAttr::get(ctx, read);
