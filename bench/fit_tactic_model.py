@@ -17,6 +17,7 @@ it.
     bench/fit_tactic_model.py                       # evaluate CONSTANTS
     bench/fit_tactic_model.py --per-point           # each point's pick
     bench/fit_tactic_model.py --check-opt build/bin/lamport-opt
+    bench/fit_tactic_model.py --ptxas bundles/tactics/untabled ...
     bench/fit_tactic_model.py --fit                 # refit (scipy, minutes)
 
 The measurements (one H200), a subdirectory per run, each with
@@ -263,12 +264,24 @@ def in_sweep(n, k, m, t):
         bulk_launch_rings(n, k, t)
 
 
+def register_count(c, t, token_tile, x_chunks=1):
+    """estimateRegister()'s registers of a thread: the weight fragments in
+    flight (twice with several passes), the accumulators, `x_chunks` x
+    fragments per token block (the model counts one) and the rest."""
+    token_blocks = token_tile // TOKENS_PER_MMA
+    weights = t["kw"] // CHUNK_K * t["tiles"] * 8 * \
+        (2 if t["passes"] > 1 else 1)
+    return (c["registers"] + weights +
+            t["accs"] * t["tiles"] * token_blocks * 4 +
+            x_chunks * token_blocks * 4)
+
+
 def estimate(c, n, k, m, t, publishes=False, tp=1):
     """TacticModel.cpp's estimate for tactic dict `t`: estimateRegister(),
     or estimateBulk() for the bulk pipeline."""
     if t.get("pipeline") == "bulk":
         return estimate_bulk(c, n, k, m, t, publishes, tp)
-    splits, kw, accs = t["splits"], t["kw"], t["accs"]
+    splits, kw = t["splits"], t["kw"]
     tiles, passes = t["tiles"], t["passes"]
     warps = k // (splits * kw)
     token_tile = natural_token_tile(m)
@@ -276,14 +289,9 @@ def estimate(c, n, k, m, t, publishes=False, tp=1):
     features = FEATURES_PER_TILE * tiles
     grid_x = n // (features * passes)
     ctas = grid_x * splits
-    token_blocks = token_tile // TOKENS_PER_MMA
-    chunks = kw // CHUNK_K
     shared = (warps + splits) * token_tile * features * 4
 
-    weight_registers = chunks * tiles * 8 * (2 if passes > 1 else 1)
-    registers = (c["registers"] + weight_registers +
-                 accs * tiles * token_blocks * 4 +
-                 token_blocks * 4)
+    registers = register_count(c, t, token_tile)
     hint = t["min_ctas_per_sm"]
     spill, per_sm, resident, waves = residency(c, ctas, threads, registers,
                                                hint, shared)
@@ -696,6 +704,63 @@ def check_prior(opt, points):
     return bad
 
 
+def ptxas_registers(ptx):
+    """(registers, spill store bytes) ptxas gives the kernel of `ptx` for
+    sm_90."""
+    result = subprocess.run(["ptxas", "-arch=sm_90", "-v", ptx, "-o",
+                             os.devnull], capture_output=True, text=True)
+    used = re.search(r"Used (\d+) registers", result.stderr)
+    spill = re.search(r"(\d+) bytes spill stores", result.stderr)
+    if result.returncode or not used:
+        sys.exit(f"ptxas failed on {ptx}:\n{result.stderr}")
+    return int(used.group(1)), int(spill.group(1)) if spill else 0
+
+
+def check_ptxas(set_dirs):
+    """The model's registers of a thread against ptxas's, for every
+    register-family candidate compiled under SET_DIR/bundles (lamport-tune
+    emit's layout, one kernel a bundle): counting one x fragment per token
+    block, as the model does, and every chunk's, as the kernel loads them
+    (all of a warp's x before its MMAs). Only kernels ptxas leaves under
+    their register budget and unspilled count: at the budget ptxas, not
+    the kernel, sets the number."""
+    cases = []
+    for set_dir in set_dirs:
+        cands = json.load(open(os.path.join(set_dir, "candidates.json")))
+        for c in cands["candidates"]:
+            t = full_tactic(c["tactic"])
+            if pipeline_of(t) == "bulk":
+                continue
+            ptx = os.path.join(set_dir, "bundles", c["bundle"],
+                               "gemm_publish_0.ptx")
+            cases.append((t, c["k"], natural_token_tile(c["m"]), ptx))
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+        measured = list(pool.map(lambda case: ptxas_registers(case[3]),
+                                 cases))
+    rows = {8: [], 16: []}
+    for (t, k, tile, _), (registers, spill) in zip(cases, measured):
+        threads = warps_of(t, k) * 32
+        budget = min(MAX_REGISTERS,
+                     SM_REGISTERS // (threads * max(t["min_ctas_per_sm"], 1)))
+        if spill or registers >= budget - 8:
+            continue
+        rows[tile].append((registers,
+                           register_count(CONSTANTS, t, tile),
+                           register_count(CONSTANTS, t, tile,
+                                          t["kw"] // CHUNK_K)))
+    print(f"ptxas against the model's registers, {len(cases)} register "
+          f"kernels, {sum(map(len, rows.values()))} under their budget:")
+    for tile, found in rows.items():
+        for name, column in (("one x fragment a block", 1),
+                             ("x of every chunk", 2)):
+            errors = [r[0] - r[column] for r in found]
+            if errors:
+                print(f"  token tile {tile}, {name}: ptxas - model median "
+                      f"{statistics.median(errors):+.0f}, mean absolute "
+                      f"{sum(map(abs, errors)) / len(errors):.1f} "
+                      f"({len(errors)} kernels)")
+
+
 def check_opt(opt, points, seed):
     """Whether estimate() with CONSTANTS is lamport-opt's, on every measured
     candidate and seed point (each tactic of a shape and M once, though
@@ -732,10 +797,16 @@ def main():
                                              "h200_tactics_heldout"),
                         help="runs of shapes the fit does not see")
     parser.add_argument("--check-opt", metavar="LAMPORT_OPT")
+    parser.add_argument("--ptxas", nargs="+", metavar="SET_DIR",
+                        help="the model's registers against ptxas's for "
+                        "the register kernels under SET_DIR/bundles")
     parser.add_argument("--fit", action="store_true")
     parser.add_argument("--per-point", action="store_true",
                         help="each point's pick before and after")
     args = parser.parse_args()
+    if args.ptxas:
+        check_ptxas(args.ptxas)
+        return 0
     points, seed = load_points(args.results), load_seed(args.results)
     held_out = load_points(args.held_out)
     if args.check_opt:
