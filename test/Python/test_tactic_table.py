@@ -159,3 +159,165 @@ def test_merge_keeps_the_table_tactic_within_min_gain(tmp_path):
     # Without a bound the 1% is taken: the other tactic serves every M.
     assert merged() == [([1, 16], 2)]
     assert merged("--min-gain", "0.02") == [([1, 1], 1), ([2, 16], 2)]
+
+
+def work_directory(tmp_path):
+    """A tuning run's candidates.json and results.json (two tactics at one
+    point, both passing) and a table holding the point, for the tests of
+    bad input below."""
+    knobs = {"splits": 1, "kw": 128, "accs": 2, "tiles": 1, "passes": 1,
+             "min_ctas_per_sm": 1, "early_dependents": True,
+             "late_chunks": 0}
+    candidates, results = [], []
+    for name, us in (("a", 3.0), ("b", 4.0)):
+        bundle = f"shape_m1_{name}"
+        candidates.append({"bundle": bundle, "shape": "shape", "n": 1024,
+                           "k": 4096, "m": 1, "publishes": False,
+                           "tactic": dict(knobs, kw=128 if name == "a" else 64),
+                           "model_us": us, "model_pick": name == "a",
+                           "table": False})
+        results.append({"bundle": bundle, "ours_us": us, "cublas_us": 7.0,
+                        "passed": True})
+    (tmp_path / "candidates.json").write_text(
+        json.dumps({"chip": "sm_90", "candidates": candidates}))
+    (tmp_path / "results.json").write_text(json.dumps(results))
+    table = tmp_path / "table.json"
+    table.write_text(json.dumps({"chip": "sm_90", "entries": [
+        {"n": 1024, "k": 4096, "m": [1, 16], "publishes": False,
+         "tactic": {"splits": 1, "kw": 128, "accs": 2}, "source": "old"}]}))
+    return candidates, results, table
+
+
+def refused(command, message):
+    """lamport-tune `command` fails with status 2 and `message`, not a
+    Python traceback."""
+    run = subprocess.run([TUNE, *command], capture_output=True, text=True)
+    assert run.returncode == 2, run.stderr
+    assert message in run.stderr, run.stderr
+    assert "Traceback" not in run.stderr, run.stderr
+
+
+# Each edit of a good run's reports, and what lamport-tune says of it.
+BAD_RESULTS = [
+    ("missing", None, "cannot read the results"),
+    ("not JSON", "{x", "is not valid JSON"),
+    ("NaN", '[{"bundle": "shape_m1_a", "ours_us": NaN, "cublas_us": 7.0, '
+            '"passed": true}]', "NaN is not a number"),
+    ("not a list", "{}", "must be a list of lamport-gemm-bench's reports"),
+    ("empty", "[]", "holds no report"),
+    ("no bundle", '[{"ours_us": 3.0}]', "must be an object naming its"),
+    ("foreign bundle", '[{"bundle": "other_m1_a", "ours_us": 3.0, '
+                       '"cublas_us": 7.0, "passed": true}]',
+     "reports none of the bundles candidates.json lists"),
+    ("no verdict", '[{"bundle": "shape_m1_a", "ours_us": 3.0, '
+                   '"cublas_us": 7.0}]', "'passed' must be true or false"),
+    ("negative time", '[{"bundle": "shape_m1_a", "ours_us": -1, '
+                      '"cublas_us": 7.0, "passed": true}]',
+     "'ours_us' must be a positive number of microseconds or null, got -1"),
+    ("time as text", '[{"bundle": "shape_m1_a", "ours_us": 3.0, '
+                     '"cublas_us": "7", "passed": true}]',
+     "'cublas_us' must be a positive number"),
+]
+
+
+@pytest.mark.parametrize("what,text,message", BAD_RESULTS,
+                         ids=[case[0] for case in BAD_RESULTS])
+def test_tune_refuses_bad_results(tmp_path, what, text, message):
+    """merge and report name what is wrong with results.json, and merge
+    leaves the table as it was."""
+    _, _, table = work_directory(tmp_path)
+    before = table.read_bytes()
+    if text is None:
+        (tmp_path / "results.json").unlink()
+    else:
+        (tmp_path / "results.json").write_text(text)
+    refused(["merge", str(tmp_path), "--table", str(table)], message)
+    assert table.read_bytes() == before
+    refused(["report", str(tmp_path)], message)
+
+
+BAD_CANDIDATES = [
+    ("not a manifest", [], "needs a 'chip' name and a 'candidates' list"),
+    ("bundle twice", lambda c: c[1].update(bundle=c[0]["bundle"]),
+     "bundle 'shape_m1_a' is listed twice"),
+    ("M as text", lambda c: c[0].update(m="1"),
+     "'m' must be a positive integer"),
+    ("N of zero", lambda c: c[0].update(n=0),
+     "'n' must be a positive integer"),
+    ("flag as number", lambda c: c[0].update(publishes=0),
+     "'publishes' must be true or false"),
+    ("no kw", lambda c: c[0]["tactic"].pop("kw"),
+     "'tactic' must be an object with splits, kw and accs"),
+]
+
+
+@pytest.mark.parametrize("what,edit,message", BAD_CANDIDATES,
+                         ids=[case[0] for case in BAD_CANDIDATES])
+def test_tune_refuses_bad_candidates(tmp_path, what, edit, message):
+    candidates, _, table = work_directory(tmp_path)
+    before = table.read_bytes()
+    if callable(edit):
+        edit(candidates)
+        document = {"chip": "sm_90", "candidates": candidates}
+    else:
+        document = edit
+    (tmp_path / "candidates.json").write_text(json.dumps(document))
+    refused(["merge", str(tmp_path), "--table", str(table)], message)
+    assert table.read_bytes() == before
+
+
+@pytest.mark.parametrize("document,message", [
+    ('{"chip": "sm_90", "entries": [{"n": 1024}]}',
+     "entry 0: needs positive 'n' and 'k' and 'publishes' true or false"),
+    ('{"chip": "sm_90", "entries": [{"n": 1024, "k": 4096, "m": [1], '
+     '"publishes": false}]}', "entry 0: 'm' must be [first, last]"),
+    ('{"chip": "sm_90", "entries": [], "measured": {}}',
+     "needs an 'entries' list and, where present, a 'measured' list"),
+    ('{"chip": "sm_100a", "entries": []}',
+     "is the table of chip 'sm_100a', the candidates were built for "
+     "'sm_90'"),
+    ('{"chip": "sm_90", "entries": [', "is not valid JSON"),
+], ids=["entry without K", "M not a range", "measured not a list",
+        "another chip's", "cut short"])
+def test_merge_refuses_a_table_it_cannot_read(tmp_path, document, message):
+    """A table merge cannot read is left untouched, not overwritten."""
+    _, _, table = work_directory(tmp_path)
+    table.write_text(document)
+    refused(["merge", str(tmp_path), "--table", str(table)], message)
+    assert table.read_text() == document
+
+
+@pytest.mark.parametrize("option,message", [
+    (["--m", "x"], "'x' is not a token count from 1 to 16"),
+    (["--m", "1,17"], "'17' is not a token count from 1 to 16"),
+    (["--candidates", "-1"], "'-1' is not an integer of at least 0"),
+    (["--publish", "0"], "'0' is not an integer of at least 1"),
+    (["--min-gain", "2"], "'2' is not a fraction from 0 up to 1"),
+])
+def test_emit_refuses_bad_options(tmp_path, option, message):
+    refused(["emit", "-o", str(tmp_path), "shape:1024:4096", *option],
+            message)
+
+
+def test_time_and_emit_name_missing_inputs(tmp_path):
+    refused(["time", str(tmp_path / "none"), "--bench", "/bin/true"],
+            "no bundles in")
+    refused(["emit", "-o", str(tmp_path), "--program",
+             str(tmp_path / "none.mlir")], "cannot read program")
+
+
+def test_merge_leaves_out_reports_of_other_bundles(tmp_path):
+    """Bundles timed beside the candidates in one process (the serving
+    kernels of a sweep) have reports but no candidate: merge leaves them
+    out and takes the candidates' best."""
+    _, results, table = work_directory(tmp_path)
+    results.append({"bundle": "serving_m1", "ours_us": 1.0,
+                    "cublas_us": 7.0, "passed": True})
+    (tmp_path / "results.json").write_text(json.dumps(results))
+    subprocess.run([TUNE, "merge", str(tmp_path), "--table", str(table)],
+                   check=True, capture_output=True)
+    merged = json.loads(table.read_text())
+    assert [(e["m"], e["tactic"]["kw"]) for e in merged["entries"]] == [
+        ([1, 1], 128)]
+    assert [c["over_best"] for c in merged["measured"][0]["candidates"]] == [
+        1.0, 1.333]
