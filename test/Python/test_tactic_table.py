@@ -171,9 +171,10 @@ def work_directory(tmp_path):
     candidates, results = [], []
     for name, us in (("a", 3.0), ("b", 4.0)):
         bundle = f"shape_m1_{name}"
+        kw = 128 if name == "a" else 64
         candidates.append({"bundle": bundle, "shape": "shape", "n": 1024,
                            "k": 4096, "m": 1, "publishes": False,
-                           "tactic": dict(knobs, kw=128 if name == "a" else 64),
+                           "tactic": dict(knobs, kw=kw),
                            "model_us": us, "model_pick": name == "a",
                            "table": False})
         results.append({"bundle": bundle, "ours_us": us, "cublas_us": 7.0,
