@@ -76,6 +76,8 @@ def test_merge_takes_the_fastest_passing_candidate(tmp_path):
     table.write_text(json.dumps({"chip": "sm_90", "entries": [
         {"n": 1024, "k": 4096, "m": [1, 16], "publishes": False,
          "tactic": {"splits": 1, "kw": 128, "accs": 2}, "source": "old"}]}))
+    table.chmod(0o640)
+    mode = 0o640
     subprocess.run([TUNE, "merge", str(tmp_path), "--table", str(table)],
                    check=True)
     merged = json.loads(table.read_text())
@@ -107,6 +109,11 @@ def test_merge_takes_the_fastest_passing_candidate(tmp_path):
              (1, 128, "bulk", 1.667)]),
         (16, [(1, 128, "bulk", 1.0), (1, 128, None, 1.25),
               (2, 64, None, 1.5)])]
+    # Written beside the table and moved into place, with the table's own
+    # permissions.
+    assert table.stat().st_mode & 0o777 == mode
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] \
+        == []
     # A second merge of the same run replaces the points, not adds to them.
     subprocess.run([TUNE, "merge", str(tmp_path), "--table", str(table)],
                    check=True)
@@ -214,10 +221,11 @@ BAD_RESULTS = [
                    '"cublas_us": 7.0}]', "'passed' must be true or false"),
     ("negative time", '[{"bundle": "shape_m1_a", "ours_us": -1, '
                       '"cublas_us": 7.0, "passed": true}]',
-     "'ours_us' must be a positive number of microseconds or null, got -1"),
+     "'ours_us' of a passing candidate must be a positive number of "
+     "microseconds, got -1"),
     ("time as text", '[{"bundle": "shape_m1_a", "ours_us": 3.0, '
                      '"cublas_us": "7", "passed": true}]',
-     "'cublas_us' must be a positive number"),
+     "'cublas_us' of a passing candidate must be a positive number"),
 ]
 
 
