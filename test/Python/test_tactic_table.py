@@ -45,6 +45,19 @@ def test_schema_refuses_unknown_knob():
         jsonschema.validate(table, schema())
 
 
+def write_run(directory, candidates, results):
+    """A tuning run's candidates.json and results.json in `directory`, and
+    beside them a table whose one entry serves the shape at every M."""
+    (directory / "candidates.json").write_text(
+        json.dumps({"chip": "sm_90", "candidates": candidates}))
+    (directory / "results.json").write_text(json.dumps(results))
+    table = directory / "table.json"
+    table.write_text(json.dumps({"chip": "sm_90", "entries": [
+        {"n": 1024, "k": 4096, "m": [1, 16], "publishes": False,
+         "tactic": {"splits": 1, "kw": 128, "accs": 2}, "source": "old"}]}))
+    return table
+
+
 def test_merge_takes_the_fastest_passing_candidate(tmp_path):
     jsonschema = pytest.importorskip("jsonschema")
     fast = {"splits": 2, "kw": 64, "accs": 2, "tiles": 1, "passes": 1,
@@ -69,15 +82,9 @@ def test_merge_takes_the_fastest_passing_candidate(tmp_path):
                                "model_pick": name == "slow", "table": False})
             results.append({"bundle": bundle, "ours_us": times[m][name],
                             "cublas_us": 7.0, "passed": name != "failing"})
-    (tmp_path / "candidates.json").write_text(
-        json.dumps({"chip": "sm_90", "candidates": candidates}))
-    (tmp_path / "results.json").write_text(json.dumps(results))
-    table = tmp_path / "table.json"
-    table.write_text(json.dumps({"chip": "sm_90", "entries": [
-        {"n": 1024, "k": 4096, "m": [1, 16], "publishes": False,
-         "tactic": {"splits": 1, "kw": 128, "accs": 2}, "source": "old"}]}))
-    table.chmod(0o640)
+    table = write_run(tmp_path, candidates, results)
     mode = 0o640
+    table.chmod(mode)
     subprocess.run([TUNE, "merge", str(tmp_path), "--table", str(table)],
                    check=True)
     merged = json.loads(table.read_text())
@@ -186,14 +193,7 @@ def work_directory(tmp_path):
                            "table": False})
         results.append({"bundle": bundle, "ours_us": us, "cublas_us": 7.0,
                         "passed": True})
-    (tmp_path / "candidates.json").write_text(
-        json.dumps({"chip": "sm_90", "candidates": candidates}))
-    (tmp_path / "results.json").write_text(json.dumps(results))
-    table = tmp_path / "table.json"
-    table.write_text(json.dumps({"chip": "sm_90", "entries": [
-        {"n": 1024, "k": 4096, "m": [1, 16], "publishes": False,
-         "tactic": {"splits": 1, "kw": 128, "accs": 2}, "source": "old"}]}))
-    return candidates, results, table
+    return candidates, results, write_run(tmp_path, candidates, results)
 
 
 def refused(command, message):
