@@ -9,6 +9,7 @@ lamport-gemm-bench bundles/gemm/... bundles/exp/...).
 
 Edits, applied to the kernel's PTX in the order given:
   --insert-after PATTERN LINE   LINE after the first line PATTERN matches
+  --insert-before PATTERN LINE  LINE before the first line PATTERN matches
   --sub PATTERN REPLACEMENT     re.sub on every line PATTERN matches
   --sub-skip N PATTERN REPLACEMENT
                                 the same, leaving the first N matches alone
@@ -61,10 +62,10 @@ def apply_edit(lines, edit):
         regex = re.compile(pattern)
     except re.error as error:
         raise ValueError(f"--{kind} {pattern!r}: {error}")
-    if kind == "insert-after":
+    if kind in ("insert-after", "insert-before"):
         for i, line in enumerate(lines):
             if regex.search(line):
-                lines.insert(i + 1, "\t" + text)
+                lines.insert(i + (kind == "insert-after"), "\t" + text)
                 return 1
         return 0
     changed = 0
@@ -89,6 +90,8 @@ def main():
     parser.add_argument("--kernel", help="kernel name (default: the only one)")
     parser.add_argument("--ptxas", default="/usr/local/cuda/bin/ptxas")
     parser.add_argument("--insert-after", nargs=2, action=Edit,
+                        metavar=("PATTERN", "LINE"))
+    parser.add_argument("--insert-before", nargs=2, action=Edit,
                         metavar=("PATTERN", "LINE"))
     parser.add_argument("--sub", nargs=2, action=Edit,
                         metavar=("PATTERN", "REPLACEMENT"))
