@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+#===- bench/run_x_handover.sh - Time the x-handover bound's twins --------===#
+#
+# Run on the GPU machine. Times the plain bundles of bench/prepare_gemm.sh
+# (bundles/gemm) beside their twins of bench/x_handover_bound.py
+# (bundles/gemm_handover) in one lamport-gemm-bench process, twice, and
+# prints both reports' table (docs/design/gemm.md, "Open gaps"). Carry
+# `bundles` and `third_party_cache`; reports and logs go to $OUT (default
+# the build directory).
+#
+#   bash bench/prepare_gemm.sh && python3 bench/x_handover_bound.py (here)
+#   bash bench/run_x_handover.sh                                    (there)
+#
+#===----------------------------------------------------------------------===#
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+export NCCL_NVLS_ENABLE=0
+source "$root/bench/build_gemm_bench.sh"
+build_gemm_bench run_x_handover.sh || exit 2
+out=${OUT:-$build}
+plain=$(ls -d "$root"/bundles/gemm/* | grep -v _publish)
+reports=()
+for run in 1 2; do
+  if ! "$build/bin/lamport-gemm-bench" --json "$out/x_handover_$run.json" \
+    $plain "$root"/bundles/gemm_handover/* >"$out/x_handover_$run.log" 2>&1; then
+    echo "run_x_handover.sh: run $run: lamport-gemm-bench failed:"
+    tail -5 "$out/x_handover_$run.log"
+  fi
+  [ -s "$out/x_handover_$run.json" ] && reports+=("$out/x_handover_$run.json")
+done
+[ ${#reports[@]} -gt 0 ] || exit 2
+python3 "$root/bench/x_handover_bound.py" --report "${reports[@]}"

@@ -1,0 +1,269 @@
+#!/usr/bin/env python3
+#===- bench/x_handover_bound.py - x handed over by sentinel, a bound ------===#
+#
+# Run where MLIR is. What a GEMM could gain if x came to it the way the
+# mailboxes hand over partials (the producer stores x over rows of -0.0
+# sentinels, the GEMM polls its fragments) instead of after
+# griddepcontrol.wait, the previous grid's completion. Each plain serving
+# bundle of bundles/gemm (bench/prepare_gemm.sh) gets hand-edited twins
+# (bench/edit_ptx.py) in bundles/gemm_handover:
+#   _nowait    the wait removed: no ordering at all (not a valid kernel);
+#   _latewait  the wait moved to just before the kernel returns: x and
+#              everything after it no longer wait for the previous grid,
+#              but no CTA exits before that grid has completed, which a
+#              handover kernel needs (its x generation is rearmed, and y
+#              overwritten, only once the grids before it are done);
+#   _poll      _latewait with every x load volatile and, before x's first
+#              use, a branch back to the loads while any BF16 lane of x
+#              is -0.0: the poll's cost when x is already there;
+#   _pollgpu, _pollcg, _pollweak  the same with ld.relaxed.gpu, ld.global.cg
+#              (weak, past L1) and plain (weak) loads: what the load kind
+#              costs.
+# x is constant in lamport-gemm-bench and holds no -0.0, so every twin
+# computes the bundle's bits; not one writes the sentinels back (the
+# handover's rearm, M x K x 2 bytes a GEMM, is not in the bound).
+# bench/run_x_handover.sh times them beside the bundles on the GPU machine
+# (one lamport-gemm-bench process, twice) and prints --report's tables.
+#
+#   python3 bench/x_handover_bound.py [--source DIR] [-o DIR]
+#   python3 bench/x_handover_bound.py --report RESULTS.json...
+#
+# --report prints, from lamport-gemm-bench's reports (one column group
+# each), every point's time and share of the copy floor for the bundle
+# and each twin, then each twin's geometric mean over cuBLAS alone and as
+# the faster of it and the bundle at each point, with the points that miss
+# the floor targets that way (85% of the floor from 16 MiB of weight, 75%
+# from 8 MiB). Exit status 1 where a bundle or twin failed its checks or is
+# missing, 2 where a report cannot be read or the arguments are wrong.
+#
+#===----------------------------------------------------------------------===#
+import argparse
+import json
+import math
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+WAIT = r"^\s*griddepcontrol\.wait;"
+RETURN = r"^(\s*)ret;"
+# x's loads: the only plain 16-byte global loads (the weights' carry an L2
+# cache hint; the ring's are bulk copies).
+X_LOAD = (r"^(\s*)ld\.global\.v4\.b32\s+\{(%r\d+), (%r\d+), (%r\d+), "
+          r"(%r\d+)\}, (\[[^]]+\]);")
+
+
+def sentinel_check(words):
+    """PTX that ORs into %xs the sentinel lanes of each of `words`: a
+    lane's sign bit where its magnitude is zero (the compiler's
+    hasSentinelLane)."""
+    return "".join(f"and.b32 %xm, {word}, 0x7fff7fff; "
+                   "add.u32 %xm, %xm, 0x7fff7fff; not.b32 %xm, %xm; "
+                   f"and.b32 %xm, %xm, {word}; or.b32 %xs, %xs, %xm; "
+                   for word in words)
+
+
+FIRST_MMA = r"^\s*mma\."
+LATE_WAIT = [("--sub", WAIT, "\t// wait moved to the exits"),
+             ("--sub", RETURN, "\\1griddepcontrol.wait;\n\\1ret;")]
+# Each poll twin's x load: the loads a poll could use.
+POLL_LOADS = {"poll": "ld.volatile.global", "pollgpu": "ld.relaxed.gpu.global",
+              "pollcg": "ld.global.cg", "pollweak": "ld.global"}
+
+
+def twins(x_words):
+    """Each twin's edits for a kernel whose x loads (all in one run after
+    the wait) fill the registers `x_words`. A poll twin: a label where the
+    wait was, every x load of its kind, and before the first MMA (x's first
+    use; the weight loads between are issued by then) every word's sentinel
+    lanes gathered and a branch back to the label while any held -0.0. Only
+    `poll`'s volatile loads make a valid poll by themselves; the others
+    price the load kind (in the bench no poll retries)."""
+    edits = {"nowait": [("--sub", WAIT, "\t// no wait")],
+             "latewait": LATE_WAIT}
+    check = ("mov.b32 %xs, 0; " + sentinel_check(x_words) +
+             "and.b32 %xs, %xs, 0x80008000; setp.ne.b32 %xp, %xs, 0; "
+             "@%xp bra $Lxpoll;")
+    for twin, load in POLL_LOADS.items():
+        edits[twin] = [
+            ("--insert-after", r"\.reg \.b64\s+%rd<",
+             ".reg .b32 %xs, %xm; .reg .pred %xp;"),
+            ("--sub", WAIT, "$Lxpoll:"),
+            ("--sub", X_LOAD, f"\\1{load}.v4.b32 {{\\2, \\3, \\4, \\5}}, \\6;"),
+            ("--insert-before", FIRST_MMA, check)] + LATE_WAIT[1:]
+    return edits
+
+
+def straight(lines, begin, end):
+    """True where no branch from `end` on targets a basic block of [begin,
+    end): the poll's branch back then re-runs no loop but its own. (The
+    blocks are LLVM's $L__ labels; inline assembly's spin loops keep their
+    labels inside their own braces.)"""
+    branch = re.compile(r"\bbra(?:\.uni)?\s+(\$L__\w+);")
+    labels = {m.group(1) for line in lines[begin:end]
+              for m in [re.match(r"^(\$L__\w+):", line)] if m}
+    return not any(m and m.group(1) in labels
+                   for line in lines[end:] for m in [branch.search(line)])
+
+
+def x_load_words(ptx_path):
+    """The registers x's loads fill, where every load comes after the one
+    wait (the twins then move all of x, and only x, off the wait's path);
+    else none."""
+    lines = open(ptx_path).read().split("\n")
+    waits = [i for i, line in enumerate(lines) if re.search(WAIT, line)]
+    loads = [(i, re.search(X_LOAD, line)) for i, line in enumerate(lines)
+             if re.search(X_LOAD, line)]
+    mmas = [i for i, line in enumerate(lines) if re.search(FIRST_MMA, line)]
+    if (len(waits) != 1 or not loads or loads[0][0] < waits[0] or not mmas
+            or mmas[0] < loads[-1][0] or not straight(lines, waits[0], mmas[0])):
+        return []
+    return [match.group(g) for _, match in loads for g in (2, 3, 4, 5)]
+
+
+def geomean(values):
+    return math.exp(sum(map(math.log, values)) / len(values))
+
+
+def read_report(path, columns):
+    """{(shape, M): {column: row}} of one lamport-gemm-bench report, the
+    publishing bundles left out; raises ValueError naming what is wrong."""
+    try:
+        with open(path) as f:
+            rows = json.load(f)
+    except (OSError, ValueError) as error:
+        raise ValueError(f"{path}: not a readable report ({error})")
+    points = {}
+    for index, row in enumerate(rows if isinstance(rows, list) else [None]):
+        if not isinstance(row, dict) or not all(
+                key in row for key in ("bundle", "shape", "m")):
+            raise ValueError(f"{path}: record {index} is not a bundle's row")
+        if "_publish" in row["bundle"]:
+            continue
+        twin = next((c for c in columns[1:] if row["bundle"].endswith(c)), "")
+        points.setdefault((row["shape"], row["m"]), {})[twin] = row
+    return points
+
+
+def timed(row):
+    """The row's time where it passed every check, else None."""
+    if (not row or not row.get("passed") or not row.get("ours_us") or
+            row.get("same_bits_as_reference") is False):
+        return None
+    return row["ours_us"]
+
+
+def floor_misses(rows, time):
+    """'shape M share' of a point short of the floor targets: 85% of the
+    copy floor from 16 MiB of weight, 75% from 8 MiB."""
+    mib = rows["n"] * rows["k"] * 2 / 2**20
+    share = rows["floor_us"] / time
+    short = (mib >= 16 and share < 0.85) or (mib >= 8 and share < 0.75)
+    return [f"{rows['shape']} M = {rows['m']} {share:.0%}"] if short else []
+
+
+def report(paths):
+    """Prints each point's bundle and twins from lamport-gemm-bench's
+    reports, then per report each twin's geometric mean over cuBLAS alone
+    and as the faster of it and the bundle at each point, with the points
+    that miss the floor targets that way; 0 where every bundle and twin
+    passed in every report, 1 where one failed or is missing, 2 where a
+    report cannot be read."""
+    columns = [""] + ["_" + twin for twin in twins(["%r0"] * 4)]
+    try:
+        runs = [read_report(path, columns) for path in paths]
+    except ValueError as error:
+        print(f"x_handover_bound.py: {error}", file=sys.stderr)
+        return 2
+    status = 0
+    header = "| shape | M | floor us |"
+    for run in runs:
+        header += "".join(f" {c[1:] or 'table'} us (%) |" for c in columns)
+    print(header)
+    print("|---|---:|---:|" + "---:|" * (len(columns) * len(runs)))
+    points = sorted({point for run in runs for point in run})
+    for point in points:
+        line = f"| {point[0]} | {point[1]} |"
+        floor = next((row["floor_us"] for run in runs
+                      for row in run.get(point, {}).values()
+                      if row.get("floor_us")), 0)
+        line += f" {floor:.2f} |"
+        for run in runs:
+            for column in columns:
+                time = timed(run.get(point, {}).get(column))
+                if time is None:
+                    line += " failed |"
+                    status = 1
+                    continue
+                line += f" {time:.2f} ({100 * floor / time:.0f}) |"
+        print(line)
+    for number, run in enumerate(runs, 1):
+        alone, best = [], []
+        for column in columns:
+            speedups, faster, misses = [], [], []
+            for rows in run.values():
+                table, twin = timed(rows.get("")), timed(rows.get(column))
+                if table is None or twin is None:
+                    continue
+                speedups.append(rows[column]["cublas_us"] / twin)
+                faster.append(rows[""]["cublas_us"] / min(table, twin))
+                misses += floor_misses(rows[""], min(table, twin))
+            if not speedups:
+                continue
+            name = column[1:] or "table"
+            alone.append(f"{name} {geomean(speedups):.3f}x")
+            if column:
+                best.append(f"{name} {geomean(faster):.3f}x, short of the "
+                            f"floor targets: {'; '.join(misses) or 'none'}")
+        print(f"report {number}, geometric mean over cuBLAS: " +
+              ", ".join(alone))
+        for line in best:
+            print(f"report {number}, the faster of the table's and " + line)
+    return status
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(
+        description="serving GEMMs with x off the PDL wait's path (a bound)")
+    parser.add_argument("--source", default=os.path.join(ROOT, "bundles", "gemm"))
+    parser.add_argument("-o", "--output",
+                        default=os.path.join(ROOT, "bundles", "gemm_handover"))
+    parser.add_argument("--report", nargs="+", metavar="RESULTS.json",
+                        help="print the timed twins instead of making them")
+    args = parser.parse_args(argv)
+    if args.report:
+        return report(args.report)
+    if not os.path.isdir(args.source):
+        parser.error(f"{args.source}: no bundles (bench/prepare_gemm.sh "
+                     "makes them)")
+    shutil.rmtree(args.output, ignore_errors=True)
+    os.makedirs(args.output)
+    made = 0
+    for name in sorted(os.listdir(args.source)):
+        source = os.path.join(args.source, name)
+        if "_publish" in name or not os.path.isdir(source):
+            continue
+        ptx = os.path.join(source, "gemm_publish_0.ptx")
+        x_words = x_load_words(ptx)
+        if not x_words:
+            print(f"x_handover_bound.py: {ptx}: x is not all loaded after "
+                  "one wait; no twins", file=sys.stderr)
+            return 1
+        for twin, edits in twins(x_words).items():
+            command = [sys.executable, os.path.join(ROOT, "bench", "edit_ptx.py"),
+                       source, os.path.join(args.output, f"{name}_{twin}")]
+            for edit in edits:
+                command += list(edit)
+            result = subprocess.run(command, capture_output=True, text=True)
+            if result.returncode != 0:
+                print(result.stdout + result.stderr, file=sys.stderr)
+                return 1
+            made += 1
+    print(f"{made} twins in {args.output}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
