@@ -308,15 +308,17 @@ static std::string whyNotRegister(MLIRContext *ctx,
 // The bulk pipeline's rings
 //===----------------------------------------------------------------------===//
 
-/// Appends the bulk tactics of `shape`'s launch (its splits, kw, accs, tiles
-/// and passes) with rings of about each of `ringBytes` in stages of about
+/// Appends the bulk tactics of register tactic `launch`'s launch shape for
+/// `problem` (its splits, kw, accs, tiles, passes, budget hint and early
+/// dependents) with rings of about each of `ringBytes` in stages of about
 /// 32 KiB, the stage's copies issued by up to 32 producer lanes; each one
 /// the bulk kernel launches at both token tiles.
-static void appendRings(MLIRContext *ctx, GemmLaunchShape shape,
-                        int64_t minCtasPerSm, ArrayRef<int64_t> ringBytes,
+static void appendRings(const GemmProblem &problem, TacticAttr launch,
+                        ArrayRef<int64_t> ringBytes,
                         ArrayRef<int64_t> tokenTiles,
                         SmallVectorImpl<TacticAttr> &tactics) {
   constexpr int64_t kStageTargetBytes = 32 * 1024;
+  GemmLaunchShape shape = launchShape(problem, launch, 16);
   // A stage holds j of each warp's chunks of 32 K, j dividing its chunks:
   // the largest stage up to the target, else the smallest.
   int64_t rows = shape.featuresPerCta(), chunks = shape.kw / kChunkK;
@@ -344,20 +346,14 @@ static void appendRings(MLIRContext *ctx, GemmLaunchShape shape,
     narrow.tokenTile = 8;
     if (!wide.bulkUnsupported().empty() || !narrow.bulkUnsupported().empty())
       continue;
-    TacticAttr::Knobs knobs;
-    knobs.splits = shape.splits;
-    knobs.kw = shape.kw;
-    knobs.accs = shape.accs;
-    knobs.tiles = shape.tiles;
-    knobs.passes = shape.passes;
-    knobs.minCtasPerSm = minCtasPerSm;
-    knobs.earlyDependents = shape.earlyDependents;
+    TacticAttr::Knobs knobs = launch.getKnobs();
+    knobs.lateChunks = 0;
     knobs.pipeline = GemmPipeline::bulk;
     knobs.stages = shape.stages;
     knobs.stageBytes = shape.stageBytes;
     knobs.producerLanes = shape.producerLanes;
     knobs.tokenTiles.assign(tokenTiles.begin(), tokenTiles.end());
-    auto tactic = TacticAttr::get(ctx, knobs);
+    auto tactic = TacticAttr::get(launch.getContext(), knobs);
     if (!llvm::is_contained(tactics, tactic))
       tactics.push_back(tactic);
   }
@@ -367,8 +363,8 @@ void mlir::lamport::appendBulkVariants(MLIRContext *ctx,
                                        const GemmProblem &problem,
                                        TacticAttr tactic,
                                        SmallVectorImpl<TacticAttr> &variants) {
-  appendRings(ctx, launchShape(problem, tactic, 16), tactic.getMinCtasPerSm(),
-              {64 * 1024, 128 * 1024}, tactic.getTokenTiles(), variants);
+  appendRings(problem, tactic, {64 * 1024, 128 * 1024}, tactic.getTokenTiles(),
+              variants);
 }
 
 TacticAttr mlir::lamport::earlyReadsTwin(const GemmProblem &problem,
@@ -422,8 +418,8 @@ void mlir::lamport::appendBulkLaunches(MLIRContext *ctx,
                                      /*earlyDependents=*/true, 0);
         if (!registerUnsupported(problem.n, problem.k, launch).empty())
           continue;
-        appendRings(ctx, launchShape(problem, launch, tokenTile), 1,
-                    {96 * 1024, 128 * 1024, 192 * 1024}, tokenTiles, tactics);
+        appendRings(problem, launch, {96 * 1024, 128 * 1024, 192 * 1024},
+                    tokenTiles, tactics);
       }
   }
 }
