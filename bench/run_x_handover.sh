@@ -21,7 +21,7 @@ out=${OUT:-$build}
 plain=$(ls -d "$root"/bundles/gemm/* | grep -v _publish)
 reports=()
 for run in 1 2; do
-  if ! "$build/bin/lamport-gemm-bench" --json "$out/x_handover_$run.json" \
+  if ! timeout "${BENCH_TIMEOUT:-500}" "$build/bin/lamport-gemm-bench" --json "$out/x_handover_$run.json" \
     $plain "$root"/bundles/gemm_handover/* >"$out/x_handover_$run.log" 2>&1; then
     echo "run_x_handover.sh: run $run: lamport-gemm-bench failed:"
     tail -5 "$out/x_handover_$run.log"

@@ -18,7 +18,13 @@
 #              is -0.0: the poll's cost when x is already there;
 #   _pollgpu, _pollcg, _pollweak  the same with ld.relaxed.gpu, ld.global.cg
 #              (weak, past L1) and plain (weak) loads: what the load kind
-#              costs.
+#              costs;
+#   _flag      _latewait with, before x's first load, the CTA's first
+#              thread spinning with acquire loads on a word until it is
+#              nonzero (the first of its x fragment, standing in for a
+#              flag the producer releases) and a CTA barrier: a handover by
+#              flag, x then read with the kernel's own loads;
+#   _flagwarp  the same, every warp's first lane and a warp barrier.
 # x is constant in lamport-gemm-bench and holds no -0.0, so every twin
 # computes the bundle's bits; not one writes the sentinels back (the
 # handover's rearm, M x K x 2 bytes a GEMM, is not in the bound).
@@ -73,7 +79,21 @@ POLL_LOADS = {"poll": "ld.volatile.global", "pollgpu": "ld.relaxed.gpu.global",
               "pollcg": "ld.global.cg", "pollweak": "ld.global"}
 
 
-def twins(x_words):
+def flag_spin(first_x, who, barrier):
+    """PTX, before x's first load, in which one thread (`who`: %tid.x for
+    the CTA's first, %laneid for every warp's) spins with acquire loads on
+    the first word of its first x fragment (`first_x`, an address operand)
+    until it is nonzero, then `barrier` lets the others on: the handover by
+    a flag the producer releases."""
+    return ("{ .reg .pred %fp; .reg .b32 %fv; "
+            f"mov.u32 %fv, {who}; setp.ne.u32 %fp, %fv, 0; "
+            "@%fp bra $Lflagdone; $Lflagspin: "
+            f"ld.acquire.gpu.global.b32 %fv, {first_x}; "
+            "setp.eq.u32 %fp, %fv, 0; @%fp bra $Lflagspin; "
+            f"$Lflagdone: {barrier} }}")
+
+
+def twins(x_words, first_x="[%rd0]"):
     """Each twin's edits for a kernel whose x loads (all in one run after
     the wait) fill the registers `x_words`. A poll twin: a label where the
     wait was, every x load of its kind, and before the first MMA (x's first
@@ -93,6 +113,10 @@ def twins(x_words):
             ("--sub", WAIT, "$Lxpoll:"),
             ("--sub", X_LOAD, f"\\1{load}.v4.b32 {{\\2, \\3, \\4, \\5}}, \\6;"),
             ("--insert-before", FIRST_MMA, check)] + LATE_WAIT[1:]
+    for twin, who, barrier in (("flag", "%tid.x", "bar.sync 0;"),
+                               ("flagwarp", "%laneid", "bar.warp.sync -1;")):
+        edits[twin] = LATE_WAIT + [
+            ("--insert-before", X_LOAD, flag_spin(first_x, who, barrier))]
     return edits
 
 
@@ -109,9 +133,9 @@ def straight(lines, begin, end):
 
 
 def x_load_words(ptx_path):
-    """The registers x's loads fill, where every load comes after the one
-    wait (the twins then move all of x, and only x, off the wait's path);
-    else none."""
+    """The registers x's loads fill and the first one's address, where every
+    load comes after the one wait (the twins then move all of x, and only
+    x, off the wait's path); else none."""
     lines = open(ptx_path).read().split("\n")
     waits = [i for i, line in enumerate(lines) if re.search(WAIT, line)]
     loads = [(i, re.search(X_LOAD, line)) for i, line in enumerate(lines)
@@ -119,8 +143,9 @@ def x_load_words(ptx_path):
     mmas = [i for i, line in enumerate(lines) if re.search(FIRST_MMA, line)]
     if (len(waits) != 1 or not loads or loads[0][0] < waits[0] or not mmas
             or mmas[0] < loads[-1][0] or not straight(lines, waits[0], mmas[0])):
-        return []
-    return [match.group(g) for _, match in loads for g in (2, 3, 4, 5)]
+        return [], None
+    return ([match.group(g) for _, match in loads for g in (2, 3, 4, 5)],
+            loads[0][1].group(6))
 
 
 def geomean(values):
@@ -246,12 +271,12 @@ def main(argv):
         if "_publish" in name or not os.path.isdir(source):
             continue
         ptx = os.path.join(source, "gemm_publish_0.ptx")
-        x_words = x_load_words(ptx)
+        x_words, first_x = x_load_words(ptx)
         if not x_words:
             print(f"x_handover_bound.py: {ptx}: x is not all loaded after "
                   "one wait; no twins", file=sys.stderr)
             return 1
-        for twin, edits in twins(x_words).items():
+        for twin, edits in twins(x_words, first_x).items():
             command = [sys.executable, os.path.join(ROOT, "bench", "edit_ptx.py"),
                        source, os.path.join(args.output, f"{name}_{twin}")]
             for edit in edits:
