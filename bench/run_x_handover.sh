@@ -6,7 +6,8 @@
 # (bundles/gemm_handover) in one lamport-gemm-bench process, twice, and
 # prints both reports' table (docs/design/gemm.md, "Open gaps"). Carry
 # `bundles` and `third_party_cache`; reports and logs go to $OUT (default
-# the build directory).
+# the build directory). Each run is cut off after BENCH_TIMEOUT seconds
+# (500).
 #
 #   bash bench/prepare_gemm.sh && python3 bench/x_handover_bound.py (here)
 #   bash bench/run_x_handover.sh                                    (there)
@@ -21,12 +22,14 @@ out=${OUT:-$build}
 plain=$(ls -d "$root"/bundles/gemm/* | grep -v _publish)
 reports=()
 for run in 1 2; do
-  if ! timeout "${BENCH_TIMEOUT:-500}" "$build/bin/lamport-gemm-bench" --json "$out/x_handover_$run.json" \
-    $plain "$root"/bundles/gemm_handover/* >"$out/x_handover_$run.log" 2>&1; then
+  json=$out/x_handover_$run.json log=$out/x_handover_$run.log
+  # A twin that never gets past its poll or flag would hang the GPU.
+  if ! timeout "${BENCH_TIMEOUT:-500}" "$build/bin/lamport-gemm-bench" \
+    --json "$json" $plain "$root"/bundles/gemm_handover/* >"$log" 2>&1; then
     echo "run_x_handover.sh: run $run: lamport-gemm-bench failed:"
-    tail -5 "$out/x_handover_$run.log"
+    tail -5 "$log"
   fi
-  [ -s "$out/x_handover_$run.json" ] && reports+=("$out/x_handover_$run.json")
+  [ -s "$json" ] && reports+=("$json")
 done
 [ ${#reports[@]} -gt 0 ] || exit 2
 python3 "$root/bench/x_handover_bound.py" --report "${reports[@]}"

@@ -142,7 +142,8 @@ def x_load_words(ptx_path):
              if re.search(X_LOAD, line)]
     mmas = [i for i, line in enumerate(lines) if re.search(FIRST_MMA, line)]
     if (len(waits) != 1 or not loads or loads[0][0] < waits[0] or not mmas
-            or mmas[0] < loads[-1][0] or not straight(lines, waits[0], mmas[0])):
+            or mmas[0] < loads[-1][0]
+            or not straight(lines, waits[0], mmas[0])):
         return [], None
     return ([match.group(g) for _, match in loads for g in (2, 3, 4, 5)],
             loads[0][1].group(6))
@@ -252,7 +253,8 @@ def report(paths):
 def main(argv):
     parser = argparse.ArgumentParser(
         description="serving GEMMs with x off the PDL wait's path (a bound)")
-    parser.add_argument("--source", default=os.path.join(ROOT, "bundles", "gemm"))
+    parser.add_argument("--source",
+                        default=os.path.join(ROOT, "bundles", "gemm"))
     parser.add_argument("-o", "--output",
                         default=os.path.join(ROOT, "bundles", "gemm_handover"))
     parser.add_argument("--report", nargs="+", metavar="RESULTS.json",
@@ -277,8 +279,9 @@ def main(argv):
                   "one wait; no twins", file=sys.stderr)
             return 1
         for twin, edits in twins(x_words, first_x).items():
-            command = [sys.executable, os.path.join(ROOT, "bench", "edit_ptx.py"),
-                       source, os.path.join(args.output, f"{name}_{twin}")]
+            command = [sys.executable,
+                       os.path.join(ROOT, "bench", "edit_ptx.py"), source,
+                       os.path.join(args.output, f"{name}_{twin}")]
             for edit in edits:
                 command += list(edit)
             result = subprocess.run(command, capture_output=True, text=True)
