@@ -7,7 +7,8 @@
 # prints both reports' table (docs/design/gemm.md, "Open gaps"). Carry
 # `bundles` and `third_party_cache`; reports and logs go to $OUT (default
 # the build directory). Each run is cut off after BENCH_TIMEOUT seconds
-# (500).
+# (500). SOURCE_DIR and TWINS_DIR time other bundles and their twins
+# (x_handover_bound.py --best's).
 #
 #   bash bench/prepare_gemm.sh && python3 bench/x_handover_bound.py (here)
 #   bash bench/run_x_handover.sh                                    (there)
@@ -19,13 +20,15 @@ export NCCL_NVLS_ENABLE=0
 source "$root/bench/build_gemm_bench.sh"
 build_gemm_bench run_x_handover.sh || exit 2
 out=${OUT:-$build}
-plain=$(ls -d "$root"/bundles/gemm/* | grep -v _publish)
+source_dir=${SOURCE_DIR:-$root/bundles/gemm}
+twins_dir=${TWINS_DIR:-$root/bundles/gemm_handover}
+plain=$(ls -d "$source_dir"/* | grep -v _publish)
 reports=()
 for run in 1 2; do
   json=$out/x_handover_$run.json log=$out/x_handover_$run.log
   # A twin that never gets past its poll or flag would hang the GPU.
   if ! timeout "${BENCH_TIMEOUT:-500}" "$build/bin/lamport-gemm-bench" \
-    --json "$json" $plain "$root"/bundles/gemm_handover/* >"$log" 2>&1; then
+    --json "$json" $plain "$twins_dir"/* >"$log" 2>&1; then
     echo "run_x_handover.sh: run $run: lamport-gemm-bench failed:"
     tail -5 "$log"
   fi

@@ -32,7 +32,13 @@
 # (one lamport-gemm-bench process, twice) and prints --report's tables.
 #
 #   python3 bench/x_handover_bound.py [--source DIR] [-o DIR]
+#   python3 bench/x_handover_bound.py --best RUN_DIR [--source DIR] [-o DIR]
 #   python3 bench/x_handover_bound.py --report RESULTS.json...
+#
+# --best first compiles into --source each point's fastest passing
+# candidate of a lamport-tune run (RUN_DIR's candidates.json and
+# results.json, e.g. bench/data/h200_tactics_twins/untabled), so the twins
+# bound the tuner's best kernels rather than the table's.
 #
 # --report prints, from lamport-gemm-bench's reports (one column group
 # each), every point's time and share of the copy floor for the bundle
@@ -250,6 +256,39 @@ def report(paths):
     return status
 
 
+def compile_best(run_dir, out):
+    """Compiles each point's fastest passing plain candidate of the
+    lamport-tune run in `run_dir` into `out`; returns how many."""
+    sys.path.insert(0, os.path.join(ROOT, "bench"))
+    from tune_module import compile_programs, tune
+    with open(os.path.join(run_dir, "candidates.json")) as f:
+        candidates = {c["bundle"]: c for c in json.load(f)["candidates"]}
+    with open(os.path.join(run_dir, "results.json")) as f:
+        results = json.load(f)
+    best = {}
+    for row in results:
+        record = candidates.get(row.get("bundle"))
+        if (not record or record["publishes"] or not row.get("passed")
+                or not row.get("ours_us")):
+            continue
+        point = (record["shape"], record["m"])
+        if point not in best or row["ours_us"] < best[point][1]:
+            best[point] = (record, row["ours_us"])
+    jobs = [(record["bundle"],
+             tune.program(record["shape"], record["n"], record["k"],
+                          record["m"], tune.tactic_text(record["tactic"],
+                                                        record["m"])))
+            for record, _ in best.values()]
+    shutil.rmtree(out, ignore_errors=True)
+    os.makedirs(out)
+    compiler = (shutil.which("lamport-compile") or
+                os.path.join(ROOT, "build", "bin", "lamport-compile"))
+    notes = compile_programs(compiler, jobs, out)
+    for note in notes:
+        print(f"x_handover_bound.py: {note}", file=sys.stderr)
+    return len(jobs) - len(notes)
+
+
 def main(argv):
     parser = argparse.ArgumentParser(
         description="serving GEMMs with x off the PDL wait's path (a bound)")
@@ -259,9 +298,17 @@ def main(argv):
                         default=os.path.join(ROOT, "bundles", "gemm_handover"))
     parser.add_argument("--report", nargs="+", metavar="RESULTS.json",
                         help="print the timed twins instead of making them")
+    parser.add_argument("--best", metavar="RUN_DIR",
+                        help="compile a tuning run's fastest kernels first")
     args = parser.parse_args(argv)
     if args.report:
         return report(args.report)
+    if args.best:
+        try:
+            print(f"{compile_best(args.best, args.source)} bundles in "
+                  f"{args.source}")
+        except (OSError, ValueError, KeyError) as error:
+            parser.error(f"{args.best}: not a readable tuning run ({error})")
     if not os.path.isdir(args.source):
         parser.error(f"{args.source}: no bundles (bench/prepare_gemm.sh "
                      "makes them)")
