@@ -51,12 +51,14 @@
 #===----------------------------------------------------------------------===#
 import argparse
 import json
-import math
 import os
 import re
 import shutil
 import subprocess
 import sys
+
+from tactics_report import geomean
+from tune_module import compile_programs, tune
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 WAIT = r"^\s*griddepcontrol\.wait;"
@@ -144,8 +146,8 @@ def x_load_words(ptx_path):
     x, off the wait's path); else none."""
     lines = open(ptx_path).read().split("\n")
     waits = [i for i, line in enumerate(lines) if re.search(WAIT, line)]
-    loads = [(i, re.search(X_LOAD, line)) for i, line in enumerate(lines)
-             if re.search(X_LOAD, line)]
+    loads = [(i, match) for i, line in enumerate(lines)
+             for match in [re.search(X_LOAD, line)] if match]
     mmas = [i for i, line in enumerate(lines) if re.search(FIRST_MMA, line)]
     if (len(waits) != 1 or not loads or loads[0][0] < waits[0] or not mmas
             or mmas[0] < loads[-1][0]
@@ -153,10 +155,6 @@ def x_load_words(ptx_path):
         return [], None
     return ([match.group(g) for _, match in loads for g in (2, 3, 4, 5)],
             loads[0][1].group(6))
-
-
-def geomean(values):
-    return math.exp(sum(map(math.log, values)) / len(values))
 
 
 def read_report(path, columns):
@@ -258,27 +256,15 @@ def report(paths):
 
 def compile_best(run_dir, out):
     """Compiles each point's fastest passing plain candidate of the
-    lamport-tune run in `run_dir` into `out`; returns how many."""
-    sys.path.insert(0, os.path.join(ROOT, "bench"))
-    from tune_module import compile_programs, tune
-    with open(os.path.join(run_dir, "candidates.json")) as f:
-        candidates = {c["bundle"]: c for c in json.load(f)["candidates"]}
-    with open(os.path.join(run_dir, "results.json")) as f:
-        results = json.load(f)
-    best = {}
-    for row in results:
-        record = candidates.get(row.get("bundle"))
-        if (not record or record["publishes"] or not row.get("passed")
-                or not row.get("ours_us")):
-            continue
-        point = (record["shape"], record["m"])
-        if point not in best or row["ours_us"] < best[point][1]:
-            best[point] = (record, row["ours_us"])
-    jobs = [(record["bundle"],
-             tune.program(record["shape"], record["n"], record["k"],
-                          record["m"], tune.tactic_text(record["tactic"],
-                                                        record["m"])))
-            for record, _ in best.values()]
+    lamport-tune run in `run_dir` (read and checked as lamport-tune reads
+    it; a bad run ends the script there) into `out`; returns how many."""
+    _, points = tune.load_points(run_dir)
+    jobs = []
+    for (shape, n, k, m, publishes), records in sorted(points.items()):
+        best = tune.best_of(records)
+        if best and not publishes:
+            jobs.append((best["bundle"], tune.program(
+                shape, n, k, m, tune.tactic_text(best["tactic"], m))))
     shutil.rmtree(out, ignore_errors=True)
     os.makedirs(out)
     compiler = (shutil.which("lamport-compile") or
@@ -304,11 +290,8 @@ def main(argv):
     if args.report:
         return report(args.report)
     if args.best:
-        try:
-            print(f"{compile_best(args.best, args.source)} bundles in "
-                  f"{args.source}")
-        except (OSError, ValueError, KeyError) as error:
-            parser.error(f"{args.best}: not a readable tuning run ({error})")
+        print(f"{compile_best(args.best, args.source)} bundles in "
+              f"{args.source}")
     if not os.path.isdir(args.source):
         parser.error(f"{args.source}: no bundles (bench/prepare_gemm.sh "
                      "makes them)")
