@@ -15,7 +15,7 @@ at most BOUND (default 1.02). Exit status 1 when a verdict fails, 2 on
 unreadable input.
 """
 import json
-import math
+import statistics
 import sys
 
 SUFFIX = "_before"
@@ -57,8 +57,8 @@ def main(path, bound):
             ratios.append(ratio)
             print(f"| {after['bundle']} | {before['ours_us']:.2f} | "
                   f"{after['ours_us']:.2f} | {ratio:.3f} |")
-    geomean = (math.exp(sum(map(math.log, ratios)) / len(ratios))
-               if ratios else float("nan"))
+    geomean = (statistics.geometric_mean(ratios) if ratios
+               else float("nan"))
     print()
     print(f"pairs: {len(pairs)}; checks passed: "
           f"{'all' if not failed else 'FAIL ' + ' '.join(failed)}")

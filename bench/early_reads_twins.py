@@ -23,8 +23,8 @@
 import argparse
 import datetime
 import json
-import math
 import os
+import statistics
 import sys
 
 from tune_module import compile_programs, tune
@@ -136,7 +136,7 @@ def apply(args):
         # The twin must be faster at every timed M in every run, and by
         # the gain asked in geometric mean.
         ratios = [t / o for own, twin in pairs for o, t in zip(own[1], twin[1])]
-        mean = math.exp(sum(map(math.log, ratios)) / len(ratios))
+        mean = statistics.geometric_mean(ratios)
         take = all(r < 1 for r in ratios) and mean <= 1 - args.min_gain
         reads = pairs[0][1][0]["early_reads"]
         # Each M's median time over the runs, the rule's and the twin's.

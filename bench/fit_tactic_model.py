@@ -389,7 +389,7 @@ def slowdown(t, k, points):
     if not timed:
         timed = [statistics.median([over for *_, cands in points
                          for _, over in cands])] if points else [1.0]
-    return math.exp(sum(math.log(x) for x in timed) / len(timed))
+    return statistics.geometric_mean(timed)
 
 
 def pipeline_of(t):
@@ -533,7 +533,7 @@ def seed_errors(c, seed):
 
 
 def geomean(xs):
-    return math.exp(sum(math.log(x) for x in xs) / len(xs))
+    return statistics.geometric_mean(xs)
 
 
 # The constants --fit moves and their bounds; the bandwidths of DRAM and the

@@ -15,8 +15,8 @@
 #===----------------------------------------------------------------------===#
 import argparse
 import json
-import math
 import os
+import statistics
 import sys
 
 
@@ -67,7 +67,7 @@ def main(argv):
               f"{cand['ours_us'] if cand else float('nan'):.2f} | "
               f"{r['cublas_us']:.2f} | {r['floor_us']:.2f} | {share:.0%} | "
               f"{speedup:.2f} |")
-    geomean = math.exp(sum(map(math.log, speedups)) / len(speedups))
+    geomean = statistics.geometric_mean(speedups)
     print(f"\ngeometric mean over {len(speedups)} points, best kernel per "
           f"point: {geomean:.3f}x over the better cuBLAS")
     print(f"floor targets missed: {', '.join(misses) or 'none'}")

@@ -27,8 +27,8 @@ than those marked when the set was emitted; a point whose pick or model
 alone was not measured is left out and counted.
 """
 import json
-import math
 import os
+import statistics
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from types import SimpleNamespace
@@ -37,7 +37,7 @@ from tune_module import tune
 
 
 def geomean(values):
-    return math.exp(sum(map(math.log, values)) / len(values)) if values else 0
+    return statistics.geometric_mean(values) if values else 0
 
 
 def seed_check(path):
