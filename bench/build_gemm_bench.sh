@@ -4,7 +4,9 @@
 # profile_gemm.sh) after they set `root`: build_gemm_bench CALLER configures
 # the runtime alone (no MLIR there) in $BUILD_DIR (default build-gpu/),
 # builds lamport-gemm-bench, sets `build`, and on failure prints the log's
-# tail and CALLER's one-line reason and returns 2.
+# tail and CALLER's one-line reason and returns 2. build_cuda_tool CALLER
+# TARGET then builds one of the plain CUDA tools of bench/ in it (those
+# need nvcc), the same way.
 #
 #===----------------------------------------------------------------------===#
 
@@ -15,6 +17,14 @@ build_gemm_bench() {
     ninja -C "$build" lamport-gemm-bench; } >"$build.gemm-build.log" 2>&1; then
     tail -30 "$build.gemm-build.log"
     echo "$1: lamport-gemm-bench did not build"
+    return 2
+  fi
+}
+
+build_cuda_tool() {
+  if ! ninja -C "$build" "$2" >"$build.$2-build.log" 2>&1; then
+    tail -20 "$build.$2-build.log"
+    echo "$1: $2 did not build (no nvcc?)"
     return 2
   fi
 }

@@ -16,9 +16,5 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 export NCCL_NVLS_ENABLE=0
 source "$root/bench/build_gemm_bench.sh"
 build_gemm_bench run_stream_floor.sh || exit 2
-if ! ninja -C "$build" lamport-stream-floor >"$build.stream-build.log" 2>&1; then
-  tail -20 "$build.stream-build.log"
-  echo "run_stream_floor.sh: lamport-stream-floor did not build (no nvcc?)"
-  exit 2
-fi
+build_cuda_tool run_stream_floor.sh lamport-stream-floor || exit 2
 "$build/bin/lamport-stream-floor" "$@"

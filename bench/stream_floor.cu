@@ -27,6 +27,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "cuda_check.h"
+
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -38,26 +40,17 @@
 #include <string>
 #include <vector>
 
+const char *const lamport::bench::kToolName = "lamport-stream-floor";
+
 namespace {
+
+using lamport::bench::fail;
 
 /// The copy bandwidth of one H200 the benchmarks measure, bytes per us.
 constexpr double kCopyBytesPerUs = 4.25e6;
 /// Bytes of weight copies a graph rotates through (past the 60 MB L2).
 constexpr size_t kRotationBytes = size_t(512) << 20;
 constexpr int kWarmups = 3;
-
-[[noreturn]] void fail(const std::string &message, int status) {
-  std::fprintf(stderr, "lamport-stream-floor: %s\n", message.c_str());
-  std::exit(status);
-}
-
-void check(cudaError_t error, const char *call, const std::string &what) {
-  if (error != cudaSuccess)
-    fail(std::string(call) + " failed: " + cudaGetErrorString(error) + " (" +
-             what + ")",
-         1);
-}
-#define CHECK(call, what) check((call), #call, (what))
 
 /// Reads W[0, words) once: U 16-byte loads in flight a thread, XORed; one
 /// word a CTA after the previous grid is done.

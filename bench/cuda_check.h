@@ -1,0 +1,47 @@
+//===- cuda_check.h - Failing a plain CUDA bench tool with context -*- C++ -*-===//
+//
+// Part of the Lamport project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The error path the plain CUDA tools of bench/ share (lamport-stream-floor,
+// lamport-pdl-depth): a message naming the tool, the call and what it was
+// for, then the tool's exit status. Each tool defines kToolName.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LAMPORT_BENCH_CUDA_CHECK_H
+#define LAMPORT_BENCH_CUDA_CHECK_H
+
+#include <cuda_runtime.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+namespace lamport::bench {
+
+/// The tool's name, the first word of its messages.
+extern const char *const kToolName;
+
+/// Prints "TOOL: MESSAGE" and exits with `status`.
+[[noreturn]] inline void fail(const std::string &message, int status) {
+  std::fprintf(stderr, "%s: %s\n", kToolName, message.c_str());
+  std::exit(status);
+}
+
+/// Fails with status 1 where a CUDA call did not succeed, naming the call,
+/// CUDA's reason and `what` it was for.
+inline void check(cudaError_t error, const char *call,
+                  const std::string &what) {
+  if (error != cudaSuccess)
+    fail(std::string(call) + " failed: " + cudaGetErrorString(error) + " (" +
+             what + ")",
+         1);
+}
+
+} // namespace lamport::bench
+
+#define CHECK(call, what) ::lamport::bench::check((call), #call, (what))
+
+#endif // LAMPORT_BENCH_CUDA_CHECK_H
