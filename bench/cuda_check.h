@@ -1,4 +1,4 @@
-//===- cuda_check.h - Failing a plain CUDA bench tool with context -*- C++ -*-===//
+//===- cuda_check.h - A plain CUDA bench tool's errors ----------*- C++ -*-===//
 //
 // Part of the Lamport project.
 //

@@ -195,8 +195,8 @@ int main(int argc, char **argv) {
 
   // Each kernel once before the chains: the first launch of a kernel loads
   // its module, which would hold a chain's tail back past the head's spin.
-  headKernel<<<1, 32, 0, stream>>>(buffers.word, buffers.seen,
-                                   buffers.waitedNs, 0);
+  headKernel<<<1, 32, 0, stream>>>(buffers.word, buffers.seen, buffers.waitedNs,
+                                   0);
   middleKernel<<<1, 32, 0, stream>>>(false, false);
   tailKernel<<<1, 32, 0, stream>>>(buffers.word);
   CHECK(cudaGetLastError(), "warm-up launches");
