@@ -140,8 +140,8 @@ void enqueueChain(cudaStream_t stream, const Buffers &buffers, int depth,
                   const Variant &variant, uint64_t timeoutNs,
                   const std::string &what) {
   CHECK(cudaMemsetAsync(buffers.word, 0, sizeof(unsigned), stream), what);
-  launch(stream, headKernel, what + ", head", (const unsigned *)buffers.word,
-         buffers.seen, buffers.waitedNs, timeoutNs);
+  launch(stream, headKernel, what + ", head", buffers.word, buffers.seen,
+         buffers.waitedNs, timeoutNs);
   for (int i = 1; i < depth; ++i)
     launch(stream, middleKernel, what + ", middle", variant.waits,
            variant.lateTrigger);
