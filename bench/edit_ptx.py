@@ -13,6 +13,9 @@ Edits, applied to the kernel's PTX in the order given:
   --sub PATTERN REPLACEMENT     re.sub on every line PATTERN matches
   --sub-skip N PATTERN REPLACEMENT
                                 the same, leaving the first N matches alone
+  --sub-text PATTERN REPLACEMENT
+                                re.sub over the whole PTX (multiline, so
+                                PATTERN may span an instruction's lines)
 PATTERN is a Python regular expression, REPLACEMENT may use its groups.
 An edit that matches nothing is an error: an experiment that silently
 changed nothing would measure the original. Prints each edit's count.
@@ -59,9 +62,13 @@ def apply_edit(lines, edit):
     """Applies one edit to the PTX lines; returns how many lines changed."""
     kind, skip, pattern, text = edit
     try:
-        regex = re.compile(pattern)
+        regex = re.compile(pattern, re.M)
     except re.error as error:
         raise ValueError(f"--{kind} {pattern!r}: {error}")
+    if kind == "sub-text":
+        whole, changed = regex.subn(text, "\n".join(lines))
+        lines[:] = whole.split("\n")
+        return changed
     if kind in ("insert-after", "insert-before"):
         for i, line in enumerate(lines):
             if regex.search(line):
@@ -97,6 +104,8 @@ def main():
                         metavar=("PATTERN", "REPLACEMENT"))
     parser.add_argument("--sub-skip", nargs=3, action=Edit,
                         metavar=("N", "PATTERN", "REPLACEMENT"))
+    parser.add_argument("--sub-text", nargs=2, action=Edit,
+                        metavar=("PATTERN", "REPLACEMENT"))
     args = parser.parse_args()
     edits = getattr(args, "edits", None) or []
     if not edits:
@@ -134,7 +143,8 @@ def edit_copy(args, edits, manifest, kernel):
         except ValueError as error:
             print(f"edit_ptx.py: {error}", file=sys.stderr)
             return 1
-        print(f"--{edit[0]} {edit[2]!r}: {count} line(s)")
+        unit = "match(es)" if edit[0] == "sub-text" else "line(s)"
+        print(f"--{edit[0]} {edit[2]!r}: {count} {unit}")
         if count == 0:
             print(f"edit_ptx.py: --{edit[0]} {edit[2]!r} matched nothing in "
                   f"{ptx_path}", file=sys.stderr)
