@@ -172,7 +172,9 @@ def read_report(path, columns):
             raise ValueError(f"{path}: record {index} is not a bundle's row")
         if "_publish" in row["bundle"]:
             continue
-        twin = next((c for c in columns[1:] if row["bundle"].endswith(c)), "")
+        # The longest suffix: one twin's name may end with another's.
+        twin = max((c for c in columns[1:] if row["bundle"].endswith(c)),
+                   key=len, default="")
         points.setdefault((row["shape"], row["m"]), {})[twin] = row
     return points
 
@@ -254,6 +256,40 @@ def report(paths):
     return status
 
 
+def make_twins(source_dir, output, twins_of, script):
+    """Makes, in `output` (emptied first), NAME_TWIN of each plain bundle
+    NAME of `source_dir` for every TWIN of `twins_of(NAME, its PTX path)`
+    (a dict of edit_ptx.py edits; ValueError where the kernel has none)
+    by bench/edit_ptx.py; 0 with the count printed, 1 on the first
+    failure, named by `script`."""
+    shutil.rmtree(output, ignore_errors=True)
+    os.makedirs(output)
+    made = 0
+    for name in sorted(os.listdir(source_dir)):
+        source = os.path.join(source_dir, name)
+        if "_publish" in name or not os.path.isdir(source):
+            continue
+        try:
+            edits_of = twins_of(name,
+                                os.path.join(source, "gemm_publish_0.ptx"))
+        except ValueError as error:
+            print(f"{script}: {error}", file=sys.stderr)
+            return 1
+        for twin, edits in edits_of.items():
+            command = [sys.executable,
+                       os.path.join(ROOT, "bench", "edit_ptx.py"), source,
+                       os.path.join(output, f"{name}_{twin}")]
+            for edit in edits:
+                command += list(edit)
+            result = subprocess.run(command, capture_output=True, text=True)
+            if result.returncode != 0:
+                print(result.stdout + result.stderr, file=sys.stderr)
+                return 1
+            made += 1
+    print(f"{made} twins in {output}")
+    return 0
+
+
 def compile_best(run_dir, out):
     """Compiles each point's fastest passing plain candidate of the
     lamport-tune run in `run_dir` (read and checked as lamport-tune reads
@@ -295,33 +331,14 @@ def main(argv):
     if not os.path.isdir(args.source):
         parser.error(f"{args.source}: no bundles (bench/prepare_gemm.sh "
                      "makes them)")
-    shutil.rmtree(args.output, ignore_errors=True)
-    os.makedirs(args.output)
-    made = 0
-    for name in sorted(os.listdir(args.source)):
-        source = os.path.join(args.source, name)
-        if "_publish" in name or not os.path.isdir(source):
-            continue
-        ptx = os.path.join(source, "gemm_publish_0.ptx")
+    def handover_twins(name, ptx):
         x_words, first_x = x_load_words(ptx)
         if not x_words:
-            print(f"x_handover_bound.py: {ptx}: x is not all loaded after "
-                  "one wait; no twins", file=sys.stderr)
-            return 1
-        for twin, edits in twins(x_words, first_x).items():
-            command = [sys.executable,
-                       os.path.join(ROOT, "bench", "edit_ptx.py"), source,
-                       os.path.join(args.output, f"{name}_{twin}")]
-            for edit in edits:
-                command += list(edit)
-            result = subprocess.run(command, capture_output=True, text=True)
-            if result.returncode != 0:
-                print(result.stdout + result.stderr, file=sys.stderr)
-                return 1
-            made += 1
-    print(f"{made} twins in {args.output}")
-    return 0
-
+            raise ValueError(f"{ptx}: x is not all loaded after one wait; "
+                             "no twins")
+        return twins(x_words, first_x)
+    return make_twins(args.source, args.output, handover_twins,
+                      "x_handover_bound.py")
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))
