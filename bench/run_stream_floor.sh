@@ -9,6 +9,7 @@
 # docs/performance.md.
 #
 #   bash bench/run_stream_floor.sh [--mib S,...] [--replays R] [--all]
+#       [--hold --chain-cycles C,... --chain-at weights|wait --x-loads N]
 #
 #===----------------------------------------------------------------------===#
 set -uo pipefail
