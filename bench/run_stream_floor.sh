@@ -9,7 +9,8 @@
 # docs/performance.md.
 #
 #   bash bench/run_stream_floor.sh [--mib S,...] [--replays R] [--all]
-#       [--hold --chain-cycles C,... --chain-at weights|wait --x-loads N]
+#       [--hold --chain-cycles C,... --chain-at weights|wait --x-loads N
+#        --late L]
 #
 #===----------------------------------------------------------------------===#
 set -uo pipefail

@@ -17,7 +17,7 @@
 //
 //   lamport-stream-floor [--mib S,...] [--replays R] [--all]
 //                        [--hold --chain-cycles C,... --chain-at weights|wait
-//                         --x-loads N]
+//                         --x-loads N --late L]
 //
 // For each size (default 4, 8, 16, 32 MiB) it times every launch shape of
 // the sweep (CTAs 132, 264, 528 x threads 256, 512, 1024 x 4, 8, 16 loads
@@ -41,7 +41,9 @@
 // adds x's traffic: after the wait every thread also reads N 16-byte words
 // of a 128 KiB buffer (each CTA its own run, wrapping: at 512 threads and
 // N = 8, 64 KiB a CTA, what unpooler tp4's two splits read of x at 16
-// tokens), folded in before the held words.
+// tokens), folded in before the held words; `--late L` loads the last L of
+// each thread's words after x's loads instead of before the wait (the
+// GEMM's late chunks; shapes holding fewer words are left out).
 //
 //===----------------------------------------------------------------------===//
 
@@ -151,8 +153,8 @@ struct AfterWait {
   const uint32_t *key;
   /// x's stand-in: `xLoads` 16-byte words a thread, each CTA's run of them
   /// starting further into a buffer of `xMask` + 1 zero words (a power of
-  /// two; wrapping), read
-  /// after the wait and folded in with the key, as x's loads feed the MMAs.
+  /// two; wrapping), read after the wait and folded in with the key, as
+  /// x's loads feed the MMAs.
   const uint4 *x;
   uint32_t xMask;
   int xLoads;
@@ -160,7 +162,9 @@ struct AfterWait {
   bool chainAtWait;
 };
 
-template <int H>
+/// L of the H words are loaded after x's loads instead of before the wait
+/// (the GEMM's late chunks).
+template <int H, int L>
 __global__ void holdWeights(const uint4 *weights, size_t words, uint4 *sums,
                             AfterWait after) {
   const uint32_t *key = after.key;
@@ -171,7 +175,7 @@ __global__ void holdWeights(const uint4 *weights, size_t words, uint4 *sums,
   size_t first = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   uint4 held[H];
 #pragma unroll
-  for (int h = 0; h < H; ++h)
+  for (int h = 0; h < H - L; ++h)
     held[h] = __ldcs(weights + first + h * stride);
   asm volatile("griddepcontrol.wait;" ::: "memory");
   // An addition, not an XOR: the compiler cannot fold the held words
@@ -184,6 +188,9 @@ __global__ void holdWeights(const uint4 *weights, size_t words, uint4 *sums,
     uint4 v = after.x[(xFirst + j * blockDim.x) & after.xMask];
     k += v.x ^ v.y ^ v.z ^ v.w;
   }
+#pragma unroll
+  for (int h = H - L; h < H; ++h)
+    held[h] = __ldcs(weights + first + h * stride);
   // Never negative, but the compiler cannot know: the fold waits for it.
   if (chainAtWait)
     k += spin(chainCycles) < 0;
@@ -226,16 +233,31 @@ StreamKernel streamKernelFor(int inFlight) {
   }
 }
 
-HoldKernel holdKernelFor(int held) {
+/// The skeleton holding H words a thread, `late` (0, 2, 4 or 8, at most H)
+/// of them loaded after x.
+template <int H> HoldKernel holdKernelWith(int late) {
+  switch (late) {
+  case 0:
+    return holdWeights<H, 0>;
+  case 2:
+    return holdWeights<H, 2>;
+  case 4:
+    return holdWeights<H, 4>;
+  default:
+    return holdWeights<H, (H < 8 ? H : 8)>;
+  }
+}
+
+HoldKernel holdKernelFor(int held, int late) {
   switch (held) {
   case 4:
-    return holdWeights<4>;
+    return holdKernelWith<4>(late);
   case 8:
-    return holdWeights<8>;
+    return holdKernelWith<8>(late);
   case 16:
-    return holdWeights<16>;
+    return holdKernelWith<16>(late);
   default:
-    return holdWeights<32>;
+    return holdKernelWith<32>(late);
   }
 }
 
@@ -278,13 +300,13 @@ std::vector<long> parseList(const std::string &flag, const char *text,
 
 const char *kUsage =
     "usage: lamport-stream-floor [--mib S,...] [--replays R] [--all] [--hold "
-    "--chain-cycles C,... --chain-at weights|wait --x-loads N]";
+    "--chain-cycles C,... --chain-at weights|wait --x-loads N --late L]";
 
 } // namespace
 
 int main(int argc, char **argv) {
   std::vector<long> sizes = {4, 8, 16, 32}, chains = {0};
-  int replays = 20, xLoads = 0;
+  int replays = 20, xLoads = 0, late = 0;
   bool all = false, hold = false, skeletonOptionGiven = false,
        chainAtWait = false;
   for (int a = 1; a < argc; ++a) {
@@ -298,13 +320,23 @@ int main(int argc, char **argv) {
       continue;
     }
     if (arg != "--mib" && arg != "--replays" && arg != "--chain-cycles" &&
-        arg != "--chain-at" && arg != "--x-loads")
+        arg != "--chain-at" && arg != "--x-loads" && arg != "--late")
       fail("unknown argument '" + arg + "' (--help lists them)", 2);
     if (a + 1 >= argc)
       fail(arg + " needs a value", 2);
     const char *value = argv[++a];
     if (arg == "--mib") {
       sizes = parseList(arg, value, 1, 1024, "sizes in MiB");
+    } else if (arg == "--late") {
+      char *rest = nullptr;
+      long n = std::strtol(value, &rest, 10);
+      if (*rest || (n != 0 && n != 2 && n != 4 && n != 8))
+        fail("--late takes how many held words a thread loads after x: 0, "
+             "2, 4 or 8, not '" +
+                 std::string(value) + "'",
+             2);
+      late = int(n);
+      skeletonOptionGiven = true;
     } else if (arg == "--x-loads") {
       char *rest = nullptr;
       long n = std::strtol(value, &rest, 10);
@@ -338,8 +370,8 @@ int main(int argc, char **argv) {
     }
   }
   if (skeletonOptionGiven && !hold)
-    fail("--chain-cycles, --chain-at and --x-loads time the held skeleton: "
-         "give --hold too",
+    fail("--chain-cycles, --chain-at, --x-loads and --late time the held "
+         "skeleton: give --hold too",
          2);
   for (long mib : sizes)
     if (hold && holdShapes((size_t(mib) << 20) / sizeof(uint4)).empty())
@@ -450,8 +482,8 @@ int main(int argc, char **argv) {
         uint4 *copySums = sums + size_t(c) * maxCtas;
         if (hold)
           CHECK(
-              cudaLaunchKernelEx(&config, holdKernelFor(shape.inFlight), copy,
-                                 words, copySums,
+              cudaLaunchKernelEx(&config, holdKernelFor(shape.inFlight, late),
+                                 copy, words, copySums,
                                  AfterWait{key, xBuffer, uint32_t(kXWords - 1),
                                            xLoads, chain, chainAtWait}),
               where);
@@ -510,13 +542,17 @@ int main(int argc, char **argv) {
     else
       modes = {{true, 0}, {false, 0}};
     // A held share past the register file does not launch (at 32 words a
-    // thread, 512 threads a CTA): such shapes are left out.
+    // thread, 512 threads a CTA), nor one of fewer words than --late: such
+    // shapes are left out.
     auto launches = [&](const Shape &shape) {
       if (!hold)
         return true;
+      if (shape.inFlight < late)
+        return false;
       int ctasPerSm = 0;
       CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                &ctasPerSm, holdKernelFor(shape.inFlight), shape.threads, 0),
+                &ctasPerSm, holdKernelFor(shape.inFlight, late), shape.threads,
+                0),
             "the occupancy of " + std::to_string(shape.threads) +
                 " threads holding " + std::to_string(shape.inFlight) +
                 " words");
