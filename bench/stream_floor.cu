@@ -273,6 +273,16 @@ std::vector<Shape> holdShapes(size_t words) {
   return shapes;
 }
 
+/// The one integer of `text`, in [least, most]; else `flag` takes `what`.
+long parseOne(const std::string &flag, const char *text, long least, long most,
+              const std::string &what) {
+  char *rest = nullptr;
+  long value = std::strtol(text, &rest, 10);
+  if (!*text || *rest || value < least || value > most)
+    fail(flag + " takes " + what + ", not '" + text + "'", 2);
+  return value;
+}
+
 /// The comma-separated integers of `text`, each in [least, most].
 std::vector<long> parseList(const std::string &flag, const char *text,
                             long least, long most, const char *what) {
@@ -328,24 +338,15 @@ int main(int argc, char **argv) {
     if (arg == "--mib") {
       sizes = parseList(arg, value, 1, 1024, "sizes in MiB");
     } else if (arg == "--late") {
-      char *rest = nullptr;
-      long n = std::strtol(value, &rest, 10);
-      if (*rest || (n != 0 && n != 2 && n != 4 && n != 8))
-        fail("--late takes how many held words a thread loads after x: 0, "
-             "2, 4 or 8, not '" +
-                 std::string(value) + "'",
-             2);
-      late = int(n);
+      const char *what = "how many held words a thread loads after x: 0, 2, "
+                         "4 or 8";
+      late = int(parseOne(arg, value, 0, 8, what));
+      if (late % 2 || late == 6)
+        fail(arg + " takes " + what + ", not '" + value + "'", 2);
       skeletonOptionGiven = true;
     } else if (arg == "--x-loads") {
-      char *rest = nullptr;
-      long n = std::strtol(value, &rest, 10);
-      if (*rest || n < 0 || n > 64)
-        fail("--x-loads takes one count of 16-byte loads a thread (0..64), "
-             "not '" +
-                 std::string(value) + "'",
-             2);
-      xLoads = int(n);
+      xLoads = int(parseOne(arg, value, 0, 64,
+                            "one count of 16-byte loads a thread (0..64)"));
       skeletonOptionGiven = true;
     } else if (arg == "--chain-at") {
       std::string at = value;
@@ -360,13 +361,7 @@ int main(int argc, char **argv) {
       chains = parseList(arg, value, 0, 100000000, "SM cycles");
       skeletonOptionGiven = true;
     } else {
-      char *rest = nullptr;
-      long n = std::strtol(value, &rest, 10);
-      if (*rest || n < 1 || n > 100000)
-        fail("--replays takes one positive integer, not '" +
-                 std::string(value) + "'",
-             2);
-      replays = int(n);
+      replays = int(parseOne(arg, value, 1, 100000, "one positive integer"));
     }
   }
   if (skeletonOptionGiven && !hold)
