@@ -38,8 +38,9 @@
 // its weights across the wait can reach, by residency and by the length of
 // the work that follows its weights. `--chain-at wait` spins right after
 // the wait instead: work that does not need the weights. `--x-loads N`
-// adds x's traffic: after the wait every thread also reads N 16-byte words
-// of a 128 KiB buffer (each CTA its own run, wrapping: at 512 threads and
+// (0, 2, 4 or 8) adds x's traffic: after the wait every thread also issues
+// N 16-byte loads, all before the first is used, from a 128 KiB buffer
+// (each CTA its own run, wrapping: at 512 threads and
 // N = 8, 64 KiB a CTA, what unpooler tp4's two splits read of x at 16
 // tokens), folded in before the held words; `--late L` loads the last L of
 // each thread's words after x's loads instead of before the wait (the
@@ -151,20 +152,20 @@ __device__ long long spin(long long cycles) {
 struct AfterWait {
   /// One word, zero, read after the wait and added into every held word.
   const uint32_t *key;
-  /// x's stand-in: `xLoads` 16-byte words a thread, each CTA's run of them
+  /// x's stand-in: X (a template parameter) 16-byte words a thread, each
+  /// CTA's run of them
   /// starting further into a buffer of `xMask` + 1 zero words (a power of
   /// two; wrapping), read after the wait and folded in with the key, as
   /// x's loads feed the MMAs.
   const uint4 *x;
   uint32_t xMask;
-  int xLoads;
   long long chainCycles;
   bool chainAtWait;
 };
 
-/// L of the H words are loaded after x's loads instead of before the wait
+/// L of the H words are loaded after x's X loads instead of before the wait
 /// (the GEMM's late chunks).
-template <int H, int L>
+template <int H, int L, int X>
 __global__ void holdWeights(const uint4 *weights, size_t words, uint4 *sums,
                             AfterWait after) {
   const uint32_t *key = after.key;
@@ -182,12 +183,16 @@ __global__ void holdWeights(const uint4 *weights, size_t words, uint4 *sums,
   // before the key arrives, so they stay in registers across the wait.
   uint32_t k = __ldcg(key);
   // A mask, not a modulo: a 64-bit division costs more than the load.
-  uint32_t xFirst = blockIdx.x * blockDim.x * after.xLoads + threadIdx.x;
-#pragma unroll 8
-  for (int j = 0; j < after.xLoads; ++j) {
-    uint4 v = after.x[(xFirst + j * blockDim.x) & after.xMask];
-    k += v.x ^ v.y ^ v.z ^ v.w;
-  }
+  uint32_t xFirst = blockIdx.x * blockDim.x * X + threadIdx.x;
+  // All of x's loads issue before the first is used, as the GEMM's do (a
+  // loop counted at run time would wait for each before the next).
+  uint4 xWords[X > 0 ? X : 1];
+#pragma unroll
+  for (int j = 0; j < X; ++j)
+    xWords[j] = after.x[(xFirst + j * blockDim.x) & after.xMask];
+#pragma unroll
+  for (int j = 0; j < X; ++j)
+    k += xWords[j].x ^ xWords[j].y ^ xWords[j].z ^ xWords[j].w;
 #pragma unroll
   for (int h = H - L; h < H; ++h)
     held[h] = __ldcs(weights + first + h * stride);
@@ -233,31 +238,46 @@ StreamKernel streamKernelFor(int inFlight) {
   }
 }
 
-/// The skeleton holding H words a thread, `late` (0, 2, 4 or 8, at most H)
-/// of them loaded after x.
-template <int H> HoldKernel holdKernelWith(int late) {
-  switch (late) {
+/// The skeleton holding H words a thread, L loaded after x's `xLoads` (0,
+/// 2, 4 or 8).
+template <int H, int L> HoldKernel holdKernelWithX(int xLoads) {
+  switch (xLoads) {
   case 0:
-    return holdWeights<H, 0>;
+    return holdWeights<H, L, 0>;
   case 2:
-    return holdWeights<H, 2>;
+    return holdWeights<H, L, 2>;
   case 4:
-    return holdWeights<H, 4>;
+    return holdWeights<H, L, 4>;
   default:
-    return holdWeights<H, (H < 8 ? H : 8)>;
+    return holdWeights<H, L, 8>;
   }
 }
 
-HoldKernel holdKernelFor(int held, int late) {
+/// The skeleton holding H words a thread, `late` (0, 2, 4 or 8, at most H)
+/// of them loaded after x.
+template <int H> HoldKernel holdKernelWith(int late, int xLoads) {
+  switch (late) {
+  case 0:
+    return holdKernelWithX<H, 0>(xLoads);
+  case 2:
+    return holdKernelWithX<H, 2>(xLoads);
+  case 4:
+    return holdKernelWithX<H, 4>(xLoads);
+  default:
+    return holdKernelWithX<H, (H < 8 ? H : 8)>(xLoads);
+  }
+}
+
+HoldKernel holdKernelFor(int held, int late, int xLoads) {
   switch (held) {
   case 4:
-    return holdKernelWith<4>(late);
+    return holdKernelWith<4>(late, xLoads);
   case 8:
-    return holdKernelWith<8>(late);
+    return holdKernelWith<8>(late, xLoads);
   case 16:
-    return holdKernelWith<16>(late);
+    return holdKernelWith<16>(late, xLoads);
   default:
-    return holdKernelWith<32>(late);
+    return holdKernelWith<32>(late, xLoads);
   }
 }
 
@@ -345,8 +365,11 @@ int main(int argc, char **argv) {
         fail(arg + " takes " + what + ", not '" + value + "'", 2);
       skeletonOptionGiven = true;
     } else if (arg == "--x-loads") {
-      xLoads = int(parseOne(arg, value, 0, 64,
-                            "one count of 16-byte loads a thread (0..64)"));
+      const char *what = "how many 16-byte loads of x a thread issues: 0, 2, "
+                         "4 or 8";
+      xLoads = int(parseOne(arg, value, 0, 8, what));
+      if (xLoads % 2 || xLoads == 6)
+        fail(arg + " takes " + what + ", not '" + value + "'", 2);
       skeletonOptionGiven = true;
     } else if (arg == "--chain-at") {
       std::string at = value;
@@ -476,12 +499,12 @@ int main(int argc, char **argv) {
         const uint4 *copy = weights + c * words;
         uint4 *copySums = sums + size_t(c) * maxCtas;
         if (hold)
-          CHECK(
-              cudaLaunchKernelEx(&config, holdKernelFor(shape.inFlight, late),
-                                 copy, words, copySums,
-                                 AfterWait{key, xBuffer, uint32_t(kXWords - 1),
-                                           xLoads, chain, chainAtWait}),
-              where);
+          CHECK(cudaLaunchKernelEx(
+                    &config, holdKernelFor(shape.inFlight, late, xLoads), copy,
+                    words, copySums,
+                    AfterWait{key, xBuffer, uint32_t(kXWords - 1), chain,
+                              chainAtWait}),
+                where);
         else
           CHECK(cudaLaunchKernelEx(&config, streamKernelFor(shape.inFlight),
                                    copy, words, copySums),
@@ -546,8 +569,8 @@ int main(int argc, char **argv) {
         return false;
       int ctasPerSm = 0;
       CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                &ctasPerSm, holdKernelFor(shape.inFlight, late), shape.threads,
-                0),
+                &ctasPerSm, holdKernelFor(shape.inFlight, late, xLoads),
+                shape.threads, 0),
             "the occupancy of " + std::to_string(shape.threads) +
                 " threads holding " + std::to_string(shape.inFlight) +
                 " words");
