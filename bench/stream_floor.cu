@@ -27,24 +27,23 @@
 // outputs poisoned first): a mismatch or any CUDA error fails the program with
 // what and where.
 //
-// --hold times the GEMM's skeleton instead: every thread loads its whole
-// share of W (H = 4, 8, 16 or 32 16-byte words) before the wait and holds
-// it in registers until a word it reads after the wait (zero, standing in
-// for x) is folded into each, as the MMAs need x; once every word is in it
-// spins for C SM cycles (what a GEMM does once its weights have arrived:
-// the MMAs, the sums, y's store), then stores. The shapes are those whose
-// share is a whole H (CTAs 128-1024 x threads 128-1024) and that launch
-// (registers), each timed with PDL at every C: what a kernel that holds
-// its weights across the wait can reach, by residency and by the length of
-// the work that follows its weights. `--chain-at wait` spins right after
-// the wait instead: work that does not need the weights. `--x-loads N`
-// (0, 2, 4 or 8) adds x's traffic: after the wait every thread also issues
-// N 16-byte loads, all before the first is used, from a 128 KiB buffer
-// (each CTA its own run, wrapping: at 512 threads and
-// N = 8, 64 KiB a CTA, what unpooler tp4's two splits read of x at 16
-// tokens), folded in before the held words; `--late L` loads the last L of
-// each thread's words after x's loads instead of before the wait (the
-// GEMM's late chunks; shapes holding fewer words are left out).
+// --hold times the GEMM's skeleton instead: every thread loads its whole share
+// of W (H = 4, 8, 16 or 32 16-byte words) before the wait and holds it in
+// registers until a word it reads after the wait (zero, standing in for x) is
+// folded into each, as the MMAs need x; once every word is in it spins for C SM
+// cycles (what a GEMM does once its weights have arrived: the MMAs, the sums,
+// y's store), then stores. The shapes are those whose share is a whole H (CTAs
+// 128-1024 x threads 128-1024) and that launch (registers), each timed with PDL
+// at every C: what a kernel that holds its weights across the wait can reach,
+// by residency and by the length of the work that follows its weights.
+// `--chain-at wait` spins right after the wait instead: work that does not need
+// the weights. `--x-loads N` (0, 2, 4 or 8) adds x's traffic: after the wait
+// every thread also issues N 16-byte loads, all before the first is used, from
+// a 128 KiB buffer (each CTA its own run, wrapping: at 512 threads and N = 8,
+// 64 KiB a CTA, what unpooler tp4's two splits read of x at 16 tokens), folded
+// in before the held words; `--late L` loads the last L of each thread's words
+// after x's loads instead of before the wait (the GEMM's late chunks; shapes
+// holding fewer words are left out).
 //
 //===----------------------------------------------------------------------===//
 
