@@ -35,7 +35,7 @@ import os
 import sys
 from statistics import median
 
-from x_handover_bound import ROOT, WAIT, make_twins, read_report, timed
+from x_handover_bound import NO_WAIT, ROOT, make_twins, read_report, timed
 
 REG = r"(%r\d+)"
 MMA = (r"mma\.sync\.aligned\.m16n8k16\.row\.col\.f32\.bf16\.bf16\.f32\s*"
@@ -47,9 +47,8 @@ MMA = (r"mma\.sync\.aligned\.m16n8k16\.row\.col\.f32\.bf16\.bf16\.f32\s*"
 NO_MMA = " ".join(f"fma.rn.f32 \\{1 + i}, \\{5 + i}, \\{9 + i % 2}, "
                   f"\\{11 + i};" for i in range(4))
 TWINS = {"nomma": [("--sub-text", MMA, NO_MMA)],
-         "nowait": [("--sub", WAIT, "\t// no wait")],
-         "nowait_nomma": [("--sub", WAIT, "\t// no wait"),
-                          ("--sub-text", MMA, NO_MMA)]}
+         "nowait": [NO_WAIT],
+         "nowait_nomma": [NO_WAIT, ("--sub-text", MMA, NO_MMA)]}
 COLUMNS = [""] + ["_" + twin for twin in TWINS]
 
 
@@ -73,20 +72,21 @@ def report(paths):
         line += f" {floor:.2f} |"
         for row in rows:
             base = timed(row.get(""))
-            for column in COLUMNS:
+            if base is None:
+                line += " failed |" if row.get("") else " missing |"
+                status = 1
+            else:
+                line += f" {base:.2f} ({100 * floor / base:.0f}) |"
+            for column in COLUMNS[1:]:
                 # A twin's y is wrong by design: its time counts where the
                 # bundle it was made from passed.
-                time = base if not column else (
-                    row.get(column) or {}).get("ours_us")
+                time = (row.get(column) or {}).get("ours_us")
                 if not time or base is None:
-                    line += (" failed |" if not column and row.get("") else
-                             " missing |" if not time else " no bundle |")
+                    line += " missing |" if not time else " no bundle |"
                     status = 1
                     continue
                 line += f" {time:.2f} ({100 * floor / time:.0f}) |"
-                if column:
-                    savings.setdefault((column, point[1]), []).append(
-                        base - time)
+                savings.setdefault((column, point[1]), []).append(base - time)
         print(line)
     for (column, m), saved in sorted(savings.items()):
         print(f"{column[1:]} at M = {m}: median saving {median(saved):.2f} "
@@ -112,6 +112,7 @@ def main(argv):
                      "makes them)")
     return make_twins(args.source, args.output, lambda name, ptx: TWINS,
                       "mma_bound.py")
+
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))

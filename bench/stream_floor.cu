@@ -152,10 +152,9 @@ struct AfterWait {
   /// One word, zero, read after the wait and added into every held word.
   const uint32_t *key;
   /// x's stand-in: X (a template parameter) 16-byte words a thread, each
-  /// CTA's run of them
-  /// starting further into a buffer of `xMask` + 1 zero words (a power of
-  /// two; wrapping), read after the wait and folded in with the key, as
-  /// x's loads feed the MMAs.
+  /// CTA's run of them starting further into a buffer of `xMask` + 1 zero
+  /// words (a power of two; wrapping), read after the wait and folded in
+  /// with the key, as x's loads feed the MMAs.
   const uint4 *x;
   uint32_t xMask;
   long long chainCycles;
@@ -167,9 +166,6 @@ struct AfterWait {
 template <int H, int L, int X>
 __global__ void holdWeights(const uint4 *weights, size_t words, uint4 *sums,
                             AfterWait after) {
-  const uint32_t *key = after.key;
-  long long chainCycles = after.chainCycles;
-  bool chainAtWait = after.chainAtWait;
   asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
   size_t stride = size_t(gridDim.x) * blockDim.x;
   size_t first = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -180,7 +176,7 @@ __global__ void holdWeights(const uint4 *weights, size_t words, uint4 *sums,
   asm volatile("griddepcontrol.wait;" ::: "memory");
   // An addition, not an XOR: the compiler cannot fold the held words
   // before the key arrives, so they stay in registers across the wait.
-  uint32_t k = __ldcg(key);
+  uint32_t k = __ldcg(after.key);
   // A mask, not a modulo: a 64-bit division costs more than the load.
   uint32_t xFirst = blockIdx.x * blockDim.x * X + threadIdx.x;
   // All of x's loads issue before the first is used, as the GEMM's do (a
@@ -196,8 +192,8 @@ __global__ void holdWeights(const uint4 *weights, size_t words, uint4 *sums,
   for (int h = H - L; h < H; ++h)
     held[h] = __ldcs(weights + first + h * stride);
   // Never negative, but the compiler cannot know: the fold waits for it.
-  if (chainAtWait)
-    k += spin(chainCycles) < 0;
+  if (after.chainAtWait)
+    k += spin(after.chainCycles) < 0;
   uint4 acc = make_uint4(0, 0, 0, 0);
 #pragma unroll
   for (int h = 0; h < H; ++h) {
@@ -210,8 +206,8 @@ __global__ void holdWeights(const uint4 *weights, size_t words, uint4 *sums,
   // this empty asm, which stays before the clock's): a GEMM's MMAs, sums
   // and store need its weights as well as x.
   asm volatile("" ::"r"(acc.x), "r"(acc.y), "r"(acc.z), "r"(acc.w) : "memory");
-  if (!chainAtWait)
-    spin(chainCycles);
+  if (!after.chainAtWait)
+    spin(after.chainCycles);
   __shared__ uint4 warpSums[32];
   gatherWarpSums(acc, warpSums);
   storeCtaSum(warpSums, sums);
@@ -302,6 +298,16 @@ long parseOne(const std::string &flag, const char *text, long least, long most,
   return value;
 }
 
+/// The count of `text`, one of 0, 2, 4 and 8, those the skeleton is built
+/// for (--late, --x-loads); else `flag` takes `what`.
+int parseInstantiatedCount(const std::string &flag, const char *text,
+                           const std::string &what) {
+  long count = parseOne(flag, text, 0, 8, what);
+  if (count % 2 || count == 6)
+    fail(flag + " takes " + what + ", not '" + text + "'", 2);
+  return int(count);
+}
+
 /// The comma-separated integers of `text`, each in [least, most].
 std::vector<long> parseList(const std::string &flag, const char *text,
                             long least, long most, const char *what) {
@@ -357,18 +363,16 @@ int main(int argc, char **argv) {
     if (arg == "--mib") {
       sizes = parseList(arg, value, 1, 1024, "sizes in MiB");
     } else if (arg == "--late") {
-      const char *what = "how many held words a thread loads after x: 0, 2, "
-                         "4 or 8";
-      late = int(parseOne(arg, value, 0, 8, what));
-      if (late % 2 || late == 6)
-        fail(arg + " takes " + what + ", not '" + value + "'", 2);
+      late = parseInstantiatedCount(
+          arg, value,
+          "how many held words a thread loads after x: 0, 2, 4 "
+          "or 8");
       skeletonOptionGiven = true;
     } else if (arg == "--x-loads") {
-      const char *what = "how many 16-byte loads of x a thread issues: 0, 2, "
-                         "4 or 8";
-      xLoads = int(parseOne(arg, value, 0, 8, what));
-      if (xLoads % 2 || xLoads == 6)
-        fail(arg + " takes " + what + ", not '" + value + "'", 2);
+      xLoads = parseInstantiatedCount(
+          arg, value,
+          "how many 16-byte loads of x a thread issues: 0, 2, 4 "
+          "or 8");
       skeletonOptionGiven = true;
     } else if (arg == "--chain-at") {
       std::string at = value;

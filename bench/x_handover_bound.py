@@ -80,6 +80,8 @@ def sentinel_check(words):
 
 
 FIRST_MMA = r"^\s*mma\."
+# The wait removed (bench/mma_bound.py's twins use it too).
+NO_WAIT = ("--sub", WAIT, "\t// no wait")
 LATE_WAIT = [("--sub", WAIT, "\t// wait moved to the exits"),
              ("--sub", RETURN, "\\1griddepcontrol.wait;\n\\1ret;")]
 # Each poll twin's x load: the loads a poll could use.
@@ -109,7 +111,7 @@ def twins(x_words, first_x="[%rd0]"):
     lanes gathered and a branch back to the label while any held -0.0. Only
     `poll`'s volatile loads make a valid poll by themselves; the others
     price the load kind (in the bench no poll retries)."""
-    edits = {"nowait": [("--sub", WAIT, "\t// no wait")],
+    edits = {"nowait": [NO_WAIT],
              "latewait": LATE_WAIT}
     check = ("mov.b32 %xs, 0; " + sentinel_check(x_words) +
              "and.b32 %xs, %xs, 0x80008000; setp.ne.b32 %xp, %xs, 0; "
@@ -290,6 +292,16 @@ def make_twins(source_dir, output, twins_of, script):
     return 0
 
 
+def handover_twins(name, ptx):
+    """make_twins's edits for the bundle `name`: twins() of its x loads;
+    ValueError where x is not all loaded after one wait."""
+    x_words, first_x = x_load_words(ptx)
+    if not x_words:
+        raise ValueError(f"{ptx}: x is not all loaded after one wait; "
+                         "no twins")
+    return twins(x_words, first_x)
+
+
 def compile_best(run_dir, out):
     """Compiles each point's fastest passing plain candidate of the
     lamport-tune run in `run_dir` (read and checked as lamport-tune reads
@@ -331,14 +343,9 @@ def main(argv):
     if not os.path.isdir(args.source):
         parser.error(f"{args.source}: no bundles (bench/prepare_gemm.sh "
                      "makes them)")
-    def handover_twins(name, ptx):
-        x_words, first_x = x_load_words(ptx)
-        if not x_words:
-            raise ValueError(f"{ptx}: x is not all loaded after one wait; "
-                             "no twins")
-        return twins(x_words, first_x)
     return make_twins(args.source, args.output, handover_twins,
                       "x_handover_bound.py")
+
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))
