@@ -19,7 +19,8 @@
 //                        [--hold --chain-cycles C,... --chain-at weights|wait
 //                         --x-loads N --late L]
 //
-// For each size (default 4, 8, 16, 32 MiB) it times every launch shape of
+// For each size (default 4, 8, 16, 32 MiB; decimals allowed, such as a GEMM's
+// N x K x 2 bytes: 10.9375 for 5120 x 1120) it times every launch shape of
 // the sweep (CTAs 132, 264, 528 x threads 256, 512, 1024 x 4, 8, 16 loads
 // in flight a thread), with PDL and without, and prints the best of each
 // with its share of the copy floor (--all: every shape's time as well). Before
@@ -288,6 +289,13 @@ std::vector<Shape> holdShapes(size_t words) {
   return shapes;
 }
 
+/// A size in MiB as the tables print it: 16, 10.9375.
+std::string mibText(double mib) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%g", mib);
+  return text;
+}
+
 /// The one integer of `text`, in [least, most]; else `flag` takes `what`.
 long parseOne(const std::string &flag, const char *text, long least, long most,
               const std::string &what) {
@@ -308,27 +316,50 @@ int parseInstantiatedCount(const std::string &flag, const char *text,
   return int(count);
 }
 
+/// The comma-separated items of `text` (an empty one where two commas meet).
+std::vector<std::string> splitList(const std::string &text) {
+  std::vector<std::string> items;
+  size_t start = 0;
+  for (size_t end; (end = text.find(',', start)) != std::string::npos;
+       start = end + 1)
+    items.push_back(text.substr(start, end - start));
+  items.push_back(text.substr(start));
+  return items;
+}
+
+/// The comma-separated sizes in MiB of `text` (decimals allowed: a GEMM's
+/// N x K x 2 bytes), each up to 1,024 MiB and a whole number of 16-byte words.
+std::vector<double> parseSizes(const std::string &flag, const char *text) {
+  std::vector<double> out;
+  for (const std::string &item : splitList(text)) {
+    char *rest = nullptr;
+    double mib = std::strtod(item.c_str(), &rest);
+    double words = mib * (1 << 20) / sizeof(uint4);
+    if (item.empty() || *rest || !(mib > 0) || mib > 1024 ||
+        words != double(size_t(words)))
+      fail(flag +
+               " takes a comma-separated list of sizes in MiB (up to "
+               "1024, each a whole number of 16-byte words), not '" +
+               text + "'",
+           2);
+    out.push_back(mib);
+  }
+  return out;
+}
+
 /// The comma-separated integers of `text`, each in [least, most].
 std::vector<long> parseList(const std::string &flag, const char *text,
                             long least, long most, const char *what) {
   std::vector<long> out;
-  std::string s = text;
-  size_t start = 0;
-  while (start <= s.size()) {
-    size_t end = s.find(',', start);
-    std::string item = s.substr(
-        start, end == std::string::npos ? std::string::npos : end - start);
+  for (const std::string &item : splitList(text)) {
     char *rest = nullptr;
     long value = std::strtol(item.c_str(), &rest, 10);
     if (item.empty() || *rest || value < least || value > most)
       fail(flag + " takes a comma-separated list of " + what + " (" +
                std::to_string(least) + ".." + std::to_string(most) +
-               "), not '" + s + "'",
+               "), not '" + text + "'",
            2);
     out.push_back(value);
-    if (end == std::string::npos)
-      break;
-    start = end + 1;
   }
   return out;
 }
@@ -340,7 +371,8 @@ const char *kUsage =
 } // namespace
 
 int main(int argc, char **argv) {
-  std::vector<long> sizes = {4, 8, 16, 32}, chains = {0};
+  std::vector<double> sizes = {4, 8, 16, 32};
+  std::vector<long> chains = {0};
   int replays = 20, xLoads = 0, late = 0;
   bool all = false, hold = false, skeletonOptionGiven = false,
        chainAtWait = false;
@@ -361,7 +393,7 @@ int main(int argc, char **argv) {
       fail(arg + " needs a value", 2);
     const char *value = argv[++a];
     if (arg == "--mib") {
-      sizes = parseList(arg, value, 1, 1024, "sizes in MiB");
+      sizes = parseSizes(arg, value);
     } else if (arg == "--late") {
       late = parseInstantiatedCount(
           arg, value,
@@ -394,9 +426,9 @@ int main(int argc, char **argv) {
     fail("--chain-cycles, --chain-at, --x-loads and --late time the held "
          "skeleton: give --hold too",
          2);
-  for (long mib : sizes)
-    if (hold && holdShapes((size_t(mib) << 20) / sizeof(uint4)).empty())
-      fail("--hold: no shape holds " + std::to_string(mib) +
+  for (double mib : sizes)
+    if (hold && holdShapes(size_t(mib * (1 << 20)) / sizeof(uint4)).empty())
+      fail("--hold: no shape holds " + mibText(mib) +
                " MiB in whole shares of 4-32 words a thread (a power of two "
                "up to 512 MiB does)",
            2);
@@ -416,8 +448,8 @@ int main(int argc, char **argv) {
     std::printf("| W MiB | floor us | PDL | best us | %% of floor | CTAs x "
                 "threads x loads in flight |\n|---:|---:|---|---:|---:|---|\n");
   std::mt19937_64 random(2026);
-  for (long mib : sizes) {
-    size_t bytes = size_t(mib) << 20, words = bytes / sizeof(uint4);
+  for (double mib : sizes) {
+    size_t bytes = size_t(mib * (1 << 20)), words = bytes / sizeof(uint4);
     std::vector<Shape> shapes;
     if (hold) {
       shapes = holdShapes(words);
@@ -435,9 +467,9 @@ int main(int argc, char **argv) {
     std::vector<uint4> host(words);
     uint4 *weights = nullptr, *sums = nullptr;
     uint32_t *key = nullptr;
-    CHECK(cudaMalloc(&weights, bytes * copies),
-          std::to_string(copies) + " weight copies of " + std::to_string(mib) +
-              " MiB");
+    CHECK(cudaMalloc(&weights, bytes * copies), std::to_string(copies) +
+                                                    " weight copies of " +
+                                                    mibText(mib) + " MiB");
     CHECK(cudaMalloc(&sums, sizeof(uint4) * maxCtas * copies), "the sums");
     uint4 *xBuffer = nullptr;
     CHECK(cudaMalloc(&key, sizeof(uint32_t)), "the key");
@@ -475,17 +507,18 @@ int main(int argc, char **argv) {
       char floorText[32] = " ";
       if (best)
         std::snprintf(floorText, sizeof(floorText), " %.2f ", floorUs);
-      std::printf("| %ld |%s| %s | %.2f | %.0f%% | %d x %d x %d |\n", mib,
-                  floorText, mode.c_str(), us, 100 * floorUs / us, shape.ctas,
-                  shape.threads, shape.inFlight);
+      std::printf("| %s |%s| %s | %.2f | %.0f%% | %d x %d x %d |\n",
+                  mibText(mib).c_str(), floorText, mode.c_str(), us,
+                  100 * floorUs / us, shape.ctas, shape.threads,
+                  shape.inFlight);
     };
     // The median time of one node of `shape`'s graph, its XORs checked.
     auto timeShape = [&](const Shape &shape, bool pdl, long chain) {
-      std::string where =
-          std::to_string(mib) + " MiB, " + std::to_string(shape.ctas) + " x " +
-          std::to_string(shape.threads) + " x " +
-          std::to_string(shape.inFlight) + (pdl ? ", PDL" : ", no PDL") +
-          (hold ? ", chain " + std::to_string(chain) : "");
+      std::string where = mibText(mib) + " MiB, " + std::to_string(shape.ctas) +
+                          " x " + std::to_string(shape.threads) + " x " +
+                          std::to_string(shape.inFlight) +
+                          (pdl ? ", PDL" : ", no PDL") +
+                          (hold ? ", chain " + std::to_string(chain) : "");
       cudaGraph_t graph;
       cudaGraphExec_t exec;
       CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal), where);
