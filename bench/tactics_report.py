@@ -4,7 +4,7 @@ bench/run_tactics.sh's reports.
 
   tactics_report.py SEED.json SET_DIR...
   tactics_report.py --explore EXPLORE.json SET_DIR...
-  tactics_report.py --summary SET_DIR...
+  tactics_report.py [--repick LAMPORT_OPT] [--stream STREAM.md] --summary SET_DIR...
 
 The first table: the seed shapes, each point's bundle from the sm_90 table
 (_table) and with the hand-written tactics (_hand) timed in one process;
@@ -24,7 +24,12 @@ last (docs/performance.md's tables). With --repick LAMPORT_OPT before
 lamport-select-tactics makes now (prior-only with the sm_90 table, and
 no-table), each looked up among the set's measured candidates, rather
 than those marked when the set was emitted; a point whose pick or model
-alone was not measured is left out and counted.
+alone was not measured is left out and counted. With --stream, a table of
+lamport-stream-floor at every weight size of the sets (`--mib` in MiB; a
+missing size is named): the last column is the speedup over cuBLAS of
+that kernel, which reads W once and does nothing else, at its best launch
+shape under PDL, in geometric mean: the most any GEMM reading its weights
+from device memory could reach in the harness.
 """
 import json
 import os
@@ -162,19 +167,46 @@ def picks(directory, opt=None):
     return out, left_out
 
 
-def summary(directories, opt=None):
+def stream_times(path):
+    """{W in MiB as printed: the best time under PDL} of lamport-stream-floor's
+    table in `path`."""
+    times = {}
+    for line in open(path):
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 6 and cells[2] == "yes" and cells[1]:
+            times[cells[0]] = float(cells[3])
+    return times
+
+
+def mib_text(n, k):
+    """An N x K BF16 weight's size in MiB, as lamport-stream-floor prints it."""
+    return f"{2 * n * k / 2**20:g}"
+
+
+def summary(directories, opt=None, stream=None):
     """Per set: the pick and the model alone against the tuned best, the
-    best over cuBLAS and cuBLAS over the copy floor; then the points where
-    either misses 10%, and each point of the last set."""
-    print("| set | shapes | points | pick within 10% | worst pick / best | "
-          "geomean pick / best | model alone within 10% | worst | geomean | "
-          "best over cuBLAS | cuBLAS over the copy floor |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    best over cuBLAS and cuBLAS over the copy floor (with `stream`, the
+    speedup over cuBLAS of a kernel that only reads W); then the points
+    where either misses 10%, and each point of the last set."""
     sets, left_out = [], {}
     for d in directories:
         rows, left = picks(d, opt)
         sets.append((os.path.basename(os.path.normpath(d)), rows))
         left_out[sets[-1][0]] = left
+    streamed = stream_times(stream) if stream else None
+    if streamed is not None:
+        missing = sorted({mib_text(k[1], k[2]) for _, rows in sets
+                          for k, *_ in rows} - set(streamed), key=float)
+        if missing:
+            sys.exit(f"{stream} has no best time under PDL for "
+                     f"{len(missing)} weight sizes: run lamport-stream-floor "
+                     f"--mib {','.join(missing)}")
+    print("| set | shapes | points | pick within 10% | worst pick / best | "
+          "geomean pick / best | model alone within 10% | worst | geomean | "
+          "best over cuBLAS | cuBLAS over the copy floor |" +
+          (" cuBLAS over W read alone |" if streamed else ""))
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|" +
+          ("---:|" if streamed else ""))
     for (name, rows), directory in zip(sets, directories):
         if not rows:
             print(f"| {set_title(directory)} | (no passing point) |")
@@ -189,7 +221,9 @@ def summary(directories, opt=None):
               f"{sum(r <= 1.10 for r in pick)} | {max(pick):.3f} | "
               f"{geomean(pick):.3f} | {sum(r <= 1.10 for r in alone)} | "
               f"{max(alone):.3f} | {geomean(alone):.3f} | "
-              f"{geomean(speedup):.3f}x | {geomean(ceiling):.2f}x |")
+              f"{geomean(speedup):.3f}x | {geomean(ceiling):.2f}x |" +
+              (f" {geomean([b['cublas_us'] / streamed[mib_text(k[1], k[2])] for k, _, _, b in rows]):.3f}x |"
+               if streamed else ""))
     for name, left in left_out.items():
         if left:
             print(f"\n{name}: {left} points left out (the pick or the model "
@@ -226,11 +260,13 @@ def main(argv):
         explore_report(argv[1], argv[2:])
         print()
         return 0
-    opt = None
+    opt = stream = None
     if argv[:1] == ["--repick"] and len(argv) >= 2:
         opt, argv = argv[1], argv[2:]
+    if argv[:1] == ["--stream"] and len(argv) >= 2:
+        stream, argv = argv[1], argv[2:]
     if argv[:1] == ["--summary"] and len(argv) >= 2:
-        summary(argv[1:], opt)
+        summary(argv[1:], opt, stream)
         print()
         return 0
     if len(argv) < 2:
