@@ -4,7 +4,8 @@ bench/run_tactics.sh's reports.
 
   tactics_report.py SEED.json SET_DIR...
   tactics_report.py --explore EXPLORE.json SET_DIR...
-  tactics_report.py [--repick LAMPORT_OPT] [--stream STREAM.md] --summary SET_DIR...
+  tactics_report.py [--repick LAMPORT_OPT] [--stream STREAM.md]
+                    --summary SET_DIR...
 
 The first table: the seed shapes, each point's bundle from the sm_90 table
 (_table) and with the hand-written tactics (_hand) timed in one process;
@@ -216,14 +217,18 @@ def summary(directories, opt=None, stream=None):
         speedup = [b["cublas_us"] / b["us"] for _, _, _, b in rows]
         ceiling = [b["cublas_us"] / (2.0 * k[1] * k[2] / COPY_BYTES_PER_US)
                    for k, _, _, b in rows]
+        stream_column = ""
+        if streamed:
+            alone_speedup = [b["cublas_us"] / streamed[mib_text(k[1], k[2])]
+                             for k, _, _, b in rows]
+            stream_column = f" {geomean(alone_speedup):.3f}x |"
         print(f"| {set_title(directory)} | "
               f"{len({k[0] for k, *_ in rows})} | {len(rows)} | "
               f"{sum(r <= 1.10 for r in pick)} | {max(pick):.3f} | "
               f"{geomean(pick):.3f} | {sum(r <= 1.10 for r in alone)} | "
               f"{max(alone):.3f} | {geomean(alone):.3f} | "
-              f"{geomean(speedup):.3f}x | {geomean(ceiling):.2f}x |" +
-              (f" {geomean([b['cublas_us'] / streamed[mib_text(k[1], k[2])] for k, _, _, b in rows]):.3f}x |"
-               if streamed else ""))
+              f"{geomean(speedup):.3f}x | {geomean(ceiling):.2f}x |"
+              f"{stream_column}")
     for name, left in left_out.items():
         if left:
             print(f"\n{name}: {left} points left out (the pick or the model "
