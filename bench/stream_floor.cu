@@ -328,18 +328,19 @@ std::vector<std::string> splitList(const std::string &text) {
 }
 
 /// The comma-separated sizes in MiB of `text` (decimals allowed: a GEMM's
-/// N x K x 2 bytes), each up to 1,024 MiB and a whole number of 16-byte words.
+/// N x K x 2 bytes), each a whole number of 16-byte words from 1 MiB (512
+/// nodes a graph rotate past L2) to 1,024 MiB.
 std::vector<double> parseSizes(const std::string &flag, const char *text) {
   std::vector<double> out;
   for (const std::string &item : splitList(text)) {
     char *rest = nullptr;
     double mib = std::strtod(item.c_str(), &rest);
     double words = mib * (1 << 20) / sizeof(uint4);
-    if (item.empty() || *rest || !(mib > 0) || mib > 1024 ||
+    if (item.empty() || *rest || !(mib >= 1) || mib > 1024 ||
         words != double(size_t(words)))
       fail(flag +
-               " takes a comma-separated list of sizes in MiB (up to "
-               "1024, each a whole number of 16-byte words), not '" +
+               " takes a comma-separated list of sizes in MiB (1 to 1024, "
+               "each a whole number of 16-byte words), not '" +
                text + "'",
            2);
     out.push_back(mib);
