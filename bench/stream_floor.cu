@@ -296,6 +296,9 @@ std::string mibText(double mib) {
   return text;
 }
 
+/// The 16-byte words of a size in MiB (whole: parseSizes checks it).
+size_t wordsOf(double mib) { return size_t(mib * (1 << 20)) / sizeof(uint4); }
+
 /// The one integer of `text`, in [least, most]; else `flag` takes `what`.
 long parseOne(const std::string &flag, const char *text, long least, long most,
               const std::string &what) {
@@ -428,7 +431,7 @@ int main(int argc, char **argv) {
          "skeleton: give --hold too",
          2);
   for (double mib : sizes)
-    if (hold && holdShapes(size_t(mib * (1 << 20)) / sizeof(uint4)).empty())
+    if (hold && holdShapes(wordsOf(mib)).empty())
       fail("--hold: no shape holds " + mibText(mib) +
                " MiB in whole shares of 4-32 words a thread (a power of two "
                "up to 512 MiB does)",
@@ -450,7 +453,7 @@ int main(int argc, char **argv) {
                 "threads x loads in flight |\n|---:|---:|---|---:|---:|---|\n");
   std::mt19937_64 random(2026);
   for (double mib : sizes) {
-    size_t bytes = size_t(mib * (1 << 20)), words = bytes / sizeof(uint4);
+    size_t words = wordsOf(mib), bytes = words * sizeof(uint4);
     std::vector<Shape> shapes;
     if (hold) {
       shapes = holdShapes(words);
