@@ -205,9 +205,9 @@ def summary(directories, opt=None, stream=None):
     print("| set | shapes | points | pick within 10% | worst pick / best | "
           "geomean pick / best | model alone within 10% | worst | geomean | "
           "best over cuBLAS | cuBLAS over the copy floor |" +
-          (" cuBLAS over W read alone |" if streamed else ""))
+          (" cuBLAS over W read alone |" if streamed is not None else ""))
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|" +
-          ("---:|" if streamed else ""))
+          ("---:|" if streamed is not None else ""))
     for (name, rows), directory in zip(sets, directories):
         if not rows:
             print(f"| {set_title(directory)} | (no passing point) |")
@@ -218,7 +218,7 @@ def summary(directories, opt=None, stream=None):
         ceiling = [b["cublas_us"] / (2.0 * k[1] * k[2] / COPY_BYTES_PER_US)
                    for k, _, _, b in rows]
         stream_column = ""
-        if streamed:
+        if streamed is not None:
             alone_speedup = [b["cublas_us"] / streamed[mib_text(k[1], k[2])]
                              for k, _, _, b in rows]
             stream_column = f" {geomean(alone_speedup):.3f}x |"
