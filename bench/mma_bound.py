@@ -68,7 +68,7 @@ def report(paths):
     for point in sorted({p for run in runs for p in run}):
         line = f"| {point[0]} | {point[1]} |"
         rows = [run.get(point, {}) for run in runs]
-        floor = next((r[""]["floor_us"] for r in rows if r.get("")), 0)
+        floor = next((r[""][0]["floor_us"] for r in rows if r.get("")), 0)
         line += f" {floor:.2f} |"
         for row in rows:
             base = timed(row.get(""))
@@ -80,7 +80,8 @@ def report(paths):
             for column in COLUMNS[1:]:
                 # A twin's y is wrong by design: its time counts where the
                 # bundle it was made from passed.
-                time = (row.get(column) or {}).get("ours_us")
+                time = min((twin["ours_us"] for twin in row.get(column, [])
+                            if twin.get("ours_us")), default=None)
                 if not time or base is None:
                     line += " missing |" if not time else " no bundle |"
                     status = 1

@@ -8,7 +8,8 @@
 # `bundles` and `third_party_cache`; reports and logs go to $OUT (default
 # the build directory). Each run is cut off after BENCH_TIMEOUT seconds
 # (500). SOURCE_DIR and TWINS_DIR time other bundles and their twins
-# (x_handover_bound.py --best's).
+# (x_handover_bound.py --best's); RUNS sets how many runs (2); TWINS, the
+# --twins list the twins were made with, limits the report to them.
 #
 #   bash bench/prepare_gemm.sh && python3 bench/x_handover_bound.py (here)
 #   bash bench/run_x_handover.sh                                    (there)
@@ -24,7 +25,7 @@ source_dir=${SOURCE_DIR:-$root/bundles/gemm}
 twins_dir=${TWINS_DIR:-$root/bundles/gemm_handover}
 plain=$(ls -d "$source_dir"/* | grep -v _publish)
 reports=()
-for run in 1 2; do
+for run in $(seq "${RUNS:-2}"); do
   json=$out/x_handover_$run.json log=$out/x_handover_$run.log
   # A twin that never gets past its poll or flag would hang the GPU.
   if ! timeout "${BENCH_TIMEOUT:-500}" "$build/bin/lamport-gemm-bench" \
@@ -35,4 +36,5 @@ for run in 1 2; do
   [ -s "$json" ] && reports+=("$json")
 done
 [ ${#reports[@]} -gt 0 ] || exit 2
-python3 "$root/bench/x_handover_bound.py" --report "${reports[@]}"
+python3 "$root/bench/x_handover_bound.py" --report "${reports[@]}" \
+  ${TWINS:+--twins "$TWINS"}

@@ -32,21 +32,29 @@
 # (one lamport-gemm-bench process, twice) and prints --report's tables.
 #
 #   python3 bench/x_handover_bound.py [--source DIR] [-o DIR]
-#   python3 bench/x_handover_bound.py --best RUN_DIR [--source DIR] [-o DIR]
-#   python3 bench/x_handover_bound.py --report RESULTS.json...
+#   python3 bench/x_handover_bound.py --best RUN_DIR [--top N] [--source DIR]
+#       [-o DIR] [--twins NAME,...]
+#   python3 bench/x_handover_bound.py --report RESULTS.json... [--twins ...]
 #
 # --best first compiles into --source each point's fastest passing
 # candidate of a lamport-tune run (RUN_DIR's candidates.json and
 # results.json, e.g. bench/data/h200_tactics_twins/untabled), so the twins
-# bound the tuner's best kernels rather than the table's.
+# bound the tuner's best kernels rather than the table's; with --top N its
+# N fastest, so that a point's twins may come from another tactic than
+# its fastest (a kernel that reads less x may poll it more cheaply); a
+# candidate whose x is not all loaded after the one wait then gets no
+# twins (counted). --twins NAME,... makes (with --report: reports) only
+# the twins named.
 #
 # --report prints, from lamport-gemm-bench's reports (one column group
 # each), every point's time and share of the copy floor for the bundle
-# and each twin, then each twin's geometric mean over cuBLAS alone and as
-# the faster of it and the bundle at each point, with the points that miss
-# the floor targets that way (85% of the floor from 16 MiB of weight, 75%
-# from 8 MiB). Exit status 1 where a bundle or twin failed its checks or is
-# missing, 2 where a report cannot be read or the arguments are wrong.
+# and each twin (the fastest of a point's bundles and of each twin where
+# there are several), then each twin's geometric mean over cuBLAS alone
+# and as the faster of it and the bundle at each point, with the points
+# that miss the floor targets that way (85% of the floor from 16 MiB of
+# weight, 75% from 8 MiB). Exit status 1 where a bundle or twin failed its
+# checks or is missing, 2 where a report cannot be read or the arguments
+# are wrong.
 #
 #===----------------------------------------------------------------------===#
 import argparse
@@ -160,8 +168,9 @@ def x_load_words(ptx_path):
 
 
 def read_report(path, columns):
-    """{(shape, M): {column: row}} of one lamport-gemm-bench report, the
-    publishing bundles left out; raises ValueError naming what is wrong."""
+    """{(shape, M): {column: [row, ...]}} of one lamport-gemm-bench report
+    (a column's rows: its bundles at the point), the publishing bundles
+    left out; raises ValueError naming what is wrong."""
     try:
         with open(path) as f:
             rows = json.load(f)
@@ -177,16 +186,29 @@ def read_report(path, columns):
         # The longest suffix: one twin's name may end with another's.
         twin = max((c for c in columns[1:] if row["bundle"].endswith(c)),
                    key=len, default="")
-        points.setdefault((row["shape"], row["m"]), {})[twin] = row
+        points.setdefault((row["shape"], row["m"]), {}).setdefault(
+            twin, []).append(row)
     return points
 
 
-def timed(row):
-    """The row's time where it passed every check, else None."""
-    if (not row or not row.get("passed") or not row.get("ours_us") or
-            row.get("same_bits_as_reference") is False):
+def passed(row):
+    """True where the row passed every check and has a time."""
+    return bool(row.get("passed") and row.get("ours_us") and
+                row.get("same_bits_as_reference") is not False)
+
+
+def fastest(rows):
+    """The fastest of `rows` where every one passed every check, else
+    None (a point with a failed bundle or twin has no time)."""
+    if not rows or not all(passed(row) for row in rows):
         return None
-    return row["ours_us"]
+    return min(rows, key=lambda row: row["ours_us"])
+
+
+def timed(rows):
+    """The time of fastest(rows), else None."""
+    row = fastest(rows)
+    return row["ours_us"] if row else None
 
 
 def floor_misses(rows, time):
@@ -198,19 +220,22 @@ def floor_misses(rows, time):
     return [f"{rows['shape']} M = {rows['m']} {share:.0%}"] if short else []
 
 
-def report(paths):
+def report(paths, only=None):
     """Prints each point's bundle and twins from lamport-gemm-bench's
     reports, then per report each twin's geometric mean over cuBLAS alone
     and as the faster of it and the bundle at each point, with the points
     that miss the floor targets that way; 0 where every bundle and twin
     passed in every report, 1 where one failed or is missing, 2 where a
     report cannot be read."""
-    columns = [""] + ["_" + twin for twin in twins(["%r0"] * 4)]
+    every = [""] + ["_" + twin for twin in twins(["%r0"] * 4)]
     try:
-        runs = [read_report(path, columns) for path in paths]
+        runs = [read_report(path, every) for path in paths]
     except ValueError as error:
         print(f"x_handover_bound.py: {error}", file=sys.stderr)
         return 2
+    # Each row is told by every twin's suffix, then only those asked for
+    # are shown.
+    columns = [c for c in every if not c or not only or c[1:] in only]
     status = 0
     header = "| shape | M | floor us |"
     for run in runs:
@@ -221,8 +246,8 @@ def report(paths):
     for point in points:
         line = f"| {point[0]} | {point[1]} |"
         floor = next((row["floor_us"] for run in runs
-                      for row in run.get(point, {}).values()
-                      if row.get("floor_us")), 0)
+                      for rows in run.get(point, {}).values()
+                      for row in rows if row.get("floor_us")), 0)
         line += f" {floor:.2f} |"
         for run in runs:
             for column in columns:
@@ -241,9 +266,11 @@ def report(paths):
                 table, twin = timed(rows.get("")), timed(rows.get(column))
                 if table is None or twin is None:
                     continue
-                speedups.append(rows[column]["cublas_us"] / twin)
-                faster.append(rows[""]["cublas_us"] / min(table, twin))
-                misses += floor_misses(rows[""], min(table, twin))
+                # cuBLAS is timed once a point in each bundle's process.
+                cublas = fastest(rows[""])["cublas_us"]
+                speedups.append(cublas / twin)
+                faster.append(cublas / min(table, twin))
+                misses += floor_misses(fastest(rows[""]), min(table, twin))
             if not speedups:
                 continue
             name = column[1:] or "table"
@@ -258,15 +285,16 @@ def report(paths):
     return status
 
 
-def make_twins(source_dir, output, twins_of, script):
+def make_twins(source_dir, output, twins_of, script, skip_unfit=False):
     """Makes, in `output` (emptied first), NAME_TWIN of each plain bundle
     NAME of `source_dir` for every TWIN of `twins_of(NAME, its PTX path)`
     (a dict of edit_ptx.py edits; ValueError where the kernel has none)
     by bench/edit_ptx.py; 0 with the count printed, 1 on the first
-    failure, named by `script`."""
+    failure, named by `script`. With `skip_unfit`, a bundle with no twins
+    is counted and passed over instead."""
     shutil.rmtree(output, ignore_errors=True)
     os.makedirs(output)
-    made = 0
+    made = unfit = 0
     for name in sorted(os.listdir(source_dir)):
         source = os.path.join(source_dir, name)
         if "_publish" in name or not os.path.isdir(source):
@@ -275,6 +303,9 @@ def make_twins(source_dir, output, twins_of, script):
             edits_of = twins_of(name,
                                 os.path.join(source, "gemm_publish_0.ptx"))
         except ValueError as error:
+            if skip_unfit:
+                unfit += 1
+                continue
             print(f"{script}: {error}", file=sys.stderr)
             return 1
         for twin, edits in edits_of.items():
@@ -288,31 +319,36 @@ def make_twins(source_dir, output, twins_of, script):
                 print(result.stdout + result.stderr, file=sys.stderr)
                 return 1
             made += 1
-    print(f"{made} twins in {output}")
+    print(f"{made} twins in {output}" +
+          (f"; {unfit} bundles with no twins" if unfit else ""))
     return 0
 
 
-def handover_twins(name, ptx):
-    """make_twins's edits for the bundle `name`: twins() of its x loads;
-    ValueError where x is not all loaded after one wait."""
+def handover_twins(name, ptx, only=None):
+    """make_twins's edits for the bundle `name`: twins() of its x loads,
+    those named in `only` where given; ValueError where x is not all
+    loaded after one wait."""
     x_words, first_x = x_load_words(ptx)
     if not x_words:
         raise ValueError(f"{ptx}: x is not all loaded after one wait; "
                          "no twins")
-    return twins(x_words, first_x)
+    edits = twins(x_words, first_x)
+    return {twin: edits[twin] for twin in edits if not only or twin in only}
 
 
-def compile_best(run_dir, out):
-    """Compiles each point's fastest passing plain candidate of the
+def compile_best(run_dir, out, top=1):
+    """Compiles each point's `top` fastest passing plain candidates of the
     lamport-tune run in `run_dir` (read and checked as lamport-tune reads
     it; a bad run ends the script there) into `out`; returns how many."""
     _, points = tune.load_points(run_dir)
     jobs = []
     for (shape, n, k, m, publishes), records in sorted(points.items()):
-        best = tune.best_of(records)
-        if best and not publishes:
-            jobs.append((best["bundle"], tune.program(
-                shape, n, k, m, tune.tactic_text(best["tactic"], m))))
+        if publishes:
+            continue
+        fastest_first = sorted(tune.passing_of(records), key=lambda r: r["us"])
+        for record in fastest_first[:top]:
+            jobs.append((record["bundle"], tune.program(
+                shape, n, k, m, tune.tactic_text(record["tactic"], m))))
     shutil.rmtree(out, ignore_errors=True)
     os.makedirs(out)
     compiler = (shutil.which("lamport-compile") or
@@ -334,17 +370,31 @@ def main(argv):
                         help="print the timed twins instead of making them")
     parser.add_argument("--best", metavar="RUN_DIR",
                         help="compile a tuning run's fastest kernels first")
+    parser.add_argument("--top", type=int, default=1, metavar="N",
+                        help="with --best, each point's N fastest kernels")
+    parser.add_argument("--twins", metavar="NAME,...",
+                        help="make (or report) only these twins (default: "
+                        "all)")
     args = parser.parse_args(argv)
+    known = list(twins(["%r0"] * 4))
+    only = args.twins.split(",") if args.twins else None
+    unknown = [twin for twin in only or [] if twin not in known]
+    if unknown:
+        parser.error(f"--twins: no twin {', '.join(unknown)} (the twins: "
+                     f"{', '.join(known)})")
     if args.report:
-        return report(args.report)
+        return report(args.report, only)
+    if args.top < 1:
+        parser.error(f"--top {args.top}: give 1 or more")
     if args.best:
-        print(f"{compile_best(args.best, args.source)} bundles in "
+        print(f"{compile_best(args.best, args.source, args.top)} bundles in "
               f"{args.source}")
     if not os.path.isdir(args.source):
         parser.error(f"{args.source}: no bundles (bench/prepare_gemm.sh "
                      "makes them)")
-    return make_twins(args.source, args.output, handover_twins,
-                      "x_handover_bound.py")
+    return make_twins(args.source, args.output,
+                      lambda name, ptx: handover_twins(name, ptx, only),
+                      "x_handover_bound.py", skip_unfit=args.top > 1)
 
 
 if __name__ == "__main__":
