@@ -27,7 +27,30 @@
 #   _flagwarp  the same, every warp's first lane and a warp barrier.
 # x is constant in lamport-gemm-bench and holds no -0.0, so every twin
 # computes the bundle's bits; not one writes the sentinels back (the
-# handover's rearm, M x K x 2 bytes a GEMM, is not in the bound).
+# handover's rearm, M x K x 2 bytes a GEMM, is not in the bound). Each of
+# those finds x there at once. The chain twins make x wait for a hand-over
+# instead, one a software stand-in could give: the grid before, in the
+# producer's place, hands over when every one of its CTAs is done (each
+# CTA counts itself out at its exit, before the wait there). Each grid
+# takes its number from a ticket (thread 0, an atomic on a module global,
+# then a CTA barrier, before it triggers its dependents), and, with the
+# wait at the exits:
+#   _chain      every CTA releases into one counter at its exit
+#               (red.release.gpu); before x's first load every warp's
+#               first lane spins with acquire loads until the counter
+#               holds every CTA of the grids before, then a warp barrier;
+#   _chainwarp  the same, polling with relaxed loads 40 ns apart and one
+#               acquire fence after;
+#   _chaincta   the same, the CTA's first thread polling, then a CTA
+#               barrier;
+#   _chaintoken no fence at all: every CTA stores its grid's number plus
+#               one into its own token (a relaxed store, the way a
+#               mailbox's data carries its own validity), and the next
+#               grid's threads read every token with relaxed loads until
+#               each holds at least their grid's number, then a CTA
+#               barrier (it orders no data: a bound on the latency only);
+#   _chainfree  the tickets and releases of _chain, x read at once: what
+#               the bookkeeping costs.
 # bench/run_x_handover.sh times them beside the bundles on the GPU machine
 # (one lamport-gemm-bench process, twice) and prints --report's tables.
 #
@@ -44,7 +67,7 @@
 # its fastest (a kernel that reads less x may poll it more cheaply); a
 # candidate whose x is not all loaded after the one wait then gets no
 # twins (counted). --twins NAME,... makes (with --report: reports) only
-# the twins named.
+# the twins named; without it, every twin but the chain ones.
 #
 # --report prints, from lamport-gemm-bench's reports (one column group
 # each), every point's time and share of the copy floor for the bundle
@@ -111,6 +134,116 @@ def flag_spin(first_x, who, barrier):
             f"$Lflagdone: {barrier} }}")
 
 
+# The chain twin's counters: CTAs of this kernel's grids arrived and done
+# (module globals, zero when the bundle is loaded, never reset), the first
+# arrival of this CTA's grid and its threads gone (shared).
+CHAIN_DECLARATIONS = (
+    ".global .align 4 .u32 lamport_chain_arrivals;\n"
+    ".global .align 4 .u32 lamport_chain_done;\n"
+    ".shared .align 4 .u32 lamport_chain_target;\n"
+    ".shared .align 4 .u32 lamport_chain_exits;\n"
+    ".shared .align 4 .u32 lamport_chain_grid;\n"
+    ".global .align 4 .u32 lamport_chain_tokens[8192];")
+# At the kernel's start, before it triggers its dependents (so every CTA of
+# a grid arrives before any of the next grid's): thread 0 takes an arrival
+# ticket; the grid's number is the ticket over its CTAs, and the CTAs of
+# the grids before it, the count of `done` this CTA waits for.
+CHAIN_START = (
+    "{ .reg .pred %csp; .reg .b32 %cst, %csn, %csi; "
+    "mov.u32 %cst, %tid.x; setp.ne.u32 %csp, %cst, 0; "
+    "@%csp bra $Lchainarrived; "
+    "atom.global.add.u32 %csi, [lamport_chain_arrivals], 1; "
+    "mov.u32 %csn, %nctaid.x; mov.u32 %cst, %nctaid.y; "
+    "mul.lo.u32 %csn, %csn, %cst; div.u32 %csi, %csi, %csn; "
+    "mul.lo.u32 %csi, %csi, %csn; "
+    "st.shared.u32 [lamport_chain_target], %csi; "
+    "div.u32 %csi, %csi, %csn; st.shared.u32 [lamport_chain_grid], %csi; "
+    "st.shared.u32 [lamport_chain_exits], 0; "
+    "$Lchainarrived: bar.sync 0; }")
+
+
+def chain_spin(who, barrier, backoff_ns=0):
+    """PTX, before x's first load, in which one thread (`who`: %tid.x for
+    the CTA's first, %laneid for every warp's) spins until every CTA of the
+    grids before has released (`done` reached the target; a signed
+    difference, so the count may wrap), then `barrier` lets the others on.
+    With `backoff_ns`, relaxed loads `nanosleep` apart and one acquire
+    fence once the count is reached (fewer and cheaper polls of the one
+    word), else acquire loads back to back."""
+    if backoff_ns:
+        poll = ("ld.relaxed.gpu.global.u32 %cwd, [lamport_chain_done]; "
+                "sub.s32 %cwd, %cwd, %cwt; setp.lt.s32 %cwp, %cwd, 0; "
+                f"@%cwp nanosleep.u32 {backoff_ns}; @%cwp bra $Lchainspin; "
+                "fence.acq_rel.gpu; ")
+    else:
+        poll = ("ld.acquire.gpu.global.u32 %cwd, [lamport_chain_done]; "
+                "sub.s32 %cwd, %cwd, %cwt; setp.lt.s32 %cwp, %cwd, 0; "
+                "@%cwp bra $Lchainspin; ")
+    return ("{ .reg .pred %cwp; .reg .b32 %cwl, %cwt, %cwd; "
+            f"mov.u32 %cwl, {who}; setp.ne.u32 %cwp, %cwl, 0; "
+            "@%cwp bra $Lchaindone; "
+            "ld.shared.u32 %cwt, [lamport_chain_target]; "
+            f"$Lchainspin: {poll}"
+            f"$Lchaindone: {barrier} }}")
+
+
+# At the exit, before the wait there: the lanes leaving together count
+# themselves into the CTA's exits (one acq_rel shared atomic, after a warp
+# barrier that orders their stores before it); the lane that completes the
+# CTA's count releases the CTA into `done` at GPU scope, which carries every
+# thread's stores (no branch: the exit may be reached by several groups).
+def chain_release(release):
+    """PTX at the exit: `release` (run by the lane %cel names) once the
+    lanes leaving together have counted themselves into the CTA's exits."""
+    return (
+        "{ .reg .pred %cep, %cel; "
+        ".reg .b32 %cem, %cen, %cef, %ceo, %cet, %cei, %ceg, %cec, %ced; "
+        ".reg .b64 %cea, %ceb; "
+        "activemask.b32 %cem; bar.warp.sync %cem; popc.b32 %cen, %cem; "
+        "neg.s32 %cef, %cem; and.b32 %cef, %cef, %cem; bfind.u32 %cef, %cef; "
+        "mov.u32 %cei, %laneid; setp.eq.u32 %cep, %cei, %cef; "
+        "mov.u32 %ceo, 0; "
+        "@%cep atom.acq_rel.cta.shared.add.u32 %ceo, "
+        "[lamport_chain_exits], %cen; "
+        "add.u32 %ceo, %ceo, %cen; mov.u32 %cet, %ntid.x; "
+        f"setp.eq.and.u32 %cel, %ceo, %cet, %cep; {release} }}")
+
+
+CHAIN_RELEASE = chain_release(
+    "@%cel red.release.gpu.global.add.u32 [lamport_chain_done], 1;")
+# The token twin's exit: the CTA's own token set to its grid's number plus
+# one by a relaxed store, no fence (a stand-in for data that carries its
+# own validity, as the mailboxes' sentinels do: it orders nothing else).
+CHAIN_TOKEN_RELEASE = chain_release(
+    "ld.shared.u32 %ceg, [lamport_chain_grid]; add.u32 %ceg, %ceg, 1; "
+    "mov.u32 %cec, %ctaid.x; mov.u32 %ced, %ctaid.y; "
+    "mov.u32 %cet, %nctaid.x; mad.lo.u32 %cec, %ced, %cet, %cec; "
+    "mul.wide.u32 %cea, %cec, 4; mov.u64 %ceb, lamport_chain_tokens; "
+    "add.s64 %cea, %cea, %ceb; "
+    "@%cel st.relaxed.gpu.global.u32 [%cea], %ceg;")
+# Before x's first load: the CTA's threads read every token of the grid
+# before (relaxed loads, each until it holds at least this grid's number),
+# then a CTA barrier.
+CHAIN_TOKEN_SPIN = (
+    "{ .reg .pred %clp; .reg .b32 %clg, %cli, %cln, %clt, %clv; "
+    ".reg .b64 %cla, %clb; "
+    "ld.shared.u32 %clg, [lamport_chain_grid]; mov.u32 %cli, %tid.x; "
+    "mov.u32 %cln, %nctaid.x; mov.u32 %clt, %nctaid.y; "
+    "mul.lo.u32 %cln, %cln, %clt; mov.u32 %clt, %ntid.x; "
+    "mov.u64 %clb, lamport_chain_tokens; "
+    "$Lllnext: setp.ge.u32 %clp, %cli, %cln; @%clp bra $Llldone; "
+    "mul.wide.u32 %cla, %cli, 4; add.s64 %cla, %cla, %clb; "
+    "$Lllspin: ld.relaxed.gpu.global.u32 %clv, [%cla]; "
+    "sub.s32 %clv, %clv, %clg; setp.lt.s32 %clp, %clv, 0; "
+    "@%clp bra $Lllspin; add.u32 %cli, %cli, %clt; bra.uni $Lllnext; "
+    "$Llldone: bar.sync 0; }")
+
+
+# The twins made and reported unless --twins names others.
+DEFAULT_TWINS = ["nowait", "latewait", "poll", "pollgpu", "pollcg",
+                 "pollweak", "flag", "flagwarp"]
+
+
 def twins(x_words, first_x="[%rd0]"):
     """Each twin's edits for a kernel whose x loads (all in one run after
     the wait) fill the registers `x_words`. A poll twin: a label where the
@@ -135,6 +268,23 @@ def twins(x_words, first_x="[%rd0]"):
                                ("flagwarp", "%laneid", "bar.warp.sync -1;")):
         edits[twin] = LATE_WAIT + [
             ("--insert-before", X_LOAD, flag_spin(first_x, who, barrier))]
+    # The chain twins: x waits for the grid before (chainfree keeps the
+    # bookkeeping and reads x at once). The release goes in before the
+    # exit's wait: it must not wait for the grid before.
+    for twin, spin, release in (
+            ("chain", chain_spin("%laneid", "bar.warp.sync -1;"),
+             CHAIN_RELEASE),
+            ("chainwarp", chain_spin("%laneid", "bar.warp.sync -1;", 40),
+             CHAIN_RELEASE),
+            ("chaincta", chain_spin("%tid.x", "bar.sync 0;", 40),
+             CHAIN_RELEASE),
+            ("chainfree", None, CHAIN_RELEASE),
+            ("chaintoken", CHAIN_TOKEN_SPIN, CHAIN_TOKEN_RELEASE)):
+        edits[twin] = [
+            ("--insert-before", r"^\.visible \.entry", CHAIN_DECLARATIONS),
+            ("--insert-after", r"\.reg \.b64\s+%rd<", CHAIN_START)] + (
+                [("--insert-before", X_LOAD, spin)] if spin else []) + [
+            ("--sub", RETURN, f"\\1{release}\n\\1ret;")] + LATE_WAIT
     return edits
 
 
@@ -220,7 +370,7 @@ def floor_misses(rows, time):
     return [f"{rows['shape']} M = {rows['m']} {share:.0%}"] if short else []
 
 
-def report(paths, only=None):
+def report(paths, only=DEFAULT_TWINS):
     """Prints each point's bundle and twins from lamport-gemm-bench's
     reports, then per report each twin's geometric mean over cuBLAS alone
     and as the faster of it and the bundle at each point, with the points
@@ -235,7 +385,7 @@ def report(paths, only=None):
         return 2
     # Each row is told by every twin's suffix, then only those asked for
     # are shown.
-    columns = [c for c in every if not c or not only or c[1:] in only]
+    columns = [c for c in every if not c or c[1:] in only]
     status = 0
     header = "| shape | M | floor us |"
     for run in runs:
@@ -324,16 +474,16 @@ def make_twins(source_dir, output, twins_of, script, skip_unfit=False):
     return 0
 
 
-def handover_twins(name, ptx, only=None):
+def handover_twins(name, ptx, only=DEFAULT_TWINS):
     """make_twins's edits for the bundle `name`: twins() of its x loads,
-    those named in `only` where given; ValueError where x is not all
-    loaded after one wait."""
+    those named in `only`; ValueError where x is not all loaded after one
+    wait."""
     x_words, first_x = x_load_words(ptx)
     if not x_words:
         raise ValueError(f"{ptx}: x is not all loaded after one wait; "
                          "no twins")
     edits = twins(x_words, first_x)
-    return {twin: edits[twin] for twin in edits if not only or twin in only}
+    return {twin: edits[twin] for twin in edits if twin in only}
 
 
 def compile_best(run_dir, out, top=1):
@@ -374,11 +524,11 @@ def main(argv):
                         help="with --best, each point's N fastest kernels")
     parser.add_argument("--twins", metavar="NAME,...",
                         help="make (or report) only these twins (default: "
-                        "all)")
+                        "all but the chain twins)")
     args = parser.parse_args(argv)
     known = list(twins(["%r0"] * 4))
-    only = args.twins.split(",") if args.twins else None
-    unknown = [twin for twin in only or [] if twin not in known]
+    only = args.twins.split(",") if args.twins else DEFAULT_TWINS
+    unknown = [twin for twin in only if twin not in known]
     if unknown:
         parser.error(f"--twins: no twin {', '.join(unknown)} (the twins: "
                      f"{', '.join(known)})")
