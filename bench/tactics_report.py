@@ -20,7 +20,7 @@ entry for them; SET_TITLES). Exit status 1 where a check fails. With --explore: 
 against the best the sweep's candidates gave at its point (no check).
 With --summary: each set's pick and the model's own first choice against
 the tuned best, the misses of all sets but the last, and each point of the
-last (docs/performance.md's tables). With --repick LAMPORT_OPT before
+last (docs/performance.md's tables). With --repick LAMPORT_OPT and
 --summary: the pick and the model alone are those that lamport-opt's
 lamport-select-tactics makes now (prior-only with the sm_90 table, and
 no-table), each looked up among the set's measured candidates, rather
@@ -32,10 +32,12 @@ that kernel, which reads W once and does nothing else, at its best launch
 shape under PDL, in geometric mean: the most any GEMM reading its weights
 from device memory could reach in the harness.
 """
+import argparse
 import json
 import os
 import statistics
 import sys
+import textwrap
 from concurrent.futures import ThreadPoolExecutor
 from types import SimpleNamespace
 
@@ -261,26 +263,43 @@ def summary(directories, opt=None, stream=None):
 
 
 def main(argv):
-    if argv[:1] == ["--explore"] and len(argv) >= 3:
-        explore_report(argv[1], argv[2:])
+    description, forms, details = __doc__.split("\n\n", 2)
+    # The three forms, each line under the first aligned with it.
+    usage = textwrap.dedent(forms).replace("tactics_report.py", "%(prog)s")
+    parser = argparse.ArgumentParser(
+        description=description, epilog=details,
+        usage=usage.replace("\n", "\n       "),
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--explore", metavar="EXPLORE.json",
+                        help="each launch shape outside the sweep")
+    parser.add_argument("--summary", action="store_true",
+                        help="each set's pick and model against the best")
+    parser.add_argument("--repick", metavar="LAMPORT_OPT",
+                        help="with --summary, the picks lamport-opt makes now")
+    parser.add_argument("--stream", metavar="STREAM.md",
+                        help="with --summary, lamport-stream-floor's table")
+    parser.add_argument("paths", nargs="+", metavar="PATH",
+                        help="SEED.json (without --explore or --summary), "
+                        "then SET_DIR...")
+    args = parser.parse_args(argv)
+    if args.explore and args.summary:
+        parser.error("--explore and --summary are two reports: give one")
+    if (args.repick or args.stream) and not args.summary:
+        parser.error("--repick and --stream go with --summary")
+    if args.explore:
+        explore_report(args.explore, args.paths)
         print()
         return 0
-    opt = stream = None
-    if argv[:1] == ["--repick"] and len(argv) >= 2:
-        opt, argv = argv[1], argv[2:]
-    if argv[:1] == ["--stream"] and len(argv) >= 2:
-        stream, argv = argv[1], argv[2:]
-    if argv[:1] == ["--summary"] and len(argv) >= 2:
-        summary(argv[1:], opt, stream)
+    if args.summary:
+        summary(args.paths, args.repick, args.stream)
         print()
         return 0
-    if len(argv) < 2:
-        print(__doc__, file=sys.stderr)
-        return 2
-    seed_ok = seed_check(argv[0])
+    if len(args.paths) < 2:
+        parser.error("give SEED.json and at least one SET_DIR")
+    seed_ok = seed_check(args.paths[0])
     print()
     verdicts = []
-    for directory in argv[1:]:
+    for directory in args.paths[1:]:
         print(f"\n{set_title(directory)} "
               f"({os.path.basename(os.path.normpath(directory))}):\n")
         verdicts.append(tune.report(SimpleNamespace(output=directory)) == 0)
