@@ -413,14 +413,15 @@ def report(paths, only=DEFAULT_TWINS):
         for column in columns:
             speedups, faster, misses = [], [], []
             for rows in run.values():
-                table, twin = timed(rows.get("")), timed(rows.get(column))
-                if table is None or twin is None:
+                bundle, twin = fastest(rows.get("")), timed(rows.get(column))
+                if bundle is None or twin is None:
                     continue
                 # cuBLAS is timed once a point in each bundle's process.
-                cublas = fastest(rows[""])["cublas_us"]
+                cublas = bundle["cublas_us"]
+                either = min(bundle["ours_us"], twin)
                 speedups.append(cublas / twin)
-                faster.append(cublas / min(table, twin))
-                misses += floor_misses(fastest(rows[""]), min(table, twin))
+                faster.append(cublas / either)
+                misses += floor_misses(bundle, either)
             if not speedups:
                 continue
             name = column[1:] or "table"
