@@ -19,8 +19,10 @@ fit or choice between fits saw them, untabled: the sm_90 table has no
 entry for them; SET_TITLES). Exit status 1 where a check fails. With --explore: each launch shape outside the sweep
 against the best the sweep's candidates gave at its point (no check).
 With --summary: each set's pick and the model's own first choice against
-the tuned best, the misses of all sets but the last, and each point of the
-last (docs/performance.md's tables). With --repick LAMPORT_OPT and
+the tuned best; the tuned best over cuBLAS by M, and with each point at
+its shape's time at the least M (what the set would reach were every M as
+fast as that one); the misses of all sets but the last, and each point of
+the last (docs/performance.md's tables). With --repick LAMPORT_OPT and
 --summary: the pick and the model alone are those that lamport-opt's
 lamport-select-tactics makes now (prior-only with the sm_90 table, and
 no-table), each looked up among the set's measured candidates, rather
@@ -186,6 +188,36 @@ def mib_text(n, k):
     return f"{2 * n * k / 2**20:g}"
 
 
+def by_tokens(sets, directories):
+    """Per set: the tuned best over cuBLAS at each M (geometric mean), and
+    every point taken at its shape's tuned best at the least M timed: a
+    bound on the set's mean while no point runs faster than at that M,
+    with the points that do."""
+    tokens = sorted({k[3] for _, rows in sets for k, *_ in rows})
+    print("\nThe tuned best over cuBLAS by M (geometric mean), and with each "
+          "point at its shape's best time at its least M (the most the set "
+          "reaches while no point runs faster than at that M):\n")
+    print("| set | " + " | ".join(f"M = {m}" for m in tokens) +
+          " | each point at its shape's least M | points faster than there |")
+    print("|---|" + "---:|" * (len(tokens) + 2))
+    for (name, rows), directory in zip(sets, directories):
+        if not rows:
+            continue
+        least = {}
+        for k, _, _, b in rows:
+            if k[0] not in least or k[3] < least[k[0]][0]:
+                least[k[0]] = (k[3], b["us"])
+        cells = []
+        for m in tokens:
+            speedup = [b["cublas_us"] / b["us"] for k, _, _, b in rows
+                       if k[3] == m]
+            cells.append(f"{geomean(speedup):.3f}x" if speedup else "-")
+        bound = [b["cublas_us"] / least[k[0]][1] for k, _, _, b in rows]
+        faster = sum(b["us"] < least[k[0]][1] for k, _, _, b in rows)
+        print(f"| {set_title(directory)} | " + " | ".join(cells) +
+              f" | {geomean(bound):.3f}x | {faster} |")
+
+
 def summary(directories, opt=None, stream=None):
     """Per set: the pick and the model alone against the tuned best, the
     best over cuBLAS and cuBLAS over the copy floor (with `stream`, the
@@ -231,6 +263,7 @@ def summary(directories, opt=None, stream=None):
               f"{max(alone):.3f} | {geomean(alone):.3f} | "
               f"{geomean(speedup):.3f}x | {geomean(ceiling):.2f}x |"
               f"{stream_column}")
+    by_tokens(sets, directories)
     for name, left in left_out.items():
         if left:
             print(f"\n{name}: {left} points left out (the pick or the model "
