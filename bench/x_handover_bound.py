@@ -51,6 +51,12 @@
 #               barrier (it orders no data: a bound on the latency only);
 #   _chainfree  the tickets and releases of _chain, x read at once: what
 #               the bookkeeping costs.
+# The sleep twins are valid kernels (the wait stays before x): each CTA
+# sleeps (`nanosleep`) right after it triggers its dependents, before its
+# first weight load, so that its weight stream starts later and the grid
+# before it, whose chain after the wait runs then, reads x from a quieter
+# memory system:
+#   _sleep300, _sleep700  300 and 700 ns.
 # bench/run_x_handover.sh times them beside the bundles on the GPU machine
 # (one lamport-gemm-bench process, twice) and prints --report's tables.
 #
@@ -67,7 +73,7 @@
 # its fastest (a kernel that reads less x may poll it more cheaply); a
 # candidate whose x is not all loaded after the one wait then gets no
 # twins (counted). --twins NAME,... makes (with --report: reports) only
-# the twins named; without it, every twin but the chain ones.
+# the twins named; without it, every twin but the chain and sleep ones.
 #
 # --report prints, from lamport-gemm-bench's reports (one column group
 # each), every point's time and share of the copy floor for the bundle
@@ -93,6 +99,7 @@ from tune_module import compile_programs, tune
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 WAIT = r"^\s*griddepcontrol\.wait;"
+TRIGGER = r"^\s*griddepcontrol\.launch_dependents;"
 RETURN = r"^(\s*)ret;"
 # x's loads: the only plain 16-byte global loads (the weights' carry an L2
 # cache hint; the ring's are bulk copies).
@@ -254,6 +261,9 @@ def twins(x_words, first_x="[%rd0]"):
     price the load kind (in the bench no poll retries)."""
     edits = {"nowait": [NO_WAIT],
              "latewait": LATE_WAIT}
+    for nanoseconds in (300, 700):
+        edits[f"sleep{nanoseconds}"] = [
+            ("--insert-after", TRIGGER, f"\tnanosleep.u32 {nanoseconds};")]
     check = ("mov.b32 %xs, 0; " + sentinel_check(x_words) +
              "and.b32 %xs, %xs, 0x80008000; setp.ne.b32 %xp, %xs, 0; "
              "@%xp bra $Lxpoll;")
