@@ -301,11 +301,39 @@ def test_merge_refuses_a_table_it_cannot_read(tmp_path, document, message):
     (["--m", "1,17"], "'17' is not a token count from 1 to 16"),
     (["--candidates", "-1"], "'-1' is not an integer of at least 0"),
     (["--publish", "0"], "'0' is not an integer of at least 1"),
-    (["--min-gain", "2"], "'2' is not a fraction from 0 up to 1"),
 ])
 def test_emit_refuses_bad_options(tmp_path, option, message):
     refused(["emit", "-o", str(tmp_path), "shape:1024:4096", *option],
             message)
+
+
+def test_merge_refuses_bad_gain(tmp_path):
+    refused(["merge", str(tmp_path), "--min-gain", "2"],
+            "'2' is not a fraction from 0 up to 1")
+
+
+@pytest.mark.parametrize("command", [
+    ["time", "DIR", "--min-gain", "0.1"],
+    ["time", "DIR", "--table", "t.json"],
+    ["emit", "-o", "DIR", "shape:1024:4096", "--bench", "b"],
+    ["merge", "DIR", "--bench", "b"],
+    ["report", "DIR", "--table", "t.json"],
+])
+def test_commands_refuse_options_they_do_not_use(command):
+    """Each command takes only its own options: one of another command's
+    is an error, not silently ignored."""
+    refused(command, "unrecognized arguments")
+
+
+def test_help_names_each_command():
+    run = subprocess.run([TUNE, "--help"], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    for command, where in (("emit", "where MLIR is"),
+                           ("time", "where the GPU is"),
+                           ("merge", "where MLIR is"),
+                           ("report", "anywhere"), ("run", "in one go")):
+        assert any(line.split()[:1] == [command] and where in line
+                   for line in run.stdout.splitlines()), run.stdout
 
 
 def test_time_and_emit_name_missing_inputs(tmp_path):
