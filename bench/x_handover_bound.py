@@ -55,7 +55,8 @@
 # sleeps (`nanosleep`) right after it triggers its dependents, before its
 # first weight load, so that its weight stream starts later and the grid
 # before it, whose chain after the wait runs then, reads x from a quieter
-# memory system:
+# memory system (made only of kernels with early dependents, whose trigger
+# comes before their weight loads):
 #   _sleep300, _sleep700  300 and 700 ns.
 # bench/run_x_handover.sh times them beside the bundles on the GPU machine
 # (one lamport-gemm-bench process, twice) and prints --report's tables.
@@ -100,6 +101,8 @@ from tune_module import compile_programs, tune
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 WAIT = r"^\s*griddepcontrol\.wait;"
 TRIGGER = r"^\s*griddepcontrol\.launch_dependents;"
+# The weights' loads: 16-byte loads with an L2 cache hint, or bulk copies.
+WEIGHT_LOAD = r"ld\.global\.L2::cache_hint|cp\.async\.bulk"
 RETURN = r"^(\s*)ret;"
 # x's loads: the only plain 16-byte global loads (the weights' carry an L2
 # cache hint; the ring's are bulk copies).
@@ -494,7 +497,26 @@ def handover_twins(name, ptx, only=DEFAULT_TWINS):
         raise ValueError(f"{ptx}: x is not all loaded after one wait; "
                          "no twins")
     edits = twins(x_words, first_x)
-    return {twin: edits[twin] for twin in edits if twin in only}
+    chosen = {twin: edits[twin] for twin in edits if twin in only}
+    sleeps = [twin for twin in chosen if twin.startswith("sleep")]
+    if sleeps and not trigger_first(ptx):
+        # Its sleep would not delay the weight stream.
+        print(f"x_handover_bound.py: {name}: no {', '.join(sleeps)} (its "
+              "trigger does not come before its weight loads)",
+              file=sys.stderr)
+        chosen = {t: e for t, e in chosen.items() if t not in sleeps}
+    return chosen
+
+
+def trigger_first(ptx_path):
+    """True where the kernel triggers its dependents before its first
+    weight load (early dependents), where the sleep twins sleep."""
+    lines = open(ptx_path).read().split("\n")
+    trigger = next((i for i, line in enumerate(lines)
+                    if re.search(TRIGGER, line)), None)
+    weights = next((i for i, line in enumerate(lines)
+                    if re.search(WEIGHT_LOAD, line)), None)
+    return trigger is not None and (weights is None or trigger < weights)
 
 
 def compile_best(run_dir, out, top=1):
