@@ -557,7 +557,7 @@ def main(argv):
                         help="with --best, each point's N fastest kernels")
     parser.add_argument("--twins", metavar="NAME,...",
                         help="make (or report) only these twins (default: "
-                        "all but the chain twins)")
+                        "all but the chain and sleep twins)")
     args = parser.parse_args(argv)
     known = list(twins(["%r0"] * 4))
     only = args.twins.split(",") if args.twins else DEFAULT_TWINS
