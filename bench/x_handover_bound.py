@@ -58,6 +58,14 @@
 # memory system (made only of kernels with early dependents, whose trigger
 # comes before their weight loads):
 #   _sleep300, _sleep700  300 and 700 ns.
+# The x-share twins bound what sharing x across a cluster could gain (a
+# multicast copy of x into the shared memory of C CTAs that own
+# neighbouring features): only every C-th CTA along the features reads x
+# after the wait, the others zero its registers instead (their y is then
+# wrong, so these twins fail the bench's checks by design and are timed
+# all the same); x's L2 traffic falls to 1 / C, with no copy into shared
+# memory or mbarrier wait in its place:
+#   _xshare2, _xshare4  C = 2 and 4.
 # bench/run_x_handover.sh times them beside the bundles on the GPU machine
 # (one lamport-gemm-bench process, twice) and prints --report's tables.
 #
@@ -74,7 +82,8 @@
 # its fastest (a kernel that reads less x may poll it more cheaply); a
 # candidate whose x is not all loaded after the one wait then gets no
 # twins (counted). --twins NAME,... makes (with --report: reports) only
-# the twins named; without it, every twin but the chain and sleep ones.
+# the twins named; without it, every twin but the chain, sleep and x-share
+# ones.
 #
 # --report prints, from lamport-gemm-bench's reports (one column group
 # each), every point's time and share of the copy floor for the bundle
@@ -83,8 +92,8 @@
 # and as the faster of it and the bundle at each point, with the points
 # that miss the floor targets that way (85% of the floor from 16 MiB of
 # weight, 75% from 8 MiB). Exit status 1 where a bundle or twin failed its
-# checks or is missing, 2 where a report cannot be read or the arguments
-# are wrong.
+# checks (an x-share twin: has no time) or is missing, 2 where a report
+# cannot be read or the arguments are wrong.
 #
 #===----------------------------------------------------------------------===#
 import argparse
@@ -252,6 +261,8 @@ CHAIN_TOKEN_SPIN = (
 # The twins made and reported unless --twins names others.
 DEFAULT_TWINS = ["nowait", "latewait", "poll", "pollgpu", "pollcg",
                  "pollweak", "flag", "flagwarp"]
+# The twins whose y is wrong by design: timed whatever their checks say.
+UNCHECKED_TWINS = {"xshare2", "xshare4"}
 
 
 def twins(x_words, first_x="[%rd0]"):
@@ -267,6 +278,17 @@ def twins(x_words, first_x="[%rd0]"):
     for nanoseconds in (300, 700):
         edits[f"sleep{nanoseconds}"] = [
             ("--insert-after", TRIGGER, f"\tnanosleep.u32 {nanoseconds};")]
+    for share in (2, 4):
+        edits[f"xshare{share}"] = [
+            ("--insert-after", r"\.reg \.b64\s+%rd<",
+             ".reg .b32 %xsc; .reg .pred %xsl;"),
+            ("--insert-after", WAIT,
+             f"\tmov.u32 %xsc, %ctaid.x; and.b32 %xsc, %xsc, {share - 1}; "
+             "setp.eq.u32 %xsl, %xsc, 0;"),
+            ("--sub", X_LOAD,
+             "\\1mov.b32 \\2, 0; mov.b32 \\3, 0; mov.b32 \\4, 0; "
+             "mov.b32 \\5, 0;\n\\1@%xsl ld.global.v4.b32 "
+             "{\\2, \\3, \\4, \\5}, \\6;")]
     check = ("mov.b32 %xs, 0; " + sentinel_check(x_words) +
              "and.b32 %xs, %xs, 0x80008000; setp.ne.b32 %xp, %xs, 0; "
              "@%xp bra $Lxpoll;")
@@ -360,17 +382,19 @@ def passed(row):
                 row.get("same_bits_as_reference") is not False)
 
 
-def fastest(rows):
-    """The fastest of `rows` where every one passed every check, else
-    None (a point with a failed bundle or twin has no time)."""
-    if not rows or not all(passed(row) for row in rows):
+def fastest(rows, checked=True):
+    """The fastest of `rows` where every one passed every check (or, not
+    `checked`, has a time), else None (a point with a failed bundle or
+    twin has no time)."""
+    usable = passed if checked else lambda row: bool(row.get("ours_us"))
+    if not rows or not all(usable(row) for row in rows):
         return None
     return min(rows, key=lambda row: row["ours_us"])
 
 
-def timed(rows):
-    """The time of fastest(rows), else None."""
-    row = fastest(rows)
+def timed(rows, checked=True):
+    """The time of fastest(rows, checked), else None."""
+    row = fastest(rows, checked)
     return row["ours_us"] if row else None
 
 
@@ -388,8 +412,8 @@ def report(paths, only=DEFAULT_TWINS):
     reports, then per report each twin's geometric mean over cuBLAS alone
     and as the faster of it and the bundle at each point, with the points
     that miss the floor targets that way; 0 where every bundle and twin
-    passed in every report, 1 where one failed or is missing, 2 where a
-    report cannot be read."""
+    passed in every report (UNCHECKED_TWINS: has a time), 1 where one
+    failed or is missing, 2 where a report cannot be read."""
     every = [""] + ["_" + twin for twin in twins(["%r0"] * 4)]
     try:
         runs = [read_report(path, every) for path in paths]
@@ -414,7 +438,8 @@ def report(paths, only=DEFAULT_TWINS):
         line += f" {floor:.2f} |"
         for run in runs:
             for column in columns:
-                time = timed(run.get(point, {}).get(column))
+                time = timed(run.get(point, {}).get(column),
+                             column[1:] not in UNCHECKED_TWINS)
                 if time is None:
                     line += " failed |"
                     status = 1
@@ -426,7 +451,9 @@ def report(paths, only=DEFAULT_TWINS):
         for column in columns:
             speedups, faster, misses = [], [], []
             for rows in run.values():
-                bundle, twin = fastest(rows.get("")), timed(rows.get(column))
+                bundle = fastest(rows.get(""))
+                twin = timed(rows.get(column),
+                             column[1:] not in UNCHECKED_TWINS)
                 if bundle is None or twin is None:
                     continue
                 # cuBLAS is timed once a point in each bundle's process.
@@ -557,7 +584,7 @@ def main(argv):
                         help="with --best, each point's N fastest kernels")
     parser.add_argument("--twins", metavar="NAME,...",
                         help="make (or report) only these twins (default: "
-                        "all but the chain and sleep twins)")
+                        "all but the chain, sleep and x-share twins)")
     args = parser.parse_args(argv)
     known = list(twins(["%r0"] * 4))
     only = args.twins.split(",") if args.twins else DEFAULT_TWINS
