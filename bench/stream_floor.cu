@@ -33,10 +33,11 @@
 // registers until a word it reads after the wait (zero, standing in for x) is
 // folded into each, as the MMAs need x; once every word is in it spins for C SM
 // cycles (what a GEMM does once its weights have arrived: the MMAs, the sums,
-// y's store), then stores. The shapes are those whose share is a whole H (CTAs
-// 128-1024 x threads 128-1024) and that launch (registers), each timed with PDL
-// at every C: what a kernel that holds its weights across the wait can reach,
-// by residency and by the length of the work that follows its weights.
+// y's store), then stores. The shapes are those whose share is a whole H
+// (any 128-1024 CTAs x threads 128-1024) and that launch (registers), each
+// timed with PDL at every C: what a kernel that holds its weights across the
+// wait can reach, by residency and by the length of the work that follows its
+// weights.
 // `--chain-at wait` spins right after the wait instead: work that does not need
 // the weights. `--x-loads N` (0, 2, 4 or 8) adds x's traffic: after the wait
 // every thread also issues N 16-byte loads, all before the first is used, from
@@ -59,6 +60,7 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 const char *const lamport::bench::kToolName = "lamport-stream-floor";
@@ -277,15 +279,20 @@ HoldKernel holdKernelFor(int held, int late, int xLoads) {
   }
 }
 
-/// The --hold shapes of W: those whose threads hold a whole share of 4-32
-/// words.
+/// The --hold shapes of W: 128-1024 CTAs (any count: a GEMM's grid is N
+/// over its features a CTA, 175 or 704 at Phi-3-medium's and Command R's
+/// weights) of 128-1024 threads that each hold a whole share of 4-32 words.
 std::vector<Shape> holdShapes(size_t words) {
   std::vector<Shape> shapes;
-  for (int ctas : {128, 256, 512, 1024})
-    for (int threads : {128, 256, 512, 1024})
-      for (int held : {4, 8, 16, 32})
-        if (size_t(ctas) * threads * held == words)
-          shapes.push_back({ctas, threads, held});
+  for (int threads : {128, 256, 512, 1024})
+    for (int held : {4, 8, 16, 32}) {
+      size_t share = size_t(threads) * held, ctas = words / share;
+      if (words % share == 0 && ctas >= 128 && ctas <= 1024)
+        shapes.push_back({int(ctas), threads, held});
+    }
+  std::sort(shapes.begin(), shapes.end(), [](const Shape &a, const Shape &b) {
+    return std::tie(a.ctas, a.threads) < std::tie(b.ctas, b.threads);
+  });
   return shapes;
 }
 
@@ -433,8 +440,9 @@ int main(int argc, char **argv) {
   for (double mib : sizes)
     if (hold && holdShapes(wordsOf(mib)).empty())
       fail("--hold: no shape holds " + mibText(mib) +
-               " MiB in whole shares of 4-32 words a thread (a power of two "
-               "up to 512 MiB does)",
+               " MiB in 128-1024 CTAs of 128-1024 threads, each a whole "
+               "share of 4-32 words (every power of two from 1 to 512 MiB "
+               "does)",
            2);
 
   int devices = 0;

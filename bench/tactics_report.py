@@ -32,7 +32,10 @@ lamport-stream-floor at every weight size of the sets (`--mib` in MiB; a
 missing size is named): the last column is the speedup over cuBLAS of
 that kernel, which reads W once and does nothing else, at its best launch
 shape under PDL, in geometric mean: the most any GEMM reading its weights
-from device memory could reach in the harness.
+from device memory could reach in the harness. With its `--hold` table,
+the same for the skeleton that holds W in registers across the wait and
+reads one word after it (its 0-cycle chain): what a kernel that must keep
+its weights until x arrives could reach.
 """
 import argparse
 import json
@@ -173,14 +176,20 @@ def picks(directory, opt=None):
 
 
 def stream_times(path):
-    """{W in MiB as printed: the best time under PDL} of lamport-stream-floor's
-    table in `path`."""
-    times = {}
+    """({W in MiB as printed: the best time}, held) of lamport-stream-floor's
+    table in `path`: the stream's best under PDL, or with `--hold` (held
+    True) the skeleton's best with no chain after its weights (0 cycles);
+    the best row of a size is the one that prints the floor."""
+    times, held = {}, False
     for line in open(path):
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if len(cells) == 6 and cells[2] == "yes" and cells[1]:
+        if len(cells) != 6:
+            continue
+        if cells[0] == "W MiB":
+            held = cells[2] == "chain cycles"
+        elif cells[1] and cells[2] == ("0" if held else "yes"):
             times[cells[0]] = float(cells[3])
-    return times
+    return times, held
 
 
 def mib_text(n, k):
@@ -228,18 +237,21 @@ def summary(directories, opt=None, stream=None):
         rows, left = picks(d, opt)
         sets.append((os.path.basename(os.path.normpath(d)), rows))
         left_out[sets[-1][0]] = left
-    streamed = stream_times(stream) if stream else None
+    streamed, held = stream_times(stream) if stream else (None, False)
     if streamed is not None:
         missing = sorted({mib_text(k[1], k[2]) for _, rows in sets
                           for k, *_ in rows} - set(streamed), key=float)
         if missing:
-            sys.exit(f"{stream} has no best time under PDL for "
+            sys.exit(f"{stream} has no best time "
+                     f"{'at 0 chain cycles' if held else 'under PDL'} for "
                      f"{len(missing)} weight sizes: run lamport-stream-floor "
+                     f"{'--hold ' if held else ''}"
                      f"--mib {','.join(missing)}")
     print("| set | shapes | points | pick within 10% | worst pick / best | "
           "geomean pick / best | model alone within 10% | worst | geomean | "
           "best over cuBLAS | cuBLAS over the copy floor |" +
-          (" cuBLAS over W read alone |" if streamed is not None else ""))
+          ((" cuBLAS over W held across the wait |" if held else
+            " cuBLAS over W read alone |") if streamed is not None else ""))
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|" +
           ("---:|" if streamed is not None else ""))
     for (name, rows), directory in zip(sets, directories):
