@@ -4,25 +4,21 @@
 # Run on the GPU machine (carry bundles/untabled_best, bundles/
 # untabled_twins and third_party_cache). What the tactic checks' untabled
 # shapes (docs/tactics.md, "Checks") could still gain after the PDL wait:
-#   1. bench/run_x_handover.sh: the tuner's fastest kernel at each of their
+#   1. bench/run_stream_floor.sh --hold at their fourteen weight sizes (read
+#      from the bundles' manifests): the skeleton that holds its weights
+#      across the wait and reads one word after it;
+#   2. bench/run_x_handover.sh: the tuner's fastest kernel at each of their
 #      56 points beside its twins of bench/x_handover_bound.py (the wait at
 #      the exits, sleeps after the trigger, x read by every second or
-#      fourth CTA only), RUNS (2) lamport-gemm-bench processes;
-#   2. bench/run_stream_floor.sh --hold at their fourteen weight sizes (read
-#      from the bundles' manifests): the skeleton that holds its weights
-#      across the wait and reads one word after it.
+#      fourth CTA only), RUNS (2) lamport-gemm-bench processes.
 # Reports go to $OUT (default the build directory); the twins' tables are
-# printed last. Where MLIR is, first:
+# printed last, with cuBLAS over the skeleton's time at each point (cuBLAS
+# from the twins' process). Where MLIR is, first:
 #
 #   python3 bench/x_handover_bound.py \
 #     --best bench/data/h200_tactics_twins/untabled --top 1 \
 #     --source bundles/untabled_best -o bundles/untabled_twins \
 #     --twins latewait,sleep300,sleep700,xshare2,xshare4
-#
-# and after, with the skeleton's table fetched:
-#
-#   python3 bench/tactics_report.py --stream hold_untabled.md \
-#     --summary bench/data/h200_tactics_twins/untabled
 #
 #===----------------------------------------------------------------------===#
 set -uo pipefail
@@ -56,7 +52,10 @@ status=0
 bash "$root/bench/run_stream_floor.sh" --mib "$sizes" --hold \
   >"$out/hold_untabled.md" 2>&1 || status=1
 cat "$out/hold_untabled.md"
-SOURCE_DIR=$best TWINS_DIR=$twins OUT=$out \
+# The skeleton's bound with the twins', over the same cuBLAS times.
+stream=
+grep -q '^| W MiB' "$out/hold_untabled.md" && stream=$out/hold_untabled.md
+SOURCE_DIR=$best TWINS_DIR=$twins OUT=$out STREAM=$stream \
   TWINS=${TWINS:-latewait,sleep300,sleep700,xshare2,xshare4} \
   bash "$root/bench/run_x_handover.sh" || status=1
 exit $status

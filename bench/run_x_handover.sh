@@ -9,7 +9,8 @@
 # the build directory). Each run is cut off after BENCH_TIMEOUT seconds
 # (500). SOURCE_DIR and TWINS_DIR time other bundles and their twins
 # (x_handover_bound.py --best's); RUNS sets how many runs (2); TWINS, the
-# --twins list the twins were made with, limits the report to them.
+# --twins list the twins were made with, limits the report to them;
+# STREAM, a lamport-stream-floor table, adds cuBLAS over its times.
 #
 #   bash bench/prepare_gemm.sh && python3 bench/x_handover_bound.py (here)
 #   bash bench/run_x_handover.sh                                    (there)
@@ -37,4 +38,4 @@ for run in $(seq "${RUNS:-2}"); do
 done
 [ ${#reports[@]} -gt 0 ] || exit 2
 python3 "$root/bench/x_handover_bound.py" --report "${reports[@]}" \
-  ${TWINS:+--twins "$TWINS"}
+  ${TWINS:+--twins "$TWINS"} ${STREAM:+--stream "$STREAM"}

@@ -73,6 +73,7 @@
 #   python3 bench/x_handover_bound.py --best RUN_DIR [--top N] [--source DIR]
 #       [-o DIR] [--twins NAME,...]
 #   python3 bench/x_handover_bound.py --report RESULTS.json... [--twins ...]
+#       [--stream STREAM.md]
 #
 # --best first compiles into --source each point's fastest passing
 # candidate of a lamport-tune run (RUN_DIR's candidates.json and
@@ -91,7 +92,11 @@
 # there are several), then each twin's geometric mean over cuBLAS alone
 # and as the faster of it and the bundle at each point, with the points
 # that miss the floor targets that way (85% of the floor from 16 MiB of
-# weight, 75% from 8 MiB). Exit status 1 where a bundle or twin failed its
+# weight, 75% from 8 MiB); with --stream, per report, cuBLAS over
+# lamport-stream-floor's time at each point's weight (its stream, or with
+# --hold its skeleton), overall and by M, in geometric mean: the same
+# bound as bench/tactics_report.py's, with cuBLAS from the same process
+# as the twins. Exit status 1 where a bundle or twin failed its
 # checks (an x-share twin: has no time) or is missing, 2 where a report
 # cannot be read or the arguments are wrong.
 #
@@ -104,7 +109,7 @@ import shutil
 import subprocess
 import sys
 
-from tactics_report import geomean
+from tactics_report import geomean, mib_text, stream_times
 from tune_module import compile_programs, tune
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -407,19 +412,28 @@ def floor_misses(rows, time):
     return [f"{rows['shape']} M = {rows['m']} {share:.0%}"] if short else []
 
 
-def report(paths, only=DEFAULT_TWINS):
+def report(paths, only=DEFAULT_TWINS, stream=None):
     """Prints each point's bundle and twins from lamport-gemm-bench's
     reports, then per report each twin's geometric mean over cuBLAS alone
     and as the faster of it and the bundle at each point, with the points
-    that miss the floor targets that way; 0 where every bundle and twin
-    passed in every report (UNCHECKED_TWINS: has a time), 1 where one
-    failed or is missing, 2 where a report cannot be read."""
+    that miss the floor targets that way, and with `stream` (a
+    lamport-stream-floor table) cuBLAS over its time at each point's
+    weight; 0 where every bundle and twin passed in every report
+    (UNCHECKED_TWINS: has a time), 1 where one failed or is missing, 2
+    where a report cannot be read, or the table cannot be read or lacks a
+    size (said after the twins' tables, which print all the same)."""
     every = [""] + ["_" + twin for twin in twins(["%r0"] * 4)]
     try:
         runs = [read_report(path, every) for path in paths]
     except ValueError as error:
         print(f"x_handover_bound.py: {error}", file=sys.stderr)
         return 2
+    streamed = stream_error = None
+    if stream:
+        try:
+            streamed = stream_bound(stream, runs)
+        except ValueError as error:
+            stream_error = error
     # Each row is told by every twin's suffix, then only those asked for
     # are shown.
     columns = [c for c in every if not c or c[1:] in only]
@@ -473,7 +487,47 @@ def report(paths, only=DEFAULT_TWINS):
               ", ".join(alone))
         for line in best:
             print(f"report {number}, the faster of the table's and " + line)
+        if streamed is not None:
+            print(f"report {number}, cuBLAS over {streamed[0]}: " +
+                  streamed[1](run))
+    if stream_error:
+        sys.stdout.flush()
+        print(f"x_handover_bound.py: {stream_error}", file=sys.stderr)
+        return 2
     return status
+
+
+def stream_bound(path, runs):
+    """(what `path`'s lamport-stream-floor table times, a function giving
+    for one report the geometric mean over its points of their bundle's
+    cuBLAS time over the table's time at their weight, overall and by M);
+    ValueError where the table cannot be read or lacks a size."""
+    try:
+        times, held = stream_times(path)
+    except OSError as error:
+        raise ValueError(f"{path}: not a readable table ({error})")
+    sizes = {mib_text(row["n"], row["k"]) for run in runs
+             for rows in run.values() for row in rows.get("", [])
+             if "n" in row and "k" in row}
+    missing = sorted(sizes - set(times), key=float)
+    if missing:
+        raise ValueError(f"{path} has no best time for {len(missing)} "
+                         f"weight sizes: {','.join(missing)}")
+
+    def mean_of(run):
+        by_m = {}
+        for (_, m), rows in run.items():
+            bundle = fastest(rows.get(""))
+            if bundle is not None:
+                by_m.setdefault(m, []).append(
+                    bundle["cublas_us"] /
+                    times[mib_text(bundle["n"], bundle["k"])])
+        every_point = [x for ratios in by_m.values() for x in ratios]
+        return f"{geomean(every_point):.3f}x (" + ", ".join(
+            f"M = {m} {geomean(by_m[m]):.3f}x" for m in sorted(by_m)) + ")"
+    what = ("the skeleton that holds W across the wait" if held else
+            "the stream that reads W once")
+    return what, mean_of
 
 
 def make_twins(source_dir, output, twins_of, script, skip_unfit=False):
@@ -578,6 +632,9 @@ def main(argv):
                         default=os.path.join(ROOT, "bundles", "gemm_handover"))
     parser.add_argument("--report", nargs="+", metavar="RESULTS.json",
                         help="print the timed twins instead of making them")
+    parser.add_argument("--stream", metavar="STREAM.md",
+                        help="with --report, cuBLAS over lamport-stream-"
+                        "floor's time (--hold's too) at each point")
     parser.add_argument("--best", metavar="RUN_DIR",
                         help="compile a tuning run's fastest kernels first")
     parser.add_argument("--top", type=int, default=1, metavar="N",
@@ -592,8 +649,10 @@ def main(argv):
     if unknown:
         parser.error(f"--twins: no twin {', '.join(unknown)} (the twins: "
                      f"{', '.join(known)})")
+    if args.stream and not args.report:
+        parser.error("--stream goes with --report")
     if args.report:
-        return report(args.report, only)
+        return report(args.report, only, args.stream)
     if args.top < 1:
         parser.error(f"--top {args.top}: give 1 or more")
     if args.best:
