@@ -403,6 +403,42 @@ def weighed_estimates(c, n, k, m, tactics, points):
             for t in tactics]
 
 
+# SelectTactics.cpp's kFamilyTie: the two pipelines' best scores closer
+# than this (in the logarithm of their ratio) are a tie.
+FAMILY_TIE = 0.1
+
+
+def family_best_at(points, pipeline):
+    """SelectTactics.cpp's familyBestAtPrior: the geometric mean over the
+    points that timed a kernel of `pipeline` of the fastest one's time over
+    the best; None where none did."""
+    fastest = [min(over for t, over in cands if pipeline_of(t) == pipeline)
+               for *_, cands in points
+               if any(pipeline_of(t) == pipeline for t, _ in cands)]
+    return statistics.geometric_mean(fastest) if fastest else None
+
+
+def first_choice(tactics, scores, points):
+    """The index of the pass's first choice among `tactics` weighed to
+    `scores` (arbitrateFamilies): the least score, unless the other
+    pipeline's best scores within FAMILY_TIE of it and that pipeline's
+    fastest kernel ran faster at the prior's `points`."""
+    first = min(range(len(tactics)), key=scores.__getitem__)
+    pipeline = pipeline_of(tactics[first])
+    others = [i for i in range(len(tactics))
+              if pipeline_of(tactics[i]) != pipeline]
+    if not others:
+        return first
+    other = min(others, key=scores.__getitem__)
+    if abs(math.log(scores[other] / scores[first])) >= FAMILY_TIE:
+        return first
+    mine = family_best_at(points, pipeline)
+    theirs = family_best_at(points, pipeline_of(tactics[other]))
+    if mine is None or theirs is None or theirs >= mine:
+        return first
+    return other
+
+
 def full_tactic(t):
     """A table or candidates.json tactic with every knob at its default;
     a bulk tactic keeps its ring's knobs (so it is told from its register
@@ -499,7 +535,7 @@ def pick_ratios(c, points, prior_of=None):
         ranked = [x for x in cands if in_sweep(n, k, key[1], x[0])]
         scores = weighed_estimates(c, n, k, key[1], [x[0] for x in ranked],
                                    prior)
-        pick = ranked[min(range(len(ranked)), key=scores.__getitem__)]
+        pick = ranked[first_choice([x[0] for x in ranked], scores, prior)]
         out[key] = pick[1] / best
     return out
 

@@ -35,6 +35,11 @@ namespace {
 /// (docs/tactics.md, "The prior").
 constexpr size_t kPriorShapes = 2;
 
+/// The two pipelines' best scores closer than this (in the logarithm of
+/// their ratio, about 10%) are a tie the model cannot break: between
+/// near-equal kernels its estimates miss by 7-16% (docs/tactics.md).
+constexpr double kFamilyTie = 0.1;
+
 /// A tactic as the model ranks it: its estimate, times its slowdown at the
 /// prior's timed points.
 struct Ranked {
@@ -44,6 +49,8 @@ struct Ranked {
   /// tactic (else the factor is their median).
   double slowdown = 1;
   bool timed = false;
+  /// Ranked first by arbitrateFamilies rather than by its score.
+  bool byFamilyPrior = false;
 };
 
 /// The tactic of one M and where it came from: a table entry, or the
@@ -106,6 +113,11 @@ private:
   SmallVector<Ranked> rank(const GemmProblem &problem,
                            ArrayRef<TacticAttr> tactics, int64_t m,
                            ArrayRef<const MeasuredPoint *> prior);
+  /// Where the best of the other pipeline scores within kFamilyTie of the
+  /// first, puts it first if its pipeline's fastest kernel ran faster at
+  /// the prior's timed points than the first's pipeline's did.
+  static void arbitrateFamilies(SmallVectorImpl<Ranked> &ranked,
+                                ArrayRef<const MeasuredPoint *> prior);
 
   std::optional<TacticTable> table;
   /// Why no table is read, for explanations.
@@ -147,6 +159,50 @@ static double medianSlowdown(ArrayRef<const MeasuredPoint *> points) {
   return all.size() % 2 ? all[middle] : (all[middle - 1] + all[middle]) / 2;
 }
 
+/// The geometric mean over the points of `prior` that timed a kernel of
+/// `pipeline` of the fastest one's time over the point's best; nullopt
+/// where none did.
+static std::optional<double>
+familyBestAtPrior(ArrayRef<const MeasuredPoint *> prior,
+                  GemmPipeline pipeline) {
+  double logSum = 0;
+  int points = 0;
+  for (const MeasuredPoint *point : prior) {
+    std::optional<double> fastest;
+    for (const MeasuredCandidate &candidate : point->candidates)
+      if (candidate.tactic.getPipeline() == pipeline)
+        fastest =
+            std::min(fastest.value_or(candidate.overBest), candidate.overBest);
+    if (fastest) {
+      logSum += std::log(*fastest);
+      ++points;
+    }
+  }
+  if (!points)
+    return std::nullopt;
+  return std::exp(logSum / points);
+}
+
+void LamportSelectTacticsPass::arbitrateFamilies(
+    SmallVectorImpl<Ranked> &ranked, ArrayRef<const MeasuredPoint *> prior) {
+  if (ranked.empty())
+    return;
+  GemmPipeline first = ranked.front().tactic.getPipeline();
+  auto other = llvm::find_if(ranked, [&](const Ranked &candidate) {
+    return candidate.tactic.getPipeline() != first;
+  });
+  if (other == ranked.end() ||
+      std::abs(std::log(other->score / ranked.front().score)) >= kFamilyTie)
+    return;
+  std::optional<double> firstAtPrior = familyBestAtPrior(prior, first),
+                        otherAtPrior = familyBestAtPrior(
+                            prior, other->tactic.getPipeline());
+  if (!firstAtPrior || !otherAtPrior || *otherAtPrior >= *firstAtPrior)
+    return;
+  other->byFamilyPrior = true;
+  std::rotate(ranked.begin(), other, std::next(other));
+}
+
 SmallVector<Ranked>
 LamportSelectTacticsPass::rank(const GemmProblem &problem,
                                ArrayRef<TacticAttr> tactics, int64_t m,
@@ -175,6 +231,7 @@ LamportSelectTacticsPass::rank(const GemmProblem &problem,
   }
   std::stable_sort(ranked.begin(), ranked.end(),
                    [](auto &a, auto &b) { return a.score < b.score; });
+  arbitrateFamilies(ranked, prior);
   return ranked;
 }
 
@@ -245,11 +302,14 @@ LogicalResult LamportSelectTacticsPass::selectFor(GemmPublishOp op) {
         choice.runnerUpUs = ranked[1].estimateUs;
         choice.runnerUpScoreUs = ranked[1].score;
       }
+      // Not across a pipeline the prior's timed points put first.
       if (!runs.empty() && !runs.back().choice.entry) {
         TacticAttr previous = runs.back().choice.pick.tactic;
         for (const Ranked &candidate : ranked)
           if (candidate.tactic == previous &&
-              candidate.score <= 1.02 * ranked.front().score)
+              candidate.score <= 1.02 * ranked.front().score &&
+              (!ranked.front().byFamilyPrior ||
+               previous.getPipeline() == ranked.front().tactic.getPipeline()))
             choice.pick = candidate;
       }
     }
@@ -367,6 +427,14 @@ LogicalResult LamportSelectTacticsPass::selectFor(GemmPublishOp op) {
           for (auto [i, point] : llvm::enumerate(run.choice.prior))
             remark << (i ? ", " : "") << point->n << " x " << point->k
                    << " at M = " << point->m;
+          if (run.choice.pick.byFamilyPrior)
+            remark << "; ahead of the runner-up, the other pipeline's best "
+                      "and within 10% of it, as the "
+                   << (run.choice.pick.tactic.getPipeline() ==
+                               GemmPipeline::bulk
+                           ? "bulk"
+                           : "register")
+                   << " pipeline's fastest kernel ran faster there";
         }
         remark << ");";
       }
