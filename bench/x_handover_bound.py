@@ -431,7 +431,7 @@ def report(paths, only=DEFAULT_TWINS, stream=None):
     streamed = stream_error = None
     if stream:
         try:
-            streamed = stream_bound(stream, runs)
+            streamed = stream_table(stream)
         except ValueError as error:
             stream_error = error
     # Each row is told by every twin's suffix, then only those asked for
@@ -488,8 +488,13 @@ def report(paths, only=DEFAULT_TWINS, stream=None):
         for line in best:
             print(f"report {number}, the faster of the table's and " + line)
         if streamed is not None:
-            print(f"report {number}, cuBLAS over {streamed[0]}: " +
-                  streamed[1](run))
+            line, missing = stream_bound(run, streamed[1])
+            if missing:
+                stream_error = stream_error or (
+                    f"{stream} has no best time for {len(missing)} weight "
+                    f"sizes: {','.join(missing)}")
+            else:
+                print(f"report {number}, cuBLAS over {streamed[0]}: {line}")
     if stream_error:
         sys.stdout.flush()
         print(f"x_handover_bound.py: {stream_error}", file=sys.stderr)
@@ -497,37 +502,35 @@ def report(paths, only=DEFAULT_TWINS, stream=None):
     return status
 
 
-def stream_bound(path, runs):
-    """(what `path`'s lamport-stream-floor table times, a function giving
-    for one report the geometric mean over its points of their bundle's
-    cuBLAS time over the table's time at their weight, overall and by M);
-    ValueError where the table cannot be read or lacks a size."""
+def stream_table(path):
+    """(what `path`'s lamport-stream-floor table times, {W in MiB as printed:
+    its time}); ValueError where the table cannot be read."""
     try:
         times, held = stream_times(path)
     except OSError as error:
         raise ValueError(f"{path}: not a readable table ({error})")
-    sizes = {mib_text(row["n"], row["k"]) for run in runs
-             for rows in run.values() for row in rows.get("", [])
-             if "n" in row and "k" in row}
-    missing = sorted(sizes - set(times), key=float)
-    if missing:
-        raise ValueError(f"{path} has no best time for {len(missing)} "
-                         f"weight sizes: {','.join(missing)}")
+    return ("the skeleton that holds W across the wait" if held else
+            "the stream that reads W once"), times
 
-    def mean_of(run):
-        by_m = {}
-        for (_, m), rows in run.items():
-            bundle = fastest(rows.get(""))
-            if bundle is not None:
-                by_m.setdefault(m, []).append(
-                    bundle["cublas_us"] /
-                    times[mib_text(bundle["n"], bundle["k"])])
-        every_point = [x for ratios in by_m.values() for x in ratios]
-        return f"{geomean(every_point):.3f}x (" + ", ".join(
-            f"M = {m} {geomean(by_m[m]):.3f}x" for m in sorted(by_m)) + ")"
-    what = ("the skeleton that holds W across the wait" if held else
-            "the stream that reads W once")
-    return what, mean_of
+
+def stream_bound(run, times):
+    """(the geometric mean over `run`'s points, overall and by M, of their
+    bundle's cuBLAS time over `times` at their weight, the weight sizes
+    `times` lacks); a point whose bundle failed is left out."""
+    by_m, missing = {}, set()
+    for (_, m), rows in run.items():
+        bundle = fastest(rows.get(""))
+        if bundle is None:
+            continue
+        size = mib_text(bundle["n"], bundle["k"])
+        if size in times:
+            by_m.setdefault(m, []).append(bundle["cublas_us"] / times[size])
+        else:
+            missing.add(size)
+    every_point = [x for ratios in by_m.values() for x in ratios]
+    line = f"{geomean(every_point):.3f}x (" + ", ".join(
+        f"M = {m} {geomean(by_m[m]):.3f}x" for m in sorted(by_m)) + ")"
+    return line, sorted(missing, key=float)
 
 
 def make_twins(source_dir, output, twins_of, script, skip_unfit=False):
