@@ -32,16 +32,17 @@ then
     "with bench/x_handover_bound.py --best, above)"
   exit 2
 fi
-# Each weight's size in MiB as lamport-stream-floor prints it (%g).
-sizes=$(python3 - "$best" <<'EOF'
+# Each weight's size in MiB as lamport-stream-floor prints it.
+sizes=$(python3 - "$root/bench" "$best" <<'EOF'
 import glob, json, os, sys
-sizes = set()
-for manifest in glob.glob(os.path.join(sys.argv[1], "*", "manifest.json")):
-    for argument in json.load(open(manifest))["arguments"]:
-        if argument["name"] == "w":
-            n, k = argument["shape"]
-            sizes.add(2 * n * k / 2**20)
-print(",".join(f"{size:g}" for size in sorted(sizes)))
+sys.path.insert(0, sys.argv[1])
+from tactics_report import mib_text
+sizes = {mib_text(*argument["shape"])
+         for manifest in glob.glob(os.path.join(sys.argv[2], "*",
+                                                "manifest.json"))
+         for argument in json.load(open(manifest))["arguments"]
+         if argument["name"] == "w"}
+print(",".join(sorted(sizes, key=float)))
 EOF
 )
 [ -n "$sizes" ] || { echo "run_untabled_bounds.sh: no weight in $best"; exit 2; }
