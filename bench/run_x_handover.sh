@@ -29,9 +29,15 @@ reports=()
 for run in $(seq "${RUNS:-2}"); do
   json=$out/x_handover_$run.json log=$out/x_handover_$run.log
   # A twin that never gets past its poll or flag would hang the GPU.
-  if ! timeout "${BENCH_TIMEOUT:-500}" "$build/bin/lamport-gemm-bench" \
-    --json "$json" $plain "$twins_dir"/* >"$log" 2>&1; then
-    echo "run_x_handover.sh: run $run: lamport-gemm-bench failed:"
+  timeout "${BENCH_TIMEOUT:-500}" "$build/bin/lamport-gemm-bench" \
+    --json "$json" $plain "$twins_dir"/* >"$log" 2>&1
+  status=$?
+  if [ $status -eq 1 ] && [ -s "$json" ]; then
+    # Rows that missed a check; the report says which (the x-share twins
+    # miss by design).
+    echo "run_x_handover.sh: run $run: some rows failed their checks ($log)"
+  elif [ $status -ne 0 ]; then
+    echo "run_x_handover.sh: run $run: lamport-gemm-bench exited $status:"
     tail -5 "$log"
   fi
   [ -s "$json" ] && reports+=("$json")
