@@ -28,6 +28,7 @@ plain=$(ls -d "$source_dir"/* | grep -v _publish)
 reports=()
 for run in $(seq "${RUNS:-2}"); do
   json=$out/x_handover_$run.json log=$out/x_handover_$run.log
+  rm -f "$json"  # so that a report is this run's
   # A twin that never gets past its poll or flag would hang the GPU.
   timeout "${BENCH_TIMEOUT:-500}" "$build/bin/lamport-gemm-bench" \
     --json "$json" $plain "$twins_dir"/* >"$log" 2>&1
