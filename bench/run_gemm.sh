@@ -16,6 +16,7 @@ export NCCL_NVLS_ENABLE=0
 source "$root/bench/build_gemm_bench.sh"
 build_gemm_bench run_gemm.sh || exit 2
 json=${OUT:-$build}/gemm.json
+rm -f "$json"  # so that a report is this run's
 "$build/bin/lamport-gemm-bench" ${GEMM_BENCH_ARGS:-} --json "$json" "$root"/bundles/gemm/*
 status=$?
 [ -s "$json" ] && python3 "$root/bench/gemm_table.py" "$json"

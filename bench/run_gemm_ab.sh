@@ -21,6 +21,7 @@ before=${BEFORE_DIR:-$root/bundles/gemm_before}
 source "$root/bench/build_gemm_bench.sh"
 build_gemm_bench run_gemm_ab.sh || exit 2
 json=${OUT:-$build}/gemm_ab.json
+rm -f "$json"  # so that a report is this run's
 "$build/bin/lamport-gemm-bench" ${GEMM_BENCH_ARGS:-} --json "$json" \
   "$root"/bundles/gemm/* "$before"/* >"${OUT:-$build}/gemm_ab.log" 2>&1
 status=$?

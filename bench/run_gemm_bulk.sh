@@ -28,6 +28,7 @@ jsons=()
 for shape in unpooler_tp4 unpooler_tp8 unpooler_tp16 oproj_tp4 oproj_tp8 \
   oproj_tp16; do
   json=$out/gemm_bulk_$shape.json
+  rm -f "$json"  # so that a report is this run's
   "$build/bin/lamport-gemm-bench" ${GEMM_BENCH_ARGS:-} --json "$json" \
     "$root"/bundles/gemm/${shape}_m* "$candidates"/${shape}_m* \
     >"$out/gemm_bulk_$shape.log" 2>&1 || status=1

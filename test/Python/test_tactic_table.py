@@ -343,6 +343,18 @@ def test_time_and_emit_name_missing_inputs(tmp_path):
              str(tmp_path / "none.mlir")], "cannot read program")
 
 
+def test_time_drops_an_earlier_timing(tmp_path):
+    """A bench that fails before it writes a report leaves no results.json
+    behind: the last timing's must not pass for this one's."""
+    (tmp_path / "bundles" / "shape_m1_a").mkdir(parents=True)
+    (tmp_path / "results.json").write_text("[]")
+    run = subprocess.run([TUNE, "time", str(tmp_path), "--bench",
+                          "/bin/false"], capture_output=True, text=True)
+    assert run.returncode == 1, run.stderr
+    assert "wrote no results (status 1)" in run.stderr, run.stderr
+    assert not (tmp_path / "results.json").exists()
+
+
 def test_merge_leaves_out_reports_of_other_bundles(tmp_path):
     """Bundles timed beside the candidates in one process (the serving
     kernels of a sweep) have reports but no candidate: merge leaves them
