@@ -25,6 +25,8 @@ source "$root/bench/build_gemm_bench.sh"
 build_gemm_bench run_tactics.sh || exit 2
 out=${OUT:-$build}
 bench=$build/bin/lamport-gemm-bench
+# Only this run's reports below (the build directory outlives a run).
+rm -f "$out/tactics_seed.json" "$out/tactics_explore.json"
 if [ -f "$root/bundles/tactics.tar.xz" ]; then
   rm -rf "$root/bundles/tactics"
   tar -C "$root/bundles" -xJf "$root/bundles/tactics.tar.xz" || exit 2
