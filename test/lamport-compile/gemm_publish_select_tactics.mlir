@@ -13,6 +13,10 @@
 // RUN: lamport-compile %s --emit=mlir -o - --lamport-explain-tactics --tactic-table %S/../Transforms/Inputs/tactics_small.json 2>&1 | FileCheck %s --check-prefix=GIVEN
 // GIVEN: remark: tactics for N = 1024, K = 4096: M 1..4 s1 kw128 a2 occ1 early from the table {{.*}}tactics_small.json (entry 0, M 1..4, test entry one); M 5..16 s2 kw64 tiles2 a1 from the table
 //
+// An entry without a source says only where it is in the file.
+// RUN: lamport-compile %s --emit=mlir -o - --lamport-explain-tactics --tactic-table %S/../Transforms/Inputs/tactics_no_source.json 2>&1 | FileCheck %s --check-prefix=NOSOURCE
+// NOSOURCE: remark: tactics for N = 1024, K = 4096: M 1..16 s1 kw128 a2 from the table {{.*}}tactics_no_source.json (entry 0, M 1..16);{{$}}
+//
 // Without the remark (and with -q) lamport-compile says nothing and the bundle has the
 // table's kernels: one per tactic and token tile (four here).
 // RUN: rm -rf %t && lamport-compile %s -o %t -q 2>&1 | count 0

@@ -282,6 +282,15 @@ LogicalResult LamportSelectTacticsPass::selectFor(GemmPublishOp op) {
     if (table && !priorOnly)
       choice.entry = table->lookup(problem, m);
     if (choice.entry) {
+      // The table is read before the generator's options are known: an
+      // entry whose kernel the generator refuses is the table's error.
+      std::string reason =
+          launchUnsupportedAt(problem, choice.entry->tactic, m);
+      if (!reason.empty())
+        return op.emitOpError()
+               << "tactic table '" << table->path << "' entry "
+               << choice.entry->index << " cannot launch N = " << problem.n
+               << ", K = " << problem.k << " at M = " << m << ": " << reason;
       choice.pick.tactic = choice.entry->tactic;
     } else {
       ArrayRef<TacticAttr> tactics = tacticsFor(m);
@@ -399,12 +408,14 @@ LogicalResult LamportSelectTacticsPass::selectFor(GemmPublishOp op) {
     for (const Run &run : runs) {
       remark << " M " << run.firstM << ".." << run.lastM << " "
              << describe(run.choice.pick.tactic);
-      if (run.choice.entry)
+      if (run.choice.entry) {
         remark << " from the table " << table->path << " (entry "
                << run.choice.entry->index << ", M " << run.choice.entry->firstM
-               << ".." << run.choice.entry->lastM << ", "
-               << run.choice.entry->source << ");";
-      else {
+               << ".." << run.choice.entry->lastM;
+        if (!run.choice.entry->source.empty())
+          remark << ", " << run.choice.entry->source;
+        remark << ");";
+      } else {
         remark << llvm::formatv(
                       " from the cost model ({0}; estimate {1:F2} us at M = "
                       "{2}, the runner-up {3:F2} us",

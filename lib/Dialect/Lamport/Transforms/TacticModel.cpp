@@ -78,6 +78,15 @@ static GemmLaunchShape launchShape(const GemmProblem &problem,
   return shape;
 }
 
+std::string mlir::lamport::launchUnsupportedAt(const GemmProblem &problem,
+                                               TacticAttr tactic, int64_t m) {
+  std::string reason =
+      GemmPublishOp::launchUnsupported(problem.n, problem.k, tactic);
+  if (reason.empty())
+    reason = launchShape(problem, tactic, naturalTokenTile(m)).unsupported();
+  return reason;
+}
+
 /// Registers a thread of a 32-bit register file holds at most.
 static constexpr int64_t kMaxRegisters = 255;
 /// Registers and threads of one SM.

@@ -97,6 +97,12 @@ struct ChipModel {
 /// The token tile the generator uses for `m` tokens: 8 up to 8, else 16.
 inline int64_t naturalTokenTile(int64_t m) { return m <= 8 ? 8 : 16; }
 
+/// Why the generator cannot launch `tactic` for `problem` at `m` tokens
+/// (the op's rules, then the kernel's launch shape at m's token tile), or
+/// an empty string.
+std::string launchUnsupportedAt(const GemmProblem &problem, TacticAttr tactic,
+                                int64_t m);
+
 /// A tactic of the register pipeline (the bulk ring's knobs at their
 /// defaults).
 TacticAttr registerTactic(MLIRContext *ctx, int64_t splits, int64_t kw,
