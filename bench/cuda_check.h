@@ -5,8 +5,9 @@
 //===----------------------------------------------------------------------===//
 //
 // The error path the plain CUDA tools of bench/ share (lamport-stream-floor,
-// lamport-pdl-depth): a message naming the tool, the call and what it was
-// for, then the tool's exit status. Each tool defines kToolName.
+// lamport-pdl-depth, lamport-handover-chain): a message naming the tool,
+// the call and what it was for, then the tool's exit status; and their
+// integer arguments. Each tool defines kToolName.
 //
 //===----------------------------------------------------------------------===//
 
@@ -38,6 +39,18 @@ inline void check(cudaError_t error, const char *call,
     fail(std::string(call) + " failed: " + cudaGetErrorString(error) + " (" +
              what + ")",
          1);
+}
+
+/// `text` as an integer in [least, most]; else fails with status 2, naming
+/// `flag` and the range.
+inline int parseCount(const char *flag, const char *text, int least, int most) {
+  char *end = nullptr;
+  long value = std::strtol(text, &end, 10);
+  if (!*text || *end || value < least || value > most)
+    fail(std::string(flag) + " takes an integer in [" + std::to_string(least) +
+             ", " + std::to_string(most) + "], not '" + text + "'",
+         2);
+  return int(value);
 }
 
 } // namespace lamport::bench

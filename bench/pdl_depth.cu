@@ -37,7 +37,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "cuda_check.h"
+#include "pdl.cuh"
 
 #include <cuda_runtime.h>
 
@@ -53,20 +53,10 @@ const char *const lamport::bench::kToolName = "lamport-pdl-depth";
 namespace {
 
 using lamport::bench::fail;
-
-__device__ uint64_t globalTimerNs() {
-  uint64_t now;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
-  return now;
-}
-
-__device__ void launchDependents() {
-  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
-}
-
-__device__ void waitForPredecessor() {
-  asm volatile("griddepcontrol.wait;" ::: "memory");
-}
+using lamport::bench::globalTimerNs;
+using lamport::bench::launchDependents;
+using lamport::bench::parseCount;
+using lamport::bench::waitForPredecessor;
 
 /// The head: lets the next grid launch, then spins until the tail sets
 /// `*word` or `timeoutNs` pass; stores 1 (seen) or 0 (timed out) and the
@@ -110,19 +100,12 @@ __global__ void tailKernel(unsigned *word) {
 
 /// One kernel launch of the chain with PDL (the attribute is what makes
 /// the launch programmatic; the head's is harmless).
+/// One-CTA, one-warp kernels of the chain, each launched with PDL.
 template <typename... Params, typename... Args>
 void launch(cudaStream_t stream, void (*kernel)(Params...),
             const std::string &what, Args... args) {
-  cudaLaunchConfig_t config = {};
-  config.gridDim = dim3(1);
-  config.blockDim = dim3(32);
-  config.stream = stream;
-  cudaLaunchAttribute attribute = {};
-  attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attribute.val.programmaticStreamSerializationAllowed = 1;
-  config.attrs = &attribute;
-  config.numAttrs = 1;
-  CHECK(cudaLaunchKernelEx(&config, kernel, args...), what);
+  lamport::bench::launchWithPdl(stream, kernel, dim3(1), dim3(32), 0, what,
+                                args...);
 }
 
 struct Variant {
@@ -146,16 +129,6 @@ void enqueueChain(cudaStream_t stream, const Buffers &buffers, int depth,
     launch(stream, middleKernel, what + ", middle", variant.waits,
            variant.lateTrigger);
   launch(stream, tailKernel, what + ", tail", buffers.word);
-}
-
-int parseCount(const char *flag, const char *text, int least, int most) {
-  char *end = nullptr;
-  long value = std::strtol(text, &end, 10);
-  if (!*text || *end || value < least || value > most)
-    fail(std::string(flag) + " takes an integer in [" + std::to_string(least) +
-             ", " + std::to_string(most) + "], not '" + text + "'",
-         2);
-  return int(value);
 }
 
 } // namespace

@@ -49,7 +49,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "cuda_check.h"
+#include "pdl.cuh"
 
 #include <cuda_runtime.h>
 
@@ -108,7 +108,7 @@ __device__ void storeCtaSum(const uint4 *warpSums, uint4 *sums) {
 /// word a CTA after the previous grid is done.
 template <int U>
 __global__ void streamWeights(const uint4 *weights, size_t words, uint4 *sums) {
-  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  lamport::bench::launchDependents();
   size_t stride = size_t(gridDim.x) * blockDim.x;
   size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   uint4 acc = make_uint4(0, 0, 0, 0);
@@ -134,7 +134,7 @@ __global__ void streamWeights(const uint4 *weights, size_t words, uint4 *sums) {
   }
   __shared__ uint4 warpSums[32];
   gatherWarpSums(acc, warpSums);
-  asm volatile("griddepcontrol.wait;" ::: "memory");
+  lamport::bench::waitForPredecessor();
   storeCtaSum(warpSums, sums);
 }
 
@@ -169,14 +169,14 @@ struct AfterWait {
 template <int H, int L, int X>
 __global__ void holdWeights(const uint4 *weights, size_t words, uint4 *sums,
                             AfterWait after) {
-  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  lamport::bench::launchDependents();
   size_t stride = size_t(gridDim.x) * blockDim.x;
   size_t first = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   uint4 held[H];
 #pragma unroll
   for (int h = 0; h < H - L; ++h)
     held[h] = __ldcs(weights + first + h * stride);
-  asm volatile("griddepcontrol.wait;" ::: "memory");
+  lamport::bench::waitForPredecessor();
   // An addition, not an XOR: the compiler cannot fold the held words
   // before the key arrives, so they stay in registers across the wait.
   uint32_t k = __ldcg(after.key);
