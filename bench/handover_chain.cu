@@ -33,6 +33,9 @@
 //                wait at the exit (the mailbox polls' loads);
 //   pollcg       the same with ld.global.cg;
 //   pollrelaxed  the same with ld.relaxed.gpu;
+//   pollbackoff  the volatile poll sleeping --backoff-ns (200) before each
+//                retry, so that spinning GEMM CTAs leave the producer's
+//                SMs their issue slots and L2 its bandwidth;
 //   ready        plain loads at once, no wait before the exit either (not
 //                valid: a bound, x possibly stale).
 // Every valid mode must leave y bitwise as the wait does after the same
@@ -42,6 +45,7 @@
 //
 //   lamport-handover-chain [--k K] [--words H] [--ctas C] [--m M,...]
 //       [--layers L] [--replays R] [--producer-ctas P] [--modes LIST]
+//       [--backoff-ns NS]
 //
 // Prints one row per (M, mode): the median time of a layer over the
 // replays, against the wait's, and whether y matched it. Exit status 1 on
@@ -84,7 +88,7 @@ constexpr int kWordCounts[] = {4, 5, 8, 10, 11, 16};
 constexpr uint64_t kSpinTimeoutNs = 200'000'000;
 constexpr uint32_t kSentinelPair = 0x80008000u;
 
-enum class Mode { wait, pollVolatile, pollCg, pollRelaxed, ready };
+enum class Mode { wait, pollVolatile, pollCg, pollRelaxed, pollBackoff, ready };
 
 struct ModeInfo {
   const char *name;
@@ -96,11 +100,14 @@ constexpr ModeInfo kModes[] = {{"wait", Mode::wait, true},
                                {"pollvolatile", Mode::pollVolatile, true},
                                {"pollcg", Mode::pollCg, true},
                                {"pollrelaxed", Mode::pollRelaxed, true},
+                               {"pollbackoff", Mode::pollBackoff, true},
                                {"ready", Mode::ready, false}};
 
 /// One layer's problem: y[m, n] = x[m, k] W[n, k]^T, n = ctas x features.
 struct Problem {
   int m, k, words, ctas;
+  /// pollbackoff's sleep before each retry, ns.
+  unsigned backoffNs = 200;
   /// Output features of a CTA: its 256 x H words of 8 K cover them x K.
   __host__ __device__ int features() const { return kThreads * 8 * words / k; }
   __host__ __device__ int64_t n() const { return int64_t(ctas) * features(); }
@@ -187,7 +194,7 @@ __device__ bool holdsSentinel(uint4 v) {
 
 template <Mode M> __device__ uint4 loadX(const uint4 *address) {
   uint4 v;
-  if constexpr (M == Mode::pollVolatile)
+  if constexpr (M == Mode::pollVolatile || M == Mode::pollBackoff)
     asm volatile("ld.volatile.global.v4.b32 {%0, %1, %2, %3}, [%4];"
                  : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
                  : "l"(address)
@@ -262,6 +269,8 @@ __global__ void __launch_bounds__(kThreads, Words <= 10 ? 3 : 2)
             atomicExch(timedOut, 1u);
             __trap();
           }
+          if constexpr (M == Mode::pollBackoff)
+            __nanosleep(p.backoffNs);
           loaded[b] = loadX<M>(x + chunk);
         }
       }
@@ -321,6 +330,8 @@ template <int Words> GemmKernel gemmKernelOf(Mode mode) {
     return gemmKernel<Mode::pollCg, Words>;
   case Mode::pollRelaxed:
     return gemmKernel<Mode::pollRelaxed, Words>;
+  case Mode::pollBackoff:
+    return gemmKernel<Mode::pollBackoff, Words>;
   case Mode::ready:
     return gemmKernel<Mode::ready, Words>;
   }
@@ -426,15 +437,16 @@ int main(int argc, char **argv) {
   std::vector<int> tokens = {1, 8, 16};
   std::vector<ModeInfo> modes(std::begin(kModes), std::end(kModes));
   int layersWanted = 16, replays = 20, producerCtas = 32;
-  const char *usage = "(--k K, --words H, --ctas C, --m M,..., --layers L, "
-                      "--replays R, --producer-ctas P, --modes LIST)";
+  const char *usage =
+      "(--k K, --words H, --ctas C, --m M,..., --layers L, "
+      "--replays R, --producer-ctas P, --modes LIST, --backoff-ns NS)";
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg == "--help") {
       std::printf("usage: lamport-handover-chain [--k K] [--words H] "
                   "[--ctas C] [--m M,...] [--layers L] [--replays R] "
                   "[--producer-ctas P] [--modes wait,pollvolatile,pollcg,"
-                  "pollrelaxed,ready]\n");
+                  "pollrelaxed,pollbackoff,ready] [--backoff-ns NS]\n");
       return 0;
     }
     if (i + 1 >= argc)
@@ -455,6 +467,8 @@ int main(int argc, char **argv) {
       layersWanted = parseCount("--layers", value, 1, 1024);
     else if (arg == "--replays")
       replays = parseCount("--replays", value, 1, 10000);
+    else if (arg == "--backoff-ns")
+      base.backoffNs = unsigned(parseCount("--backoff-ns", value, 0, 100000));
     else if (arg == "--producer-ctas")
       producerCtas = parseCount("--producer-ctas", value, 1, 65535);
     else if (arg == "--m") {
@@ -470,6 +484,7 @@ int main(int argc, char **argv) {
         if (known == std::end(kModes))
           fail("--modes: '" + item +
                    "' is not one of wait, pollvolatile, pollcg, pollrelaxed, "
+                   "pollbackoff, "
                    "ready",
                2);
         modes.push_back(*known);
