@@ -244,8 +244,9 @@ __global__ void __launch_bounds__(kThreads, Words <= 10 ? 3 : 2)
   if constexpr (M == Mode::wait)
     waitForPredecessor();
   // x into shared memory, kLoadBatch loads in flight before any is checked
-  // (as the mailbox polls issue theirs), a load re-issued while it holds
-  // the sentinel.
+  // (as the mailbox polls issue theirs); while any of them holds the
+  // sentinel, those that do are re-issued together, so a retry costs one
+  // round trip however many of them are still armed.
   int64_t chunks = p.xChunks();
   uint64_t deadline = 0;
   for (int64_t base = threadIdx.x; base < chunks;
@@ -255,27 +256,33 @@ __global__ void __launch_bounds__(kThreads, Words <= 10 ? 3 : 2)
     for (int b = 0; b < kLoadBatch; ++b)
       if (base + b * kThreads < chunks)
         loaded[b] = loadX<M>(x + base + b * kThreads);
+    if constexpr (M != Mode::wait && M != Mode::ready) {
+      while (true) {
+        bool armed = false;
 #pragma unroll
-    for (int b = 0; b < kLoadBatch; ++b) {
-      int64_t chunk = base + b * kThreads;
-      if (chunk >= chunks)
-        continue;
-      if constexpr (M != Mode::wait && M != Mode::ready) {
-        while (holdsSentinel(loaded[b])) {
-          uint64_t now = globalTimerNs();
-          if (!deadline)
-            deadline = now + kSpinTimeoutNs;
-          else if (now > deadline) {
-            atomicExch(timedOut, 1u);
-            __trap();
-          }
-          if constexpr (M == Mode::pollBackoff)
-            __nanosleep(p.backoffNs);
-          loaded[b] = loadX<M>(x + chunk);
+        for (int b = 0; b < kLoadBatch; ++b)
+          armed |= base + b * kThreads < chunks && holdsSentinel(loaded[b]);
+        if (!armed)
+          break;
+        uint64_t now = globalTimerNs();
+        if (!deadline)
+          deadline = now + kSpinTimeoutNs;
+        else if (now > deadline) {
+          atomicExch(timedOut, 1u);
+          __trap();
         }
+        if constexpr (M == Mode::pollBackoff)
+          __nanosleep(p.backoffNs);
+#pragma unroll
+        for (int b = 0; b < kLoadBatch; ++b)
+          if (base + b * kThreads < chunks && holdsSentinel(loaded[b]))
+            loaded[b] = loadX<M>(x + base + b * kThreads);
       }
-      shared[chunk] = loaded[b];
     }
+#pragma unroll
+    for (int b = 0; b < kLoadBatch; ++b)
+      if (base + b * kThreads < chunks)
+        shared[base + b * kThreads] = loaded[b];
   }
   __syncthreads();
   int features = p.features(), slots = kThreads / features;
