@@ -15,7 +15,8 @@
 // triggering their dependents first, as the serving kernels do:
 //   - the producer (the all-reduce and norm's stand-in): waits for the GEMM
 //     before it (it reads that GEMM's y), then writes this layer's x, never
-//     as -0.0, and rearms the previous layer's x slot with -0.0;
+//     as -0.0 (volatile stores, or plain ones with --x-stores plain), and
+//     rearms the previous layer's x slot with -0.0;
 //   - the GEMM's skeleton: C CTAs of 256 threads, each thread holding H
 //     16-byte words of this layer's own weight W (loaded before x, held in
 //     registers), then x into shared memory, a dot product per token and
@@ -45,7 +46,7 @@
 //
 //   lamport-handover-chain [--k K] [--words H] [--ctas C] [--m M,...]
 //       [--layers L] [--replays R] [--producer-ctas P] [--modes LIST]
-//       [--backoff-ns NS]
+//       [--backoff-ns NS] [--x-stores plain|volatile]
 //
 // Prints one row per (M, mode): the median time of a layer over the
 // replays, against the wait's, and whether y matched it. Exit status 1 on
@@ -108,6 +109,9 @@ struct Problem {
   int m, k, words, ctas;
   /// pollbackoff's sleep before each retry, ns.
   unsigned backoffNs = 200;
+  /// Whether the producer stores x with st.volatile (--x-stores volatile,
+  /// as a mailbox publish is seen at once) rather than plain stores.
+  bool volatileStores = true;
   /// Output features of a CTA: its 256 x H words of 8 K cover them x K.
   __host__ __device__ int features() const { return kThreads * 8 * words / k; }
   __host__ __device__ int64_t n() const { return int64_t(ctas) * features(); }
@@ -145,7 +149,8 @@ __device__ float hashUnit(uint32_t a, uint32_t b, uint32_t c) {
 /// -0.0 over the previous layer's slot `rearm` (null for the first).
 __global__ void producerKernel(const uint16_t *previousY, int64_t n, uint4 *x,
                                uint4 *rearm, int m, int k,
-                               const unsigned *replay, int layer) {
+                               const unsigned *replay, int layer,
+                               bool volatileStores) {
   launchDependents();
   waitForPredecessor();
   unsigned r = *replay;
@@ -167,8 +172,16 @@ __global__ void producerKernel(const uint16_t *previousY, int64_t n, uint4 *x,
           floatToBf16(hashUnit(column, t * 131 + layer, r) + 0.25f * carried);
       lanes[e] = bits == 0x8000 ? 0 : bits;
     }
-    x[chunk] = make_uint4(lanes[0] | lanes[1] << 16, lanes[2] | lanes[3] << 16,
-                          lanes[4] | lanes[5] << 16, lanes[6] | lanes[7] << 16);
+    uint4 value =
+        make_uint4(lanes[0] | lanes[1] << 16, lanes[2] | lanes[3] << 16,
+                   lanes[4] | lanes[5] << 16, lanes[6] | lanes[7] << 16);
+    if (volatileStores)
+      asm volatile(
+          "st.volatile.global.v4.b32 [%0], {%1, %2, %3, %4};" ::"l"(x + chunk),
+          "r"(value.x), "r"(value.y), "r"(value.z), "r"(value.w)
+          : "memory");
+    else
+      x[chunk] = value;
   }
 }
 
@@ -382,7 +395,7 @@ void enqueueReplay(cudaStream_t stream, const Layers &layers, const Problem &p,
     launch(stream, producerKernel, dim3(producerCtas), 0, what + ", producer",
            previousY, p.n(), layers.slots[i],
            i ? layers.slots[i - 1] : static_cast<uint4 *>(nullptr), p.m, p.k,
-           static_cast<const unsigned *>(layers.replay), i);
+           static_cast<const unsigned *>(layers.replay), i, p.volatileStores);
     launch(stream, gemm, dim3(p.ctas), p.sharedBytes(), what + ", GEMM",
            static_cast<const uint4 *>(layers.weights[i]),
            static_cast<const uint4 *>(layers.slots[i]), layers.ys[i], p,
@@ -446,14 +459,16 @@ int main(int argc, char **argv) {
   int layersWanted = 16, replays = 20, producerCtas = 32;
   const char *usage =
       "(--k K, --words H, --ctas C, --m M,..., --layers L, "
-      "--replays R, --producer-ctas P, --modes LIST, --backoff-ns NS)";
+      "--replays R, --producer-ctas P, --modes LIST, --backoff-ns NS, "
+      "--x-stores plain|volatile)";
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg == "--help") {
       std::printf("usage: lamport-handover-chain [--k K] [--words H] "
                   "[--ctas C] [--m M,...] [--layers L] [--replays R] "
                   "[--producer-ctas P] [--modes wait,pollvolatile,pollcg,"
-                  "pollrelaxed,pollbackoff,ready] [--backoff-ns NS]\n");
+                  "pollrelaxed,pollbackoff,ready] [--backoff-ns NS] "
+                  "[--x-stores plain|volatile]\n");
       return 0;
     }
     if (i + 1 >= argc)
@@ -474,7 +489,12 @@ int main(int argc, char **argv) {
       layersWanted = parseCount("--layers", value, 1, 1024);
     else if (arg == "--replays")
       replays = parseCount("--replays", value, 1, 10000);
-    else if (arg == "--backoff-ns")
+    else if (arg == "--x-stores") {
+      std::string kind = value;
+      if (kind != "plain" && kind != "volatile")
+        fail("--x-stores takes plain or volatile, not '" + kind + "'", 2);
+      base.volatileStores = kind == "volatile";
+    } else if (arg == "--backoff-ns")
       base.backoffNs = unsigned(parseCount("--backoff-ns", value, 0, 100000));
     else if (arg == "--producer-ctas")
       producerCtas = parseCount("--producer-ctas", value, 1, 65535);
@@ -565,11 +585,12 @@ int main(int argc, char **argv) {
   CHECK(cudaEventCreate(&stop), "events");
 
   std::printf("%s: K = %d, N = %lld, W %.4g MiB a layer (%d CTAs x 256 "
-              "threads x %d words), %d layers, %d producer CTAs, %d timed "
-              "replays after 3\n\n",
+              "threads x %d words), %d layers, %d producer CTAs storing x "
+              "with %s stores, %d timed replays after 3\n\n",
               properties.name, base.k, static_cast<long long>(base.n()),
               weightBytes / 1048576.0, base.ctas, base.words, layers.count,
-              producerCtas, replays);
+              producerCtas, base.volatileStores ? "volatile" : "plain",
+              replays);
   std::printf("| M | GEMM CTAs an SM | mode | layer us | over wait | y as "
               "the wait's |\n|---:|---:|---|---:|---:|---|\n");
   bool failed = false;
