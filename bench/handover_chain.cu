@@ -1,5 +1,4 @@
-//===- handover_chain.cu - x handed over by sentinel, producer in chain ---===//
-//===//
+//===- handover_chain.cu - x by sentinel, its producer in the chain -------===//
 //
 // Part of the Lamport project.
 //
