@@ -4,10 +4,11 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// The error path the plain CUDA tools of bench/ share (lamport-stream-floor,
-// lamport-pdl-depth, lamport-handover-chain): a message naming the tool,
-// the call and what it was for, then the tool's exit status; and their
-// integer arguments. Each tool defines kToolName.
+// What the plain CUDA tools of bench/ share on the host side
+// (lamport-stream-floor, lamport-pdl-depth, lamport-handover-chain): the
+// error path (a message naming the tool, the call and what it was for,
+// then the tool's exit status), their integer and list arguments, and the
+// median time of a CUDA graph's replays. Each tool defines kToolName.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,9 +17,11 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 namespace lamport::bench {
 
@@ -53,8 +56,44 @@ inline int parseCount(const char *flag, const char *text, int least, int most) {
   return int(value);
 }
 
+/// The comma-separated items of `text` (an empty one where two commas meet).
+inline std::vector<std::string> splitList(const std::string &text) {
+  std::vector<std::string> items;
+  size_t start = 0;
+  for (size_t end; (end = text.find(',', start)) != std::string::npos;
+       start = end + 1)
+    items.push_back(text.substr(start, end - start));
+  items.push_back(text.substr(start));
+  return items;
+}
+
 } // namespace lamport::bench
 
 #define CHECK(call, what) ::lamport::bench::check((call), #call, (what))
+
+namespace lamport::bench {
+
+/// The median time of one replay of `exec` on `stream`, in ms: `replays`
+/// replays after `warmups`, each between `start` and `stop` and waited for.
+inline float medianReplayMs(cudaGraphExec_t exec, cudaStream_t stream,
+                            cudaEvent_t start, cudaEvent_t stop, int warmups,
+                            int replays, const std::string &what) {
+  std::vector<float> times;
+  for (int r = 0; r < warmups + replays; ++r) {
+    CHECK(cudaEventRecord(start, stream), what);
+    CHECK(cudaGraphLaunch(exec, stream), what);
+    CHECK(cudaEventRecord(stop, stream), what);
+    CHECK(cudaEventSynchronize(stop), what);
+    float ms = 0;
+    CHECK(cudaEventElapsedTime(&ms, start, stop), what);
+    if (r >= warmups)
+      times.push_back(ms);
+  }
+  std::nth_element(times.begin(), times.begin() + times.size() / 2,
+                   times.end());
+  return times[times.size() / 2];
+}
+
+} // namespace lamport::bench
 
 #endif // LAMPORT_BENCH_CUDA_CHECK_H

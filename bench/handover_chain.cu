@@ -74,6 +74,7 @@ using lamport::bench::fail;
 using lamport::bench::globalTimerNs;
 using lamport::bench::launchDependents;
 using lamport::bench::parseCount;
+using lamport::bench::splitList;
 using lamport::bench::waitForPredecessor;
 
 constexpr int kThreads = 256;
@@ -436,19 +437,6 @@ void resetState(cudaStream_t stream, const Layers &layers, const Problem &p,
   CHECK(cudaMemsetAsync(layers.timedOut, 0, sizeof(unsigned), stream), what);
 }
 
-std::vector<std::string> splitList(const std::string &text) {
-  std::vector<std::string> items;
-  size_t start = 0;
-  while (start <= text.size()) {
-    size_t comma = text.find(',', start);
-    if (comma == std::string::npos)
-      comma = text.size();
-    items.push_back(text.substr(start, comma - start));
-    start = comma + 1;
-  }
-  return items;
-}
-
 } // namespace
 
 int main(int argc, char **argv) {
@@ -616,17 +604,9 @@ int main(int argc, char **argv) {
       CHECK(cudaStreamEndCapture(stream, &captured), what);
       CHECK(cudaGraphInstantiate(&exec, captured, 0), what);
       CHECK(cudaGraphDestroy(captured), what);
-      std::vector<float> times;
-      for (int replay = 0; replay < 3 + replays; ++replay) {
-        CHECK(cudaEventRecord(start, stream), what);
-        CHECK(cudaGraphLaunch(exec, stream), what);
-        CHECK(cudaEventRecord(stop, stream), what);
-        CHECK(cudaEventSynchronize(stop), what);
-        float ms = 0;
-        CHECK(cudaEventElapsedTime(&ms, start, stop), what);
-        if (replay >= 3)
-          times.push_back(ms * 1000 / layers.count);
-      }
+      double median = lamport::bench::medianReplayMs(exec, stream, start, stop,
+                                                     3, replays, what) *
+                      1000 / layers.count;
       unsigned timedOut = 0;
       CHECK(cudaMemcpy(&timedOut, layers.timedOut, sizeof(timedOut),
                        cudaMemcpyDeviceToHost),
@@ -640,8 +620,6 @@ int main(int argc, char **argv) {
                          size_t(m) * p.n() * 2, cudaMemcpyDeviceToHost),
               what);
       CHECK(cudaGraphExecDestroy(exec), what);
-      std::sort(times.begin(), times.end());
-      double median = times[times.size() / 2];
       std::string same;
       if (mode.mode == Mode::wait) {
         reference = ys;

@@ -68,6 +68,7 @@ const char *const lamport::bench::kToolName = "lamport-stream-floor";
 namespace {
 
 using lamport::bench::fail;
+using lamport::bench::splitList;
 
 /// The copy bandwidth of one H200 the benchmarks measure, bytes per us.
 constexpr double kCopyBytesPerUs = 4.25e6;
@@ -326,17 +327,6 @@ int parseInstantiatedCount(const std::string &flag, const char *text,
   return int(count);
 }
 
-/// The comma-separated items of `text` (an empty one where two commas meet).
-std::vector<std::string> splitList(const std::string &text) {
-  std::vector<std::string> items;
-  size_t start = 0;
-  for (size_t end; (end = text.find(',', start)) != std::string::npos;
-       start = end + 1)
-    items.push_back(text.substr(start, end - start));
-  items.push_back(text.substr(start));
-  return items;
-}
-
 /// The comma-separated sizes in MiB of `text` (decimals allowed: a GEMM's
 /// N x K x 2 bytes), each a whole number of 16-byte words from 1 MiB (512
 /// nodes a graph rotate past L2) to 1,024 MiB.
@@ -584,22 +574,11 @@ int main(int argc, char **argv) {
                    where + ")",
                1);
       }
-      std::vector<float> times;
-      for (int r = 0; r < kWarmups + replays; ++r) {
-        CHECK(cudaEventRecord(start, stream), where);
-        CHECK(cudaGraphLaunch(exec, stream), where);
-        CHECK(cudaEventRecord(stop, stream), where);
-        CHECK(cudaEventSynchronize(stop), where);
-        float ms = 0;
-        CHECK(cudaEventElapsedTime(&ms, start, stop), where);
-        if (r >= kWarmups)
-          times.push_back(ms);
-      }
-      std::nth_element(times.begin(), times.begin() + times.size() / 2,
-                       times.end());
+      float ms = lamport::bench::medianReplayMs(exec, stream, start, stop,
+                                                kWarmups, replays, where);
       CHECK(cudaGraphExecDestroy(exec), where);
       CHECK(cudaGraphDestroy(graph), where);
-      return times[times.size() / 2] * 1e3 / copies;
+      return ms * 1e3 / copies;
     };
     std::vector<std::pair<bool, long>> modes;
     if (hold)
