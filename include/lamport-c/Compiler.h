@@ -22,6 +22,7 @@
 #include "mlir-c/IR.h"
 #include "mlir-c/Support.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -56,10 +57,30 @@ typedef struct {
   /// The program to compile where the module holds more than one
   /// (--program); empty to take the only one.
   MlirStringRef program;
+  /// The tactic table for gemm_publish ops without tactics
+  /// (--tactic-table); empty for the chip's, installed beside the library
+  /// (docs/tactics.md).
+  MlirStringRef tacticTable;
+  /// How the GEMM's bulk pipeline fills a stage that is not contiguous:
+  /// `auto`, `rows` or `tensor` (--bulk-copies).
+  MlirStringRef bulkCopies;
+  /// Whether lamport-check-protocol runs before the kernels are generated
+  /// (--protocol-check).
+  bool checkProtocol;
+  /// Whether each gemm_publish gets a remark saying where its tactics came
+  /// from (--lamport-explain-tactics).
+  bool explainTactics;
+  /// When not null, called once after a compilation that succeeded, with
+  /// its warnings and remarks (the tactics' among them), one a line, where
+  /// it has any; `remarkUserData` is passed through. On failure they go to
+  /// the error callback with the errors.
+  MlirStringCallback remarkCallback;
+  void *remarkUserData;
 } MlirLamportCompileOptions;
 
 /// lamport-compile's defaults: sm_90, unicast, the dialect's default
-/// timeout, the only program.
+/// timeout, the only program, the chip's tactic table, `auto` bulk copies,
+/// the protocol checked, no remarks.
 MLIR_CAPI_EXPORTED MlirLamportCompileOptions
 mlirLamportCompileOptionsGetDefault(void);
 

@@ -52,6 +52,16 @@ public:
   /// The stream diagnostics are printed to (one or more lines each).
   raw_ostream &stream() { return os; }
 
+  /// Returns success after handing what was collected, the warnings and
+  /// remarks of a call that succeeded, to `callback` where there is any.
+  MlirLogicalResult succeed(MlirStringCallback callback, void *userData) {
+    os.flush();
+    StringRef message = StringRef(text).rtrim();
+    if (callback && !message.empty())
+      callback(wrap(message), userData);
+    return mlirLogicalResultSuccess();
+  }
+
   /// Returns failure after handing the text to the callback.
   MlirLogicalResult fail() {
     os.flush();
@@ -229,12 +239,23 @@ static LogicalResult compile(ModuleOp module, const ArgumentNames &names,
     report.add("error: a bundle is a directory: name it");
     return failure();
   }
+  std::string bulkCopiesName = toString(options.bulkCopies);
+  std::optional<BulkCopies> bulkCopies = symbolizeBulkCopies(bulkCopiesName);
+  if (!bulkCopies) {
+    report.add("error: unknown bulk copies '" + bulkCopiesName +
+               "': a bulk stage is filled by auto, rows or tensor copies");
+    return failure();
+  }
 
   CompileOptions compileOptions;
   compileOptions.chip = chip;
   compileOptions.transport = *transport;
   compileOptions.timeoutNs = options.timeoutNs;
   compileOptions.program = toString(options.program);
+  compileOptions.tacticTable = toString(options.tacticTable);
+  compileOptions.bulkCopies = *bulkCopies;
+  compileOptions.checkProtocol = options.checkProtocol;
+  compileOptions.explainTactics = options.explainTactics;
   FailureOr<func::FuncOp> program =
       generateProgramKernels(module, compileOptions);
   if (failed(program))
@@ -282,6 +303,13 @@ MlirLamportCompileOptions mlirLamportCompileOptionsGetDefault(void) {
   options.transport = mlirStringRefCreateFromCString("unicast");
   options.timeoutNs = LamportDialect::kDefaultTimeoutNs;
   options.program = mlirStringRefCreate(nullptr, 0);
+  options.tacticTable = mlirStringRefCreate(nullptr, 0);
+  options.bulkCopies = mlirStringRefCreateFromCString(
+      stringifyBulkCopies(BulkCopies::automatic).data());
+  options.checkProtocol = true;
+  options.explainTactics = false;
+  options.remarkCallback = nullptr;
+  options.remarkUserData = nullptr;
   return options;
 }
 
@@ -298,7 +326,7 @@ mlirLamportCompileModuleToBundle(MlirModule module, MlirStringRef directory,
   if (failed(compile(moduleOp, argumentNamesFromLocations(moduleOp),
                      unwrap(directory), options, report)))
     return report.fail();
-  return mlirLogicalResultSuccess();
+  return report.succeed(options.remarkCallback, options.remarkUserData);
 }
 
 MlirLogicalResult mlirLamportCompileSourceToBundle(
@@ -317,7 +345,7 @@ MlirLogicalResult mlirLamportCompileSourceToBundle(
     return report.fail();
   if (failed(compile(*module, names, unwrap(directory), options, report)))
     return report.fail();
-  return mlirLogicalResultSuccess();
+  return report.succeed(options.remarkCallback, options.remarkUserData);
 }
 
 MlirModule mlirLamportModuleCreateParse(MlirContext context,

@@ -241,6 +241,66 @@ static void testCompile(MlirContext context, const char *root) {
   mlirModuleDestroy(module);
 }
 
+static void printRemarks(MlirStringRef text, void *userData) {
+  ++*(int *)userData;
+  printf("remarks: <<%.*s>>\n", (int)text.length, text.data);
+}
+
+/// A plain GEMM with no tactics: lamport-select-tactics chooses them.
+static const char *kGemm =
+    "func.func @gemm(%x: memref<4x4096xbf16>, %w: memref<1024x4096xbf16>,\n"
+    "                %y: memref<4x1024xbf16>) {\n"
+    "  lamport.gemm_publish %x, %w into %y {pdl}\n"
+    "      : memref<4x4096xbf16>, memref<1024x4096xbf16>, "
+    "memref<4x1024xbf16>\n"
+    "  return\n"
+    "}\n";
+
+static void testCompileRemarks(MlirContext context, const char *root) {
+  // CHECK-LABEL: testCompileRemarks
+  printf("testCompileRemarks\n");
+  char directory[4096];
+  snprintf(directory, sizeof(directory), "%s/gemm", root);
+  MlirLamportCompileOptions options = mlirLamportCompileOptionsGetDefault();
+  int calls = 0;
+  options.remarkCallback = printRemarks;
+  options.remarkUserData = &calls;
+
+  // Nothing to say: the callback is not called.
+  MlirLogicalResult result = mlirLamportCompileSourceToBundle(
+      context, mlirStringRefCreateFromCString(kGemm),
+      mlirStringRefCreateFromCString("gemm.mlir"),
+      mlirStringRefCreateFromCString(directory), options, printError, NULL);
+  // CHECK: quiet: 1 0
+  printf("quiet: %d %d\n", mlirLogicalResultIsSuccess(result), calls);
+
+  // Where each op's tactics came from, once, after the bundle is written:
+  // the sm_90 table beside the build's (or installed) lib/ and bin/.
+  // CHECK: remarks: <<gemm.mlir:3:3: remark: tactics for N = 1024, K = 4096: M 4..4 {{.*}} from the table {{.*}}/share/lamport/tactics/sm_90.json (entry
+  // CHECK: explained: 1 1
+  options.explainTactics = true;
+  result = mlirLamportCompileSourceToBundle(
+      context, mlirStringRefCreateFromCString(kGemm),
+      mlirStringRefCreateFromCString("gemm.mlir"),
+      mlirStringRefCreateFromCString(directory), options, printError, NULL);
+  printf("explained: %d %d\n", mlirLogicalResultIsSuccess(result), calls);
+
+  // A table that is not there, and a stage filling that does not exist.
+  // CHECK: error text: <<gemm.mlir: error: tactic table 'no-such-table.json': No such file or directory>>
+  options.tacticTable = mlirStringRefCreateFromCString("no-such-table.json");
+  mlirLamportCompileSourceToBundle(
+      context, mlirStringRefCreateFromCString(kGemm),
+      mlirStringRefCreateFromCString("gemm.mlir"),
+      mlirStringRefCreateFromCString(directory), options, printError, NULL);
+  options = mlirLamportCompileOptionsGetDefault();
+  // CHECK: error text: <<error: unknown bulk copies 'fast': a bulk stage is filled by auto, rows or tensor copies>>
+  options.bulkCopies = mlirStringRefCreateFromCString("fast");
+  mlirLamportCompileSourceToBundle(
+      context, mlirStringRefCreateFromCString(kGemm),
+      mlirStringRefCreateFromCString("gemm.mlir"),
+      mlirStringRefCreateFromCString(directory), options, printError, NULL);
+}
+
 static void testCompileErrors(MlirContext context, const char *root) {
   // CHECK-LABEL: testCompileErrors
   printf("testCompileErrors\n");
@@ -398,6 +458,7 @@ int main(int argc, char **argv) {
   testPipeline(context);
   testTextErrors(context);
   testCompile(context, argv[1]);
+  testCompileRemarks(context, argv[1]);
   testCompileErrors(context, argv[1]);
   mlirContextDestroy(context);
   testTypesAndAttributes();

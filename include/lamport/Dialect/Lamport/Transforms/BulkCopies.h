@@ -13,6 +13,11 @@
 #ifndef LAMPORT_DIALECT_LAMPORT_TRANSFORMS_BULKCOPIES_H
 #define LAMPORT_DIALECT_LAMPORT_TRANSFORMS_BULKCOPIES_H
 
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/ErrorHandling.h"
+
+#include <optional>
+
 namespace mlir::lamport {
 
 /// How the GEMM's bulk pipeline fills a stage that is not one contiguous
@@ -28,6 +33,28 @@ enum class BulkCopies {
   /// Tensor copies at every such stage.
   tensor,
 };
+
+/// The name of `copies` on the command line: `auto`, `rows` or `tensor`.
+inline llvm::StringRef stringifyBulkCopies(BulkCopies copies) {
+  switch (copies) {
+  case BulkCopies::automatic:
+    return "auto";
+  case BulkCopies::rows:
+    return "rows";
+  case BulkCopies::tensor:
+    return "tensor";
+  }
+  llvm_unreachable("unknown BulkCopies");
+}
+
+/// The BulkCopies named `name` on the command line, if any.
+inline std::optional<BulkCopies> symbolizeBulkCopies(llvm::StringRef name) {
+  for (BulkCopies copies :
+       {BulkCopies::automatic, BulkCopies::rows, BulkCopies::tensor})
+    if (name == stringifyBulkCopies(copies))
+      return copies;
+  return std::nullopt;
+}
 
 } // namespace mlir::lamport
 
