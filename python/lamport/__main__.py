@@ -2,6 +2,7 @@
 launch plan.
 
     python -m lamport compile program.mlir -o bundle [--chip sm_90]
+        [--tactic-table PATH] [--explain-tactics]
     python -m lamport plan bundle
 """
 
@@ -22,9 +23,15 @@ def _compile(args):
         bundle = context.compile(source, args.output, chip=args.chip,
                                  transport=args.transport,
                                  timeout_ns=args.timeout_ns,
-                                 program=args.program, name=args.input)
+                                 program=args.program, name=args.input,
+                                 tactic_table=args.tactic_table,
+                                 bulk_copies=args.bulk_copies,
+                                 protocol_check=args.protocol_check,
+                                 explain_tactics=args.explain_tactics)
     finally:
         context.close()
+    if bundle.remarks:
+        print(bundle.remarks, file=sys.stderr)
     if not args.quiet:
         size = sum(os.path.getsize(os.path.join(args.output, name))
                    for name in os.listdir(args.output))
@@ -62,8 +69,21 @@ def main(argv=None):
     compile_.add_argument("--program", default=None,
                           help="the function to compile where the file "
                                "holds more than one")
+    compile_.add_argument("--tactic-table", default=None, metavar="PATH",
+                          help="tactic table for gemm_publish ops without "
+                               "tactics (default: the chip's)")
+    compile_.add_argument("--bulk-copies", default="auto",
+                          choices=["auto", "rows", "tensor"],
+                          help="how the GEMM's bulk pipeline fills a stage "
+                               "that is not contiguous (default: auto)")
+    compile_.add_argument("--no-protocol-check", dest="protocol_check",
+                          action="store_false",
+                          help="skip lamport-check-protocol")
+    compile_.add_argument("--explain-tactics", action="store_true",
+                          help="remark, for each gemm_publish, where its "
+                               "tactics came from (on stderr)")
     compile_.add_argument("-q", "--quiet", action="store_true",
-                          help="print nothing on success")
+                          help="print no summary line on success")
     compile_.set_defaults(run=_compile)
 
     plan = commands.add_parser(

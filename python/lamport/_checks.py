@@ -40,3 +40,12 @@ def text(what, value):
     if isinstance(value, str):
         return value
     return text_bytes(what, value).decode()
+
+
+def flag(what, value):
+    """`value`, which must be a bool: TypeError naming `what` otherwise (the
+    string "false" would be true)."""
+    if not isinstance(value, bool):
+        raise TypeError(f"{what} must be True or False, got "
+                        f"{type(value).__name__}")
+    return value

@@ -406,6 +406,10 @@ class Bundle:
             raise BundleError(f"'{self.path}' is not a bundle: it has no manifest.json")
         self.manifest = load_manifest(manifest_path)
         self._entries = {entry["name"]: entry for entry in self.manifest["kernels"]}
+        #: The warnings and remarks of the compilation that wrote the bundle
+        #: (lamport.Context.compile, Module.compile), as lamport-compile
+        #: prints them; empty for a bundle only read from disk.
+        self.remarks = ""
 
     def _entry(self, name):
         return self._entries[name]

@@ -20,7 +20,7 @@ import os
 import sys
 
 from . import _lamport
-from ._checks import C_INT64, integer, text
+from ._checks import C_INT64, flag, integer, text
 from ._errors import DiagnosticInfo, Error, MLIRError
 
 Attribute = _lamport.Attribute
@@ -39,10 +39,12 @@ __all__ = [
 ]
 
 
-def _bundle(directory):
+def _bundle(directory, remarks):
     from .bundle import Bundle
 
-    return Bundle(directory)
+    bundle = Bundle(directory)
+    bundle.remarks = remarks
+    return bundle
 
 
 class Context(_lamport.Context):
@@ -57,22 +59,39 @@ class Context(_lamport.Context):
         return Module._parse(self, text_, name)
 
     def compile(self, text_, directory, *, chip="sm_90", transport="unicast",
-                timeout_ns=None, program=None, name="<string>"):
+                timeout_ns=None, program=None, name="<string>",
+                tactic_table=None, bulk_copies="auto", protocol_check=True,
+                explain_tactics=False):
         """Compiles the program in `text_` into the bundle `directory`, as
-        `lamport-compile FILE -o DIRECTORY` does, and returns the Bundle.
+        `lamport-compile FILE -o DIRECTORY` does, and returns the Bundle,
+        whose `remarks` hold the compilation's warnings and remarks.
         Argument names in the manifest are those of the source."""
         source = text("Context.compile: text", text_)
         name = text("Context.compile: name", name)
-        options = _options(chip, transport, timeout_ns, program)
-        self._compile(source, name, os.fspath(directory), *options)
-        return _bundle(directory)
+        options = _options(chip, transport, timeout_ns, program, tactic_table,
+                           bulk_copies, protocol_check, explain_tactics)
+        remarks = self._compile(source, name, os.fspath(directory), *options)
+        return _bundle(directory, remarks)
 
 
-def _options(chip, transport, timeout_ns, program):
+def _options(chip, transport, timeout_ns, program, tactic_table, bulk_copies,
+             protocol_check, explain_tactics):
     if timeout_ns is not None:
         timeout_ns = integer("timeout_ns", timeout_ns, C_INT64)
+    if tactic_table is not None:
+        if not isinstance(tactic_table, (str, bytes, os.PathLike)):
+            raise TypeError("tactic_table must be a path (str, bytes or "
+                            "os.PathLike) or None, got "
+                            f"{type(tactic_table).__name__}")
+        tactic_table = text("tactic_table", os.fsdecode(tactic_table))
+        if not tactic_table:
+            raise ValueError("tactic_table is an empty path: pass None for "
+                             "the chip's table")
     return (text("chip", chip), text("transport", transport), timeout_ns,
-            None if program is None else text("program", program))
+            None if program is None else text("program", program),
+            tactic_table, text("bulk_copies", bulk_copies),
+            flag("protocol_check", protocol_check),
+            flag("explain_tactics", explain_tactics))
 
 
 class Module:
@@ -138,14 +157,18 @@ class Module:
         return self
 
     def compile(self, directory, *, chip="sm_90", transport="unicast",
-                timeout_ns=None, program=None):
+                timeout_ns=None, program=None, tactic_table=None,
+                bulk_copies="auto", protocol_check=True,
+                explain_tactics=False):
         """Compiles this module's program into the bundle `directory` and
-        returns the Bundle. The module is lowered in place. The manifest
-        names an argument by its name location (what func.FuncOp's arg_names
-        sets), else arg<i>."""
-        options = _options(chip, transport, timeout_ns, program)
-        self._raw._compile(os.fspath(directory), *options)
-        return _bundle(directory)
+        returns the Bundle (its `remarks`: the compilation's warnings and
+        remarks). The module is lowered in place. The manifest names an
+        argument by its name location (what func.FuncOp's arg_names sets),
+        else arg<i>."""
+        options = _options(chip, transport, timeout_ns, program, tactic_table,
+                           bulk_copies, protocol_check, explain_tactics)
+        remarks = self._raw._compile(os.fspath(directory), *options)
+        return _bundle(directory, remarks)
 
 
 #===----------------------------------------------------------------------===#

@@ -444,16 +444,28 @@ std::vector<PyValue> valuesOf(const nb::object &module, intptr_t count,
 struct CompileOptions {
   CompileOptions(const std::string &chip, const std::string &transport,
                  std::optional<int64_t> timeoutNs,
-                 const std::optional<std::string> &program)
-      : chip(chip), transport(transport), program(program.value_or("")) {
+                 const std::optional<std::string> &program,
+                 const std::optional<std::string> &tacticTable,
+                 const std::string &bulkCopies, bool checkProtocol,
+                 bool explainTactics)
+      : chip(chip), transport(transport), program(program.value_or("")),
+        tacticTable(tacticTable.value_or("")), bulkCopies(bulkCopies) {
     options = mlirLamportCompileOptionsGetDefault();
     options.chip = toRef(this->chip);
     options.transport = toRef(this->transport);
     if (timeoutNs)
       options.timeoutNs = *timeoutNs;
     options.program = toRef(this->program);
+    options.tacticTable = toRef(this->tacticTable);
+    options.bulkCopies = toRef(this->bulkCopies);
+    options.checkProtocol = checkProtocol;
+    options.explainTactics = explainTactics;
+    options.remarkCallback = appendTo;
+    options.remarkUserData = &remarks;
   }
-  std::string chip, transport, program;
+  std::string chip, transport, program, tacticTable, bulkCopies;
+  /// The warnings and remarks of a compilation that succeeded.
+  std::string remarks;
   MlirLamportCompileOptions options;
 };
 
@@ -511,16 +523,24 @@ void bindContext(nb::module_ &m) {
           [](nb::object self, const std::string &text, const std::string &name,
              const std::string &directory, const std::string &chip,
              const std::string &transport, std::optional<int64_t> timeoutNs,
-             std::optional<std::string> program) {
-            CompileOptions options(chip, transport, timeoutNs, program);
+             std::optional<std::string> program,
+             std::optional<std::string> tacticTable,
+             const std::string &bulkCopies, bool checkProtocol,
+             bool explainTactics) {
+            CompileOptions options(chip, transport, timeoutNs, program,
+                                   tacticTable, bulkCopies, checkProtocol,
+                                   explainTactics);
             std::string errors;
             check(mlirLamportCompileSourceToBundle(
                       contextOf(self), toRef(text), toRef(name),
                       toRef(directory), options.options, appendTo, &errors),
                   errors, name + ": compilation failed");
+            return options.remarks;
           },
           "text"_a, "name"_a, "directory"_a, "chip"_a, "transport"_a,
-          "timeout_ns"_a.none(), "program"_a.none());
+          "timeout_ns"_a.none(), "program"_a.none(), "tactic_table"_a.none(),
+          "bulk_copies"_a, "protocol_check"_a, "explain_tactics"_a,
+          "Compiles; returns the warnings and remarks.");
 }
 
 /// Location: unknown, file, name; `with loc:`.
@@ -696,16 +716,24 @@ void bindModule(nb::module_ &m) {
           [](PyModule &self, const std::string &directory,
              const std::string &chip, const std::string &transport,
              std::optional<int64_t> timeoutNs,
-             std::optional<std::string> program) {
-            CompileOptions options(chip, transport, timeoutNs, program);
+             std::optional<std::string> program,
+             std::optional<std::string> tacticTable,
+             const std::string &bulkCopies, bool checkProtocol,
+             bool explainTactics) {
+            CompileOptions options(chip, transport, timeoutNs, program,
+                                   tacticTable, bulkCopies, checkProtocol,
+                                   explainTactics);
             std::string errors;
             check(mlirLamportCompileModuleToBundle(self.get(), toRef(directory),
                                                    options.options, appendTo,
                                                    &errors),
                   errors, "compilation failed");
+            return options.remarks;
           },
           "directory"_a, "chip"_a, "transport"_a, "timeout_ns"_a.none(),
-          "program"_a.none());
+          "program"_a.none(), "tactic_table"_a.none(), "bulk_copies"_a,
+          "protocol_check"_a, "explain_tactics"_a,
+          "Compiles; returns the warnings and remarks.");
 }
 
 /// Block: its arguments and ops.
