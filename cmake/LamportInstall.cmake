@@ -73,7 +73,8 @@ if(LAMPORT_ENABLE_COMPILER)
     RUNTIME DESTINATION bin
     COMPONENT lamport-tools)
   # The tactic tables lamport-select-tactics reads: share/lamport/tactics
-  # beside bin/ (docs/tactics.md), and lamport-tune beside the tools.
+  # beside bin/ and lib/ (docs/tactics.md), and lamport-tune beside the
+  # tools.
   install(DIRECTORY ${LAMPORT_SOURCE_DIR}/data/tactics
     DESTINATION share/lamport
     COMPONENT lamport-tools

@@ -12,6 +12,7 @@
 #include "llvm/Support/Path.h"
 
 #include <cmath>
+#include <dlfcn.h>
 
 using namespace mlir;
 using namespace mlir::lamport;
@@ -274,6 +275,28 @@ llvm::Expected<TacticTable> mlir::lamport::readTacticTable(MLIRContext *ctx,
   return table;
 }
 
+/// The file of the shared library or executable that holds this code, or an
+/// empty string where the loader does not say.
+static std::string thisObjectFile() {
+  Dl_info info;
+  if (dladdr(reinterpret_cast<void *>(&thisObjectFile), &info) == 0 ||
+      !info.dli_fname)
+    return "";
+  // The loader keeps the path it was given (`$ORIGIN/../../lib/...`).
+  SmallString<256> path;
+  if (llvm::sys::fs::real_path(info.dli_fname, path))
+    return "";
+  return path.str().str();
+}
+
+/// `<file's directory>/../share/lamport/tactics/<name>`.
+static std::string besideBinary(StringRef file, StringRef name) {
+  SmallString<256> path(
+      llvm::sys::path::parent_path(llvm::sys::path::parent_path(file)));
+  llvm::sys::path::append(path, "share", "lamport", "tactics", name);
+  return path.str().str();
+}
+
 std::string mlir::lamport::findTacticTable(StringRef chip) {
   // sm_90a and sm_90f run sm_90's kernels.
   std::string name = chip.str();
@@ -281,14 +304,15 @@ std::string mlir::lamport::findTacticTable(StringRef chip) {
     name.pop_back();
   name += ".json";
   SmallVector<std::string> places;
+  // The library holding the pass first: a program that loads it (Python,
+  // mlir-opt with the plugin) has its own bin/, which says nothing of ours.
+  std::string object = thisObjectFile();
+  if (!object.empty())
+    places.push_back(besideBinary(object, name));
   static int anchor;
   std::string executable = llvm::sys::fs::getMainExecutable(nullptr, &anchor);
-  if (!executable.empty()) {
-    SmallString<256> path(
-        llvm::sys::path::parent_path(llvm::sys::path::parent_path(executable)));
-    llvm::sys::path::append(path, "share", "lamport", "tactics", name);
-    places.push_back(path.str().str());
-  }
+  if (!executable.empty())
+    places.push_back(besideBinary(executable, name));
 #ifdef LAMPORT_TACTICS_INSTALL_DIR
   places.push_back(std::string(LAMPORT_TACTICS_INSTALL_DIR) + "/" + name);
 #endif

@@ -79,8 +79,9 @@ struct TacticTable {
 /// Reads the table at `path`, or an error naming the file and the entry.
 llvm::Expected<TacticTable> readTacticTable(MLIRContext *ctx, StringRef path);
 
-/// Where the table of `chip` is (share/lamport/tactics/ beside the running
-/// tool's bin/, else under the install prefix, else the source tree's
+/// Where the table of `chip` is (share/lamport/tactics/ beside the lib/ or
+/// bin/ of the library that holds the pass, else beside the running
+/// program's bin/, else under the install prefix, else the source tree's
 /// data/tactics/), or an empty string where there is none: sm_90a and
 /// sm_90f read sm_90's.
 std::string findTacticTable(StringRef chip);
