@@ -44,6 +44,15 @@ MLIR_CAPI_EXPORTED MlirLogicalResult mlirLamportModuleRunPassPipeline(
     MlirModule module, MlirStringRef pipeline, MlirStringCallback errorCallback,
     void *userData);
 
+/// As mlirLamportModuleRunPassPipeline; when the pipeline succeeds, also
+/// calls `remarkCallback` (when not null) once with its warnings and
+/// remarks, one a line, where it has any (e.g. those of
+/// `lamport-select-tactics{explain}`); `remarkUserData` is passed through.
+MLIR_CAPI_EXPORTED MlirLogicalResult
+mlirLamportModuleRunPassPipelineWithRemarks(
+    MlirModule module, MlirStringRef pipeline, MlirStringCallback errorCallback,
+    void *userData, MlirStringCallback remarkCallback, void *remarkUserData);
+
 /// What to compile for, as lamport-compile's flags say it. String fields are
 /// borrowed for the duration of the call.
 typedef struct {

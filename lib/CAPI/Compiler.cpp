@@ -370,6 +370,13 @@ MlirLogicalResult
 mlirLamportModuleRunPassPipeline(MlirModule module, MlirStringRef pipeline,
                                  MlirStringCallback errorCallback,
                                  void *userData) {
+  return mlirLamportModuleRunPassPipelineWithRemarks(
+      module, pipeline, errorCallback, userData, nullptr, nullptr);
+}
+
+MlirLogicalResult mlirLamportModuleRunPassPipelineWithRemarks(
+    MlirModule module, MlirStringRef pipeline, MlirStringCallback errorCallback,
+    void *userData, MlirStringCallback remarkCallback, void *remarkUserData) {
   ErrorReport report(errorCallback, userData);
   ModuleOp moduleOp = unwrap(module);
   QuietOpsOnDiagnostic quiet(moduleOp.getContext());
@@ -394,5 +401,5 @@ mlirLamportModuleRunPassPipeline(MlirModule module, MlirStringRef pipeline,
   static_cast<OpPassManager &>(pm) = std::move(*passes);
   if (failed(pm.run(moduleOp)))
     return report.fail();
-  return mlirLogicalResultSuccess();
+  return report.succeed(remarkCallback, remarkUserData);
 }

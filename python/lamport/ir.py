@@ -100,6 +100,8 @@ class Module:
 
     def __init__(self, raw):
         self._raw = raw
+        #: The warnings and remarks of the last run_pipeline.
+        self.remarks = ""
 
     @staticmethod
     def create(loc=None):
@@ -152,8 +154,11 @@ class Module:
     def run_pipeline(self, pipeline):
         """Runs a textual pass pipeline in place, e.g.
         `builtin.module(lamport-generate-kernels, lamport-lower-to-nvvm)`;
-        raises Error with the messages on failure."""
-        self._raw._run_pipeline(text("run_pipeline: pipeline", pipeline))
+        raises Error with the messages on failure. Returns the module; its
+        `remarks` then hold the pipeline's warnings and remarks (e.g.
+        `lamport-select-tactics{explain}`'s)."""
+        self.remarks = self._raw._run_pipeline(
+            text("run_pipeline: pipeline", pipeline))
         return self
 
     def compile(self, directory, *, chip="sm_90", transport="unicast",

@@ -705,12 +705,14 @@ void bindModule(nb::module_ &m) {
       .def(
           "_run_pipeline",
           [](PyModule &self, const std::string &pipeline) {
-            std::string errors;
-            check(mlirLamportModuleRunPassPipeline(self.get(), toRef(pipeline),
-                                                   appendTo, &errors),
+            std::string errors, remarks;
+            check(mlirLamportModuleRunPassPipelineWithRemarks(
+                      self.get(), toRef(pipeline), appendTo, &errors, appendTo,
+                      &remarks),
                   errors, "pipeline '" + pipeline + "' failed");
+            return remarks;
           },
-          "pipeline"_a)
+          "pipeline"_a, "Runs the pipeline; returns its warnings and remarks.")
       .def(
           "_compile",
           [](PyModule &self, const std::string &directory,

@@ -266,8 +266,23 @@ static void testCompileRemarks(MlirContext context, const char *root) {
   options.remarkCallback = printRemarks;
   options.remarkUserData = &calls;
 
+  // A pipeline's remarks, from a pass that explains its choice.
+  MlirModule module =
+      mlirModuleCreateParse(context, mlirStringRefCreateFromCString(kGemm));
+  // CHECK: remarks: <<-:3:3: remark: tactics for N = 1024, K = 4096: M 4..4
+  // CHECK: pipeline remarks: 1 1
+  MlirLogicalResult result = mlirLamportModuleRunPassPipelineWithRemarks(
+      module,
+      mlirStringRefCreateFromCString(
+          "builtin.module(lamport-select-tactics{explain})"),
+      printError, NULL, printRemarks, &calls);
+  printf("pipeline remarks: %d %d\n", mlirLogicalResultIsSuccess(result),
+         calls);
+  mlirModuleDestroy(module);
+  calls = 0;
+
   // Nothing to say: the callback is not called.
-  MlirLogicalResult result = mlirLamportCompileSourceToBundle(
+  result = mlirLamportCompileSourceToBundle(
       context, mlirStringRefCreateFromCString(kGemm),
       mlirStringRefCreateFromCString("gemm.mlir"),
       mlirStringRefCreateFromCString(directory), options, printError, NULL);

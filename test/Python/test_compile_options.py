@@ -126,6 +126,18 @@ def test_module_compile_takes_the_options(context, tmp_path):
     assert "remark: tactics for N = 1024, K = 4096" in bundle.remarks
 
 
+def test_run_pipeline_keeps_the_remarks(context):
+    module = context.parse(GEMM, name="gemm.mlir")
+    assert module.remarks == ""
+    same = module.run_pipeline("builtin.module(lamport-select-tactics{explain})")
+    assert same is module
+    assert module.remarks.startswith(
+        "gemm.mlir:3:3: remark: tactics for N = 1024, K = 4096: M 4..4 ")
+    # A pipeline with nothing to say leaves none.
+    module.run_pipeline("builtin.module(lamport-generate-kernels)")
+    assert module.remarks == ""
+
+
 @requires_ptxas
 def test_cli_explains_tactics_on_stderr(tmp_path):
     result = subprocess.run(
