@@ -419,9 +419,10 @@ LogicalResult LamportSelectTacticsPass::selectFor(GemmPublishOp op) {
         remark << llvm::formatv(
                       " from the cost model ({0}; estimate {1:F2} us at M = "
                       "{2}, the runner-up {3:F2} us",
-                      !table      ? noTableReason
-                      : priorOnly ? "the table as a prior only"
-                                  : "no table entry",
+                      !table ? noTableReason
+                      : priorOnly
+                          ? "the table " + table->path + " as a prior only"
+                          : "no entry in the table " + table->path,
                       run.choice.pick.estimateUs, run.lastM,
                       run.choice.runnerUpUs)
                       .str();
