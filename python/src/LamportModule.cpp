@@ -463,6 +463,9 @@ struct CompileOptions {
     options.remarkCallback = appendTo;
     options.remarkUserData = &remarks;
   }
+  /// `options` points into this object.
+  CompileOptions(const CompileOptions &) = delete;
+  CompileOptions &operator=(const CompileOptions &) = delete;
   std::string chip, transport, program, tacticTable, bulkCopies;
   /// The warnings and remarks of a compilation that succeeded.
   std::string remarks;
