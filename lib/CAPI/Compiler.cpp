@@ -53,19 +53,19 @@ public:
   raw_ostream &stream() { return os; }
 
   /// Returns success after handing what was collected, the warnings and
-  /// remarks of a call that succeeded, to `callback` where there is any.
-  MlirLogicalResult succeed(MlirStringCallback callback, void *userData) {
-    os.flush();
-    StringRef message = StringRef(text).rtrim();
-    if (callback && !message.empty())
-      callback(wrap(message), userData);
+  /// remarks of a call that succeeded, to `remarkCallback` where there is
+  /// any.
+  MlirLogicalResult succeed(MlirStringCallback remarkCallback,
+                            void *remarkUserData) {
+    StringRef message = collected();
+    if (remarkCallback && !message.empty())
+      remarkCallback(wrap(message), remarkUserData);
     return mlirLogicalResultSuccess();
   }
 
   /// Returns failure after handing the text to the callback.
   MlirLogicalResult fail() {
-    os.flush();
-    StringRef message = StringRef(text).rtrim();
+    StringRef message = collected();
     if (message.empty())
       message = "lamport: failed without a diagnostic";
     if (callback)
@@ -74,6 +74,12 @@ public:
   }
 
 private:
+  /// Everything added or printed so far, without trailing blank lines.
+  StringRef collected() {
+    os.flush();
+    return StringRef(text).rtrim();
+  }
+
   MlirStringCallback callback;
   void *userData;
   std::string text;

@@ -83,7 +83,7 @@ def _options(chip, transport, timeout_ns, program, tactic_table, bulk_copies,
             raise TypeError("tactic_table must be a path (str, bytes or "
                             "os.PathLike) or None, got "
                             f"{type(tactic_table).__name__}")
-        tactic_table = text("tactic_table", os.fsdecode(tactic_table))
+        tactic_table = os.fsdecode(tactic_table)
         if not tactic_table:
             raise ValueError("tactic_table is an empty path: pass None for "
                              "the chip's table")
