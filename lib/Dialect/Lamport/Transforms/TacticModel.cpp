@@ -29,11 +29,15 @@
 using namespace mlir;
 using namespace mlir::lamport;
 
-ChipModel ChipModel::get(StringRef chip) {
+std::optional<ChipModel> ChipModel::get(StringRef chip) {
+  bool hopper = chip == "sm_90" || chip == "sm_90a";
+  bool blackwell = chip == "sm_100" || chip == "sm_100a" || chip == "sm_100f";
+  if (!hopper && !blackwell)
+    return std::nullopt;
   ChipModel model;
   model.chip = chip.str();
   // B200: 148 SMs and about 1.9x the H200's device-memory bandwidth.
-  if (chip.starts_with("sm_100")) {
+  if (blackwell) {
     model.sms = 148;
     model.dramBytesPerUs = 7.7e6;
     model.l2BytesPerUs = 16e6;

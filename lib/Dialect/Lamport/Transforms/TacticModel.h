@@ -18,6 +18,7 @@
 #include "lamport/Dialect/Lamport/IR/Lamport.h"
 #include "lamport/Dialect/Lamport/Transforms/BulkCopies.h"
 
+#include <optional>
 #include <string>
 
 namespace mlir::lamport {
@@ -90,8 +91,9 @@ struct ChipModel {
   double bulkCopiesPerUs = 3760;
   double bulkLatencyUs = 0.1;
 
-  /// The figures of `chip` (sm_90 = H200; sm_100a = B200).
-  static ChipModel get(StringRef chip);
+  /// The figures of `chip` (sm_90, sm_90a: H200; sm_100, sm_100a,
+  /// sm_100f: B200), or none for a chip the model has no figures for.
+  static std::optional<ChipModel> get(StringRef chip);
 };
 
 /// The token tile the generator uses for `m` tokens: 8 up to 8, else 16.

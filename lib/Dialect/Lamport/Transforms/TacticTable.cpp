@@ -6,6 +6,7 @@
 
 #include "TacticTable.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -13,6 +14,7 @@
 
 #include <cmath>
 #include <dlfcn.h>
+#include <limits>
 
 using namespace mlir;
 using namespace mlir::lamport;
@@ -92,9 +94,80 @@ static bool readCount(const llvm::json::Object &object, StringRef key,
   int64_t wide = value;
   if (!readCount(object, key, wide, optional, error))
     return false;
+  if (wide > std::numeric_limits<unsigned>::max()) {
+    error = ("'" + key + "' is out of range").str();
+    return false;
+  }
   value = unsigned(wide);
   return true;
 }
+
+/// Reads the boolean `key` of `object` into `value` (kept where absent and
+/// `optional`); false with `error` set where it is not true or false.
+static bool readFlag(const llvm::json::Object &object, StringRef key,
+                     bool &value, bool optional, std::string &error) {
+  const llvm::json::Value *field = object.get(key);
+  std::optional<bool> flag = field ? field->getAsBoolean() : std::nullopt;
+  if (!flag) {
+    if (field || !optional)
+      error = ("'" + key + "' must be true or false").str();
+    return !field && optional;
+  }
+  value = *flag;
+  return true;
+}
+
+/// The string `key` of `object`, none where absent; false with `error` set
+/// where it is not a string.
+static bool readText(const llvm::json::Object &object, StringRef key,
+                     std::optional<StringRef> &value, std::string &error) {
+  const llvm::json::Value *field = object.get(key);
+  if (!field)
+    return true;
+  value = field->getAsString();
+  if (!value)
+    error = ("'" + key + "' must be a string").str();
+  return value.has_value();
+}
+
+/// Why `object` has a field `known` does not list, or an empty string: a
+/// misspelt knob would otherwise take its default without a word.
+static std::string unknownField(const llvm::json::Object &object,
+                                ArrayRef<StringLiteral> known) {
+  SmallVector<StringRef> unknown;
+  for (const auto &field : object)
+    if (StringRef name = field.first; !llvm::is_contained(known, name))
+      unknown.push_back(name);
+  if (unknown.empty())
+    return "";
+  // The smallest name, so the message does not follow the map's order.
+  return ("unknown field '" + *llvm::min_element(unknown) +
+          "' (the fields: " + llvm::join(known, ", ") + ")")
+      .str();
+}
+
+/// The fields of the table, of an entry, of a timed point, of one of its
+/// candidates and of a tactic (docs/tactics.schema.json).
+static constexpr StringLiteral kTableFields[] = {"chip", "description",
+                                                 "entries", "measured"};
+static constexpr StringLiteral kEntryFields[] = {
+    "n", "k", "m", "publishes", "transport", "tactic", "source"};
+static constexpr StringLiteral kPointFields[] = {
+    "n", "k", "m", "publishes", "transport", "source", "candidates"};
+static constexpr StringLiteral kCandidateFields[] = {"tactic", "over_best"};
+static constexpr StringLiteral kTacticFields[] = {"splits",
+                                                  "kw",
+                                                  "accs",
+                                                  "tiles",
+                                                  "passes",
+                                                  "min_ctas_per_sm",
+                                                  "early_dependents",
+                                                  "late_chunks",
+                                                  "pipeline",
+                                                  "stages",
+                                                  "stage_bytes",
+                                                  "producer_lanes",
+                                                  "early_reads"};
 
 /// An error of the table's reading, its message as given.
 static llvm::Error fail(const Twine &message) {
@@ -107,10 +180,13 @@ static llvm::Expected<TacticAttr> readTactic(MLIRContext *ctx,
                                              int64_t n, int64_t k) {
   if (!knobs)
     return fail("'tactic' must be an object");
-  std::string error;
+  std::string error = unknownField(*knobs, kTacticFields);
+  if (!error.empty())
+    return fail("tactic: " + error);
   // Each knob left out takes the attribute's default.
   TacticAttr::Knobs read;
   int64_t earlyReads = -1;
+  std::optional<StringRef> pipeline;
   if (!readCount(*knobs, "splits", read.splits, false, error) ||
       !readCount(*knobs, "kw", read.kw, false, error) ||
       !readCount(*knobs, "accs", read.accs, false, error) ||
@@ -121,12 +197,13 @@ static llvm::Expected<TacticAttr> readTactic(MLIRContext *ctx,
       !readCount(*knobs, "stages", read.stages, true, error) ||
       !readCount(*knobs, "stage_bytes", read.stageBytes, true, error) ||
       !readCount(*knobs, "producer_lanes", read.producerLanes, true, error) ||
-      !readCount(*knobs, "early_reads", earlyReads, true, error))
+      !readCount(*knobs, "early_reads", earlyReads, true, error) ||
+      !readFlag(*knobs, "early_dependents", read.earlyDependents, true,
+                error) ||
+      !readText(*knobs, "pipeline", pipeline, error))
     return fail("tactic: " + error);
-  read.earlyDependents =
-      knobs->getBoolean("early_dependents").value_or(read.earlyDependents);
-  if (std::optional<StringRef> name = knobs->getString("pipeline")) {
-    std::optional<GemmPipeline> parsed = symbolizeGemmPipeline(*name);
+  if (pipeline) {
+    std::optional<GemmPipeline> parsed = symbolizeGemmPipeline(*pipeline);
     if (!parsed)
       return fail("tactic: 'pipeline' must be registers or bulk");
     read.pipeline = *parsed;
@@ -146,24 +223,25 @@ static llvm::Expected<TacticAttr> readTactic(MLIRContext *ctx,
 /// transport, and where it comes from.
 template <typename Record>
 static llvm::Expected<const llvm::json::Object *>
-readShape(const llvm::json::Value &value, Record &record) {
+readShape(const llvm::json::Value &value, ArrayRef<StringLiteral> fields,
+          Record &record) {
   const llvm::json::Object *object = value.getAsObject();
   if (!object)
     return fail("is not an object");
-  std::string error;
-  if (!readCount(*object, "n", record.n, false, error) ||
-      !readCount(*object, "k", record.k, false, error))
+  std::string error = unknownField(*object, fields);
+  std::optional<StringRef> transport, source;
+  if (!error.empty() || !readCount(*object, "n", record.n, false, error) ||
+      !readCount(*object, "k", record.k, false, error) ||
+      !readFlag(*object, "publishes", record.publishes, false, error) ||
+      !readText(*object, "transport", transport, error) ||
+      !readText(*object, "source", source, error))
     return fail(error);
-  std::optional<bool> publishes = object->getBoolean("publishes");
-  if (!publishes)
-    return fail("'publishes' must be true or false");
-  record.publishes = *publishes;
-  if (std::optional<StringRef> transport = object->getString("transport")) {
+  if (transport) {
     record.transport = symbolizeTransport(*transport);
     if (!record.transport)
       return fail("'transport' must be unicast or multicast");
   }
-  if (std::optional<StringRef> source = object->getString("source"))
+  if (source)
     record.source = source->str();
   return object;
 }
@@ -172,7 +250,8 @@ readShape(const llvm::json::Value &value, Record &record) {
 static llvm::Expected<TacticTableEntry>
 readEntry(MLIRContext *ctx, const llvm::json::Value &value) {
   TacticTableEntry entry;
-  llvm::Expected<const llvm::json::Object *> shape = readShape(value, entry);
+  llvm::Expected<const llvm::json::Object *> shape =
+      readShape(value, kEntryFields, entry);
   if (!shape)
     return shape.takeError();
   const llvm::json::Object *object = *shape;
@@ -197,7 +276,8 @@ readEntry(MLIRContext *ctx, const llvm::json::Value &value) {
 static llvm::Expected<MeasuredPoint>
 readMeasuredPoint(MLIRContext *ctx, const llvm::json::Value &value) {
   MeasuredPoint point;
-  llvm::Expected<const llvm::json::Object *> shape = readShape(value, point);
+  llvm::Expected<const llvm::json::Object *> shape =
+      readShape(value, kPointFields, point);
   if (!shape)
     return shape.takeError();
   const llvm::json::Object *object = *shape;
@@ -215,6 +295,9 @@ readMeasuredPoint(MLIRContext *ctx, const llvm::json::Value &value) {
     const llvm::json::Object *fields = candidate.getAsObject();
     if (!fields)
       return failCandidate("is not an object");
+    if (std::string unknown = unknownField(*fields, kCandidateFields);
+        !unknown.empty())
+      return failCandidate(unknown);
     std::optional<double> overBest = fields->getNumber("over_best");
     if (!overBest || !std::isfinite(*overBest) || *overBest < 1)
       return failCandidate(
@@ -226,6 +309,16 @@ readMeasuredPoint(MLIRContext *ctx, const llvm::json::Value &value) {
     point.candidates.push_back({*tactic, *overBest});
   }
   return point;
+}
+
+/// Whether `later` serves an M that `earlier` serves too: the same shape,
+/// publishing or not and transport (absent is one more), M ranges that meet.
+static bool overlaps(const TacticTableEntry &earlier,
+                     const TacticTableEntry &later) {
+  return earlier.n == later.n && earlier.k == later.k &&
+         earlier.publishes == later.publishes &&
+         earlier.transport == later.transport &&
+         earlier.firstM <= later.lastM && later.firstM <= earlier.lastM;
 }
 
 llvm::Expected<TacticTable> mlir::lamport::readTacticTable(MLIRContext *ctx,
@@ -248,6 +341,10 @@ llvm::Expected<TacticTable> mlir::lamport::readTacticTable(MLIRContext *ctx,
   if (!entries || !chip)
     return llvm::createStringError("tactic table '" + path +
                                    "': needs a 'chip' and an 'entries' list");
+  std::string error = unknownField(*root, kTableFields);
+  std::optional<StringRef> description;
+  if (!error.empty() || !readText(*root, "description", description, error))
+    return llvm::createStringError("tactic table '" + path + "': " + error);
   table.chip = chip->str();
   for (auto [index, value] : llvm::enumerate(*entries)) {
     llvm::Expected<TacticTableEntry> entry = readEntry(ctx, value);
@@ -256,6 +353,17 @@ llvm::Expected<TacticTable> mlir::lamport::readTacticTable(MLIRContext *ctx,
                                      Twine(index) + " " +
                                      llvm::toString(entry.takeError()));
     entry->index = index;
+    // The first entry that covers an M serves it: a later one would be
+    // dead, or the file's order would decide without a word.
+    for (const TacticTableEntry &earlier : table.entries)
+      if (overlaps(earlier, *entry))
+        return llvm::createStringError(
+            "tactic table '" + path + "': entry " + Twine(index) +
+            " serves M = " + Twine(std::max(earlier.firstM, entry->firstM)) +
+            " of N = " + Twine(entry->n) + ", K = " + Twine(entry->k) +
+            ", as entry " + Twine(earlier.index) +
+            " does: entries of one shape, publishing or not and transport "
+            "must not overlap in M");
     table.entries.push_back(std::move(*entry));
   }
   if (const llvm::json::Value *measured = root->get("measured")) {
@@ -298,7 +406,7 @@ static std::string besideBinary(StringRef file, StringRef name) {
 }
 
 std::string mlir::lamport::findTacticTable(StringRef chip) {
-  // sm_90a and sm_90f run sm_90's kernels.
+  // sm_90a runs sm_90's kernels (sm_100a and sm_100f sm_100's).
   std::string name = chip.str();
   if (name.size() > 5 && (name.back() == 'a' || name.back() == 'f'))
     name.pop_back();

@@ -76,14 +76,17 @@ struct TacticTable {
   nearestMeasured(const GemmProblem &problem, int64_t m, size_t count) const;
 };
 
-/// Reads the table at `path`, or an error naming the file and the entry.
+/// Reads the table at `path`, or an error naming the file and the record:
+/// a field of the wrong type or that the format does not have, a value out
+/// of range, entries that overlap. Its chip may be another than the one
+/// compiled for (sm_100a compiled with sm_90's table).
 llvm::Expected<TacticTable> readTacticTable(MLIRContext *ctx, StringRef path);
 
 /// Where the table of `chip` is (share/lamport/tactics/ beside the lib/ or
 /// bin/ of the library that holds the pass, else beside the running
 /// program's bin/, else under the install prefix, else the source tree's
-/// data/tactics/), or an empty string where there is none: sm_90a and
-/// sm_90f read sm_90's.
+/// data/tactics/), or an empty string where there is none: sm_90a reads
+/// sm_90's, sm_100a and sm_100f sm_100's.
 std::string findTacticTable(StringRef chip);
 
 } // namespace mlir::lamport
