@@ -9,7 +9,8 @@
 #   FUZZ_SECONDS=0 bash scripts/fuzz.sh       # replay only
 #   FUZZ_TARGETS="manifest run-options" bash scripts/fuzz.sh
 # FUZZ_SECONDS is the time of a target of share 1: lamport-compile-fuzzer
-# gets 1.5 times it, lamport-run-options-fuzzer half (run_fuzzers.py).
+# gets 1.5 times it, lamport-run-options-fuzzer and lamport-tactic-table-fuzzer
+# half (run_fuzzers.py).
 # FUZZ_BUILD_DIR (default build-fuzz) is the fuzz build, FUZZ_WORK (default
 # FUZZ_BUILD_DIR/fuzz) where seeds, the grown corpora, crash inputs and logs
 # go, FUZZ_XML the JUnit file (default FUZZ_WORK/fuzz.xml); BUILD_DIR

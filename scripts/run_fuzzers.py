@@ -38,11 +38,14 @@ TARGETS = {
                     "run-options.dict", 0.5, 10),
     "runtime-capi": ("lamport-runtime-capi-fuzzer", "runtime-capi",
                      "runtime-capi.dict", 1.0, 10),
+    "tactic-table": ("lamport-tactic-table-fuzzer", "tactic-table",
+                     "tactic-table.dict", 0.5, 20),
 }
 # The target that replays the regression inputs of each kind.
 REGRESSION_TARGET = {"mlir": "compile", "manifest": "manifest",
                      "run-options": "run-options",
-                     "runtime-capi": "runtime-capi"}
+                     "runtime-capi": "runtime-capi",
+                     "tactic-table": "tactic-table"}
 # The lit tests' folders whose .mlir files seed the MLIR targets, and the
 # option line that runs each the way its tests do.
 MLIR_TEST_DIRS = {
@@ -117,6 +120,25 @@ def stage_manifests(root, build, work, out):
             continue
         with open(os.path.join(bundle, "manifest.json")) as f:
             add_seed(out, name[:-5] + ".json", f.read())
+
+
+def stage_tables(root, out):
+    """The tables of the tests, and the chips' tables cut to a few entries
+    and timed points of a few candidates (whole, they pass the seed size)."""
+    for folder in ("test/Transforms/Inputs", "test/lamport-compile/Inputs"):
+        for name in sorted(os.listdir(os.path.join(root, folder))):
+            if name.startswith("tactics") and name.endswith(".json"):
+                with open(os.path.join(root, folder, name), "rb") as f:
+                    add_seed(out, name, f.read())
+    tables = os.path.join(root, "data/tactics")
+    for name in sorted(os.listdir(tables)):
+        with open(os.path.join(tables, name)) as f:
+            table = json.load(f)
+        table["entries"] = table["entries"][:6]
+        table["measured"] = table.get("measured", [])[:2]
+        for point in table["measured"]:
+            point["candidates"] = point["candidates"][:3]
+        add_seed(out, name, json.dumps(table, indent=1))
 
 
 def stage_committed(root, kind, out):
@@ -264,6 +286,8 @@ def main():
             stage_mlir(args.root, out)
         elif kind == "manifest":
             stage_manifests(args.root, args.build, work, out)
+        elif kind == "tactic-table":
+            stage_tables(args.root, out)
         stage_committed(args.root, kind, out)
     known = read_known_crashes(args.root)
     report = Report()
