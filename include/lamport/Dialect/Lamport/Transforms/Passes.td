@@ -93,17 +93,19 @@ def LamportSelectTactics : Pass<"lamport-select-tactics", "ModuleOp"> {
 
     1. the chip's **tactic table** (`data/tactics/<chip>.json`, installed
        to `share/lamport/tactics`; `tactic-table=PATH` reads another),
-       whose entries are keyed by N, K, a range of M, publishing or not,
-       transport and chip, and say where they were measured;
+       whose entries are keyed by N, K, a range of M, publishing or not
+       and transport, and say where they were measured;
     2. for M no entry covers, the **cost model** of the generator's
        kernels: bytes in flight per CTA and per SM, warps, registers, CTAs
        per SM and waves over the chip's SMs, the split-K cluster's
        exchange and the fixed costs of docs/performance.md, over every
        tactic of every kernel family that can launch the shape; each
-       estimate is weighed by how many knobs of the tactic differ from the
-       tactics the table holds at that M for the three shapes nearest in
-       N and K (the prior: the model alone misjudges some shapes where the
-       measured best of their neighbours does not).
+       estimate is multiplied by the tactic's slowdown at the timed points
+       the table keeps for the two shapes nearest in N and K (the prior:
+       how far behind their best the same kernel ran there, else their
+       typical candidate), and where the two families' best weighed
+       estimates lie within 10% the family that ran faster there goes
+       first.
 
     Tactics written on the op always win: such an op is left as it is. A
     shape no tactic of any family can launch is one error that says why
@@ -125,10 +127,11 @@ def LamportSelectTactics : Pass<"lamport-select-tactics", "ModuleOp"> {
   }];
   let options = [
     Option<"chip", "chip", "std::string", "\"sm_90\"",
-           "Chip whose tactic table and SM count apply">,
+           "Chip whose tactic table and cost model figures apply: sm_90, "
+           "sm_90a, sm_100, sm_100a or sm_100f">,
     Option<"tacticTable", "tactic-table", "std::string", "",
            "Tactic table to read instead of the chip's installed one "
-           "(an empty file name reads none: the cost model alone)">,
+           "(empty: the chip's; no-table reads none)">,
     Option<"noTable", "no-table", "bool", "false",
            "Read no tactic table: the cost model alone chooses every tactic">,
     Option<"priorOnly", "prior-only", "bool", "false",
