@@ -89,6 +89,14 @@ def test_tactic_table_errors(context, tmp_path):
     broken.write_text("{")
     with pytest.raises(lamport.Error, match=str(broken)):
         context.compile(GEMM, tmp_path / "b", tactic_table=broken)
+    # A misspelt knob is refused, not left at its default (tiles 1).
+    misspelt = tmp_path / "misspelt.json"
+    misspelt.write_text(json.dumps({"chip": "sm_90", "entries": [{
+        "n": 1024, "k": 4096, "m": [1, 16], "publishes": False,
+        "tactic": {"splits": 1, "kw": 128, "accs": 1, "tile": 4}}]}))
+    with pytest.raises(lamport.Error,
+                       match="entry 0 tactic: unknown field 'tile'"):
+        context.compile(GEMM, tmp_path / "b", tactic_table=misspelt)
     with pytest.raises(ValueError, match="tactic_table is an empty path"):
         context.compile(GEMM, tmp_path / "b", tactic_table="")
     with pytest.raises(TypeError, match="tactic_table must be a path"):
