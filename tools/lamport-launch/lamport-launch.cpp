@@ -20,11 +20,14 @@
 
 #include "RankProcess.h"
 
+#include "lamport/Check/Options.h"
 #include "lamport/Runtime/Error.h"
 
 #include <nlohmann/json.hpp>
 
+#include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -39,6 +42,7 @@
 
 using namespace lamport;
 using namespace lamport::launch;
+using check::parseIntegerOption;
 using runtime::concat;
 using runtime::UsageError;
 
@@ -65,40 +69,60 @@ struct LaunchOptions {
   int absentRank = -1;
   std::string json;
   bool isRank = false;
+  /// -h or --help: the usage on stdout, nothing run.
+  bool help = false;
 };
 
-double number(const std::string &flag, const char *text) {
+/// A time in seconds, finite and in (0, 86400]: strtod alone takes "inf",
+/// "nan" and "1e400", and a wait without a bound could hang the group.
+double seconds(const std::string &flag, const std::string &text) {
+  errno = 0;
   char *end = nullptr;
-  double value = std::strtod(text, &end);
-  if (!*text || *end)
-    throw UsageError(concat(flag, " takes a number, got '", text, "'"));
+  double value = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end || errno == ERANGE || !std::isfinite(value))
+    throw UsageError(
+        concat(flag, " takes a number of seconds, got '", text, "'"));
+  if (!(value > 0) || value > 86400)
+    throw UsageError(
+        concat(flag, " must be in (0, 86400] seconds, got ", text));
   return value;
 }
 
+/// The ranks a group can have, as lamport-run allows.
+constexpr int64_t kMaxTp = 64;
+/// The most steps (and replays between checks) lamport-run allows.
+constexpr int64_t kMaxSteps = int64_t(1) << 40;
+
 LaunchOptions parse(int argc, char **argv) {
   LaunchOptions o;
-  auto next = [&](int &i) -> const char * {
+  auto next = [&](int &i) -> std::string {
     if (i + 1 >= argc)
       throw UsageError(concat(argv[i], " needs a value"));
     return argv[++i];
   };
+  // An integer option within [lo, hi], or a usage error naming the range.
+  auto integer = [&](int &i, int64_t lo, int64_t hi) {
+    std::string flag = argv[i];
+    return parseIntegerOption(flag, next(i), lo, hi);
+  };
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
-    if (a == "--tp")
-      o.rank.tp = int(number(a, next(i)));
+    if (a == "-h" || a == "--help")
+      o.help = true;
+    else if (a == "--tp")
+      o.rank.tp = int(integer(i, 1, kMaxTp));
     else if (a == "--steps")
-      o.rank.steps = uint64_t(number(a, next(i)));
+      o.rank.steps = uint64_t(integer(i, 1, kMaxSteps));
     else if (a == "--tokens") {
       std::string v = next(i);
-      o.rank.tokens = v == "all" ? 0 : int(number(a, v.c_str()));
-      if (v != "all" && o.rank.tokens < 1)
-        throw UsageError("--tokens must be positive or 'all'");
+      o.rank.tokens =
+          v == "all" ? 0 : int(parseIntegerOption(a, v, 1, 1 << 16));
     } else if (a == "--batch")
-      o.rank.batch = int(number(a, next(i)));
+      o.rank.batch = int(integer(i, 1, 4096));
     else if (a == "--seed")
-      o.rank.seed = uint64_t(number(a, next(i)));
+      o.rank.seed = uint64_t(integer(i, 0, INT64_MAX));
     else if (a == "--device")
-      o.rank.device = int(number(a, next(i)));
+      o.rank.device = int(integer(i, 0, 1023));
     else if (a == "--device-per-rank")
       o.devicePerRank = true;
     else if (a == "--mps") {
@@ -108,19 +132,17 @@ LaunchOptions parse(int argc, char **argv) {
     } else if (a == "--rendezvous")
       o.rank.rendezvous = next(i);
     else if (a == "--rendezvous-timeout")
-      o.rank.rendezvousSeconds = number(a, next(i));
+      o.rank.rendezvousSeconds = seconds(a, next(i));
     else if (a == "--watchdog")
-      o.rank.watchdogSeconds = number(a, next(i));
+      o.rank.watchdogSeconds = seconds(a, next(i));
     else if (a == "--grace")
-      o.graceSeconds = number(a, next(i));
+      o.graceSeconds = seconds(a, next(i));
     else if (a == "--graph")
       o.rank.graph = true;
-    else if (a == "--check-every") {
-      o.rank.checkEvery = uint64_t(number(a, next(i)));
-      if (o.rank.checkEvery < 1)
-        throw UsageError("--check-every must be at least 1");
-    } else if (a == "--transport") {
-      const char *name = next(i);
+    else if (a == "--check-every")
+      o.rank.checkEvery = uint64_t(integer(i, 1, kMaxSteps));
+    else if (a == "--transport") {
+      std::string name = next(i);
       try {
         o.rank.transport = runtime::parseRankTransport(name);
       } catch (const runtime::Error &error) {
@@ -131,20 +153,20 @@ LaunchOptions parse(int argc, char **argv) {
     else if (a == "--json")
       o.json = next(i);
     else if (a == "--kill-rank")
-      o.killRank = int(number(a, next(i)));
+      o.killRank = int(integer(i, 0, kMaxTp - 1));
     else if (a == "--kill-after-steps")
-      o.killAfterSteps = int64_t(number(a, next(i)));
+      o.killAfterSteps = integer(i, 0, kMaxSteps);
     else if (a == "--absent-rank")
-      o.absentRank = int(number(a, next(i)));
+      o.absentRank = int(integer(i, 0, kMaxTp - 1));
     else if (a == "--rank") { // A rank process (what the launcher starts).
       o.isRank = true;
-      o.rank.rank = int(number(a, next(i)));
+      o.rank.rank = int(integer(i, 0, kMaxTp - 1));
     } else if (a == "--report")
       o.rank.report = next(i);
     else if (a == "--absent")
       o.rank.absent = true;
     else if (a == "--die-after-steps")
-      o.rank.dieAfterSteps = int64_t(number(a, next(i)));
+      o.rank.dieAfterSteps = integer(i, 0, kMaxSteps);
     else if (!a.empty() && a[0] == '-')
       throw UsageError(concat("unknown option '", a, "'"));
     else if (o.rank.bundle.empty())
@@ -152,17 +174,21 @@ LaunchOptions parse(int argc, char **argv) {
     else
       throw UsageError(concat("a second bundle '", a, "'"));
   }
+  if (o.help)
+    return o;
   if (o.rank.bundle.empty())
     throw UsageError("no bundle given");
   if (o.rank.tp < 1)
-    throw UsageError("--tp must be at least 1");
-  if (o.rank.batch < 1 || o.rank.steps < 1)
-    throw UsageError("--batch and --steps must be at least 1");
-  if (!(o.rank.rendezvousSeconds > 0) || !(o.rank.watchdogSeconds > 0))
-    throw UsageError("timeouts must be positive");
+    throw UsageError("missing --tp N (the ranks of the TP group)");
   if ((o.killRank >= 0) != (o.killAfterSteps >= 0) || o.killRank >= o.rank.tp)
     throw UsageError("--kill-rank R (a rank of the group) goes with "
                      "--kill-after-steps K");
+  if (o.absentRank >= o.rank.tp)
+    throw UsageError(concat("--absent-rank ", o.absentRank,
+                            " is not a rank of the group of ", o.rank.tp));
+  if (o.isRank && o.rank.rank >= o.rank.tp)
+    throw UsageError(concat("--rank ", o.rank.rank,
+                            " is not a rank of the group of ", o.rank.tp));
   return o;
 }
 
@@ -345,6 +371,10 @@ int launchGroup(const LaunchOptions &o, char **argv) {
 int main(int argc, char **argv) {
   try {
     LaunchOptions options = parse(argc, argv);
+    if (options.help) {
+      std::cout << kUsage;
+      return 0;
+    }
     if (options.isRank)
       return runRank(options.rank);
     return launchGroup(options, argv);
