@@ -79,6 +79,10 @@ typedef struct {
   /// Whether each gemm_publish gets a remark saying where its tactics came
   /// from (--lamport-explain-tactics).
   bool explainTactics;
+  /// Whether ptxas assembles each kernel's cubin (--cubins); false writes
+  /// the PTX alone, which the driver JIT-compiles when the runtime loads
+  /// the bundle: no CUDA toolkit needed.
+  bool assembleCubins;
   /// When not null, called once after a compilation that succeeded, with
   /// its warnings and remarks (the tactics' among them), one a line, where
   /// it has any; `remarkUserData` is passed through. On failure they go to
@@ -89,7 +93,7 @@ typedef struct {
 
 /// lamport-compile's defaults: sm_90, unicast, the dialect's default
 /// timeout, the only program, the chip's tactic table, `auto` bulk copies,
-/// the protocol checked, no remarks.
+/// the protocol checked, no remarks, cubins assembled.
 MLIR_CAPI_EXPORTED MlirLamportCompileOptions
 mlirLamportCompileOptionsGetDefault(void);
 

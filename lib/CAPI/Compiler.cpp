@@ -272,7 +272,8 @@ static LogicalResult compile(ModuleOp module, const ArgumentNames &names,
     return failure();
   BundleTarget target{chip, stringifyTransport(*transport).str()};
   if (llvm::Error error =
-          writeBundle(directory, compiled->plan, compiled->assembly, target)) {
+          writeBundle(directory, compiled->plan, compiled->assembly, target,
+                      options.assembleCubins)) {
     report.add("error: " + llvm::toString(std::move(error)));
     return failure();
   }
@@ -314,6 +315,7 @@ MlirLamportCompileOptions mlirLamportCompileOptionsGetDefault(void) {
       stringifyBulkCopies(BulkCopies::automatic).data());
   options.checkProtocol = true;
   options.explainTactics = false;
+  options.assembleCubins = true;
   options.remarkCallback = nullptr;
   options.remarkUserData = nullptr;
   return options;

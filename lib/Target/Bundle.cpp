@@ -156,7 +156,10 @@ llvm::Expected<std::string> mlir::lamport::findPtxas() {
   if (llvm::sys::fs::can_execute("/usr/local/cuda/bin/ptxas"))
     return std::string("/usr/local/cuda/bin/ptxas");
   return llvm::createStringError(
-      "ptxas not found: set CUDA_PATH or put the CUDA toolkit's bin on PATH");
+      "ptxas not found: set CUDA_PATH or put the CUDA toolkit's bin on PATH, "
+      "or write the PTX alone (lamport-compile --cubins=false; the C API's "
+      "assembleCubins, Python's cubins=False), which the driver JIT-compiles "
+      "when the runtime loads the bundle");
 }
 
 llvm::Error mlir::lamport::assemblePtx(StringRef ptxas, StringRef ptxPath,
@@ -295,13 +298,17 @@ static llvm::Error writeFile(StringRef path, StringRef contents) {
 llvm::Error
 mlir::lamport::writeBundle(StringRef directory, const LaunchPlan &plan,
                            const llvm::StringMap<std::string> &assembly,
-                           const BundleTarget &target) {
+                           const BundleTarget &target, bool assembleCubins) {
   if (std::error_code error = llvm::sys::fs::create_directories(directory))
     return llvm::createStringError(error, "cannot create bundle directory " +
                                               directory.str());
-  llvm::Expected<std::string> ptxas = findPtxas();
-  if (!ptxas)
-    return ptxas.takeError();
+  std::string ptxas;
+  if (assembleCubins) {
+    llvm::Expected<std::string> found = findPtxas();
+    if (!found)
+      return found.takeError();
+    ptxas = std::move(*found);
+  }
   for (const PlanKernel &kernel : plan.kernels) {
     auto ptx = assembly.find(kernel.name);
     if (ptx == assembly.end())
@@ -312,8 +319,14 @@ mlir::lamport::writeBundle(StringRef directory, const LaunchPlan &plan,
     llvm::sys::path::append(cubinPath, kernel.name + ".cubin");
     if (llvm::Error error = writeFile(ptxPath, ptx->getValue()))
       return error;
-    if (llvm::Error error =
-            assemblePtx(*ptxas, ptxPath, cubinPath, target.chip))
+    if (!assembleCubins) {
+      std::error_code error = llvm::sys::fs::remove(cubinPath);
+      if (error)
+        return llvm::createStringError(error, "cannot remove the older " +
+                                                  cubinPath.str());
+      continue;
+    }
+    if (llvm::Error error = assemblePtx(ptxas, ptxPath, cubinPath, target.chip))
       return error;
   }
   // The manifest last: a directory with a manifest is a complete bundle.

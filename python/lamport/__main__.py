@@ -2,7 +2,7 @@
 launch plan.
 
     python -m lamport compile program.mlir -o bundle [--chip sm_90]
-        [--tactic-table PATH] [--explain-tactics]
+        [--tactic-table PATH] [--explain-tactics] [--no-cubins]
     python -m lamport plan bundle
 """
 
@@ -27,7 +27,8 @@ def _compile(args):
                                  tactic_table=args.tactic_table,
                                  bulk_copies=args.bulk_copies,
                                  protocol_check=args.protocol_check,
-                                 explain_tactics=args.explain_tactics)
+                                 explain_tactics=args.explain_tactics,
+                                 cubins=args.cubins)
     finally:
         context.close()
     if bundle.remarks:
@@ -82,6 +83,9 @@ def main(argv=None):
     compile_.add_argument("--explain-tactics", action="store_true",
                           help="remark, for each gemm_publish, where its "
                                "tactics came from (on stderr)")
+    compile_.add_argument("--no-cubins", dest="cubins", action="store_false",
+                          help="write the PTX alone, no ptxas: the driver "
+                               "JIT-compiles it when the bundle is loaded")
     compile_.add_argument("-q", "--quiet", action="store_true",
                           help="print no summary line on success")
     compile_.set_defaults(run=_compile)

@@ -61,21 +61,24 @@ class Context(_lamport.Context):
     def compile(self, text_, directory, *, chip="sm_90", transport="unicast",
                 timeout_ns=None, program=None, name="<string>",
                 tactic_table=None, bulk_copies="auto", protocol_check=True,
-                explain_tactics=False):
+                explain_tactics=False, cubins=True):
         """Compiles the program in `text_` into the bundle `directory`, as
         `lamport-compile FILE -o DIRECTORY` does, and returns the Bundle,
         whose `remarks` hold the compilation's warnings and remarks.
-        Argument names in the manifest are those of the source."""
+        Argument names in the manifest are those of the source. With
+        `cubins=False` no ptxas runs: the bundle holds the PTX alone, which
+        the driver JIT-compiles when the runtime loads it."""
         source = text("Context.compile: text", text_)
         name = text("Context.compile: name", name)
         options = _options(chip, transport, timeout_ns, program, tactic_table,
-                           bulk_copies, protocol_check, explain_tactics)
+                           bulk_copies, protocol_check, explain_tactics,
+                           cubins)
         remarks = self._compile(source, name, os.fspath(directory), *options)
         return _bundle(directory, remarks)
 
 
 def _options(chip, transport, timeout_ns, program, tactic_table, bulk_copies,
-             protocol_check, explain_tactics):
+             protocol_check, explain_tactics, cubins):
     if timeout_ns is not None:
         timeout_ns = integer("timeout_ns", timeout_ns, C_INT64)
     if tactic_table is not None:
@@ -91,7 +94,7 @@ def _options(chip, transport, timeout_ns, program, tactic_table, bulk_copies,
             None if program is None else text("program", program),
             tactic_table, text("bulk_copies", bulk_copies),
             flag("protocol_check", protocol_check),
-            flag("explain_tactics", explain_tactics))
+            flag("explain_tactics", explain_tactics), flag("cubins", cubins))
 
 
 class Module:
@@ -164,14 +167,15 @@ class Module:
     def compile(self, directory, *, chip="sm_90", transport="unicast",
                 timeout_ns=None, program=None, tactic_table=None,
                 bulk_copies="auto", protocol_check=True,
-                explain_tactics=False):
+                explain_tactics=False, cubins=True):
         """Compiles this module's program into the bundle `directory` and
         returns the Bundle (its `remarks`: the compilation's warnings and
         remarks). The module is lowered in place. The manifest names an
         argument by its name location (what func.FuncOp's arg_names sets),
-        else arg<i>."""
+        else arg<i>. `cubins=False`: the PTX alone, as Context.compile."""
         options = _options(chip, transport, timeout_ns, program, tactic_table,
-                           bulk_copies, protocol_check, explain_tactics)
+                           bulk_copies, protocol_check, explain_tactics,
+                           cubins)
         remarks = self._raw._compile(os.fspath(directory), *options)
         return _bundle(directory, remarks)
 

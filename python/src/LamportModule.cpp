@@ -447,7 +447,7 @@ struct CompileOptions {
                  const std::optional<std::string> &program,
                  const std::optional<std::string> &tacticTable,
                  const std::string &bulkCopies, bool checkProtocol,
-                 bool explainTactics)
+                 bool explainTactics, bool assembleCubins)
       : chip(chip), transport(transport), program(program.value_or("")),
         tacticTable(tacticTable.value_or("")), bulkCopies(bulkCopies) {
     options = mlirLamportCompileOptionsGetDefault();
@@ -460,6 +460,7 @@ struct CompileOptions {
     options.bulkCopies = toRef(this->bulkCopies);
     options.checkProtocol = checkProtocol;
     options.explainTactics = explainTactics;
+    options.assembleCubins = assembleCubins;
     options.remarkCallback = appendTo;
     options.remarkUserData = &remarks;
   }
@@ -529,10 +530,10 @@ void bindContext(nb::module_ &m) {
              std::optional<std::string> program,
              std::optional<std::string> tacticTable,
              const std::string &bulkCopies, bool checkProtocol,
-             bool explainTactics) {
+             bool explainTactics, bool assembleCubins) {
             CompileOptions options(chip, transport, timeoutNs, program,
                                    tacticTable, bulkCopies, checkProtocol,
-                                   explainTactics);
+                                   explainTactics, assembleCubins);
             std::string errors;
             check(mlirLamportCompileSourceToBundle(
                       contextOf(self), toRef(text), toRef(name),
@@ -542,7 +543,7 @@ void bindContext(nb::module_ &m) {
           },
           "text"_a, "name"_a, "directory"_a, "chip"_a, "transport"_a,
           "timeout_ns"_a.none(), "program"_a.none(), "tactic_table"_a.none(),
-          "bulk_copies"_a, "protocol_check"_a, "explain_tactics"_a,
+          "bulk_copies"_a, "protocol_check"_a, "explain_tactics"_a, "cubins"_a,
           "Compiles; returns the warnings and remarks.");
 }
 
@@ -724,10 +725,10 @@ void bindModule(nb::module_ &m) {
              std::optional<std::string> program,
              std::optional<std::string> tacticTable,
              const std::string &bulkCopies, bool checkProtocol,
-             bool explainTactics) {
+             bool explainTactics, bool assembleCubins) {
             CompileOptions options(chip, transport, timeoutNs, program,
                                    tacticTable, bulkCopies, checkProtocol,
-                                   explainTactics);
+                                   explainTactics, assembleCubins);
             std::string errors;
             check(mlirLamportCompileModuleToBundle(self.get(), toRef(directory),
                                                    options.options, appendTo,
@@ -737,7 +738,7 @@ void bindModule(nb::module_ &m) {
           },
           "directory"_a, "chip"_a, "transport"_a, "timeout_ns"_a.none(),
           "program"_a.none(), "tactic_table"_a.none(), "bulk_copies"_a,
-          "protocol_check"_a, "explain_tactics"_a,
+          "protocol_check"_a, "explain_tactics"_a, "cubins"_a,
           "Compiles; returns the warnings and remarks.");
 }
 

@@ -13,6 +13,9 @@
 // RUN: test -s %t/source/publish_rows_0.cubin
 // RUN: test -s %t/source/poll_rows_0.cubin
 // RUN: test -s %t/module/poll_rows_0.cubin
+// RUN: test -s %t/ptx/poll_rows_0.ptx
+// RUN: test ! -e %t/ptx/poll_rows_0.cubin
+// RUN: test ! -e %t/ptx/publish_rows_0.cubin
 
 // A C client of libLamportCAPI: it registers the dialect and passes,
 // parses and verifies lamport IR, runs a pipeline, compiles a program to a
@@ -239,6 +242,17 @@ static void testCompile(MlirContext context, const char *root) {
   // CHECK: module compiled: 1
   printf("module compiled: %d\n", mlirLogicalResultIsSuccess(result));
   mlirModuleDestroy(module);
+
+  // The PTX alone: no ptxas runs, the bundle holds no cubin (RUN lines).
+  snprintf(directory, sizeof(directory), "%s/ptx", root);
+  options = mlirLamportCompileOptionsGetDefault();
+  options.assembleCubins = false;
+  result = mlirLamportCompileSourceToBundle(
+      context, mlirStringRefCreateFromCString(kProgram),
+      mlirStringRefCreateFromCString("program.mlir"),
+      mlirStringRefCreateFromCString(directory), options, printError, NULL);
+  // CHECK: PTX alone compiled: 1
+  printf("PTX alone compiled: %d\n", mlirLogicalResultIsSuccess(result));
 }
 
 static void printRemarks(MlirStringRef text, void *userData) {

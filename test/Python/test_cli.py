@@ -52,6 +52,14 @@ def test_compile_and_plan(tmp_path):
     assert quiet.returncode == 0 and quiet.stdout == "", quiet.stderr
     assert lamport.Bundle(tmp_path / "q").chip == "sm_100a"
 
+    ptx = run(["-m", "lamport", "compile", EXAMPLE, "-o", "p", "-q",
+               "--no-cubins"], tmp_path)
+    assert ptx.returncode == 0, ptx.stderr
+    names = os.listdir(tmp_path / "p")
+    assert "manifest.json" in names and not any(
+        name.endswith(".cubin") for name in names), names
+    assert any(name.endswith(".cubin") for name in os.listdir(tmp_path / "b"))
+
     plan = run(["-m", "lamport", "plan", "b"], tmp_path)
     assert plan.returncode == 0, plan.stderr
     assert plan.stdout == reference_plan(tmp_path)

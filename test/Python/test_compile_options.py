@@ -105,6 +105,21 @@ def test_tactic_table_errors(context, tmp_path):
 
 
 @requires_ptxas
+def test_cubins_false_writes_the_ptx_alone(context, tmp_path):
+    # A cubin left by an earlier compile into the directory goes too: the
+    # runtime would load it before the PTX.
+    directory = tmp_path / "b"
+    directory.mkdir()
+    (directory / "gemm_publish_0.cubin").write_bytes(b"older")
+    bundle = context.compile(GEMM, directory, cubins=False)
+    names = sorted(os.listdir(directory))
+    assert not [name for name in names if name.endswith(".cubin")], names
+    for kernel in bundle.kernels:
+        assert os.path.getsize(kernel.ptx_path) > 0
+    with pytest.raises(TypeError, match="cubins"):
+        context.compile(GEMM, tmp_path / "c", cubins="no")
+
+
 def test_bulk_copies_and_protocol_check(context, tmp_path):
     source = read(BULK)
     kinds = {}

@@ -7,7 +7,7 @@
 //   lamport-compile FILE.mlir -o OUT [--chip sm_90|sm_100a]
 //       [--transport unicast|multicast] [--timeout-ns N] [--program NAME]
 //       [--emit=mlir|nvvm|llvm|ptx|bundle] [--protocol-check=false]
-//       [--tactic-table PATH] [--lamport-explain-tactics]
+//       [--tactic-table PATH] [--lamport-explain-tactics] [--cubins=false]
 //       [-q] [--json] [--mlir-print-ir-after-all, --mlir-timing, ...]
 //
 // Parses and verifies FILE, runs the program pipeline (buildProgramPipeline:
@@ -15,7 +15,8 @@
 // lamport-generate-kernels), reads the launch plan
 // off the program, drops the host code, lowers the kernels to the NVVM
 // dialect and on to PTX, and writes what --emit asks for; a bundle is
-// <kernel>.ptx, <kernel>.cubin (ptxas) and manifest.json (docs/bundle.md).
+// <kernel>.ptx, <kernel>.cubin (ptxas; --cubins=false leaves it out) and
+// manifest.json (docs/bundle.md).
 // MLIR's general options (IR printing, timing, pass statistics, context and
 // printer options) apply to every pass manager it runs. Every failure is an
 // error naming the file, op or tool, and exit code 1; success prints one
@@ -114,6 +115,12 @@ static llvm::cl::opt<std::string> tacticTable(
     llvm::cl::desc("Tactic table for gemm_publish ops without tactics "
                    "(default: the chip's, share/lamport/tactics)"),
     llvm::cl::value_desc("PATH"), llvm::cl::cat(compileCategory));
+static llvm::cl::opt<bool> assembleCubins(
+    "cubins",
+    llvm::cl::desc("Assemble each kernel's cubin with ptxas; =false writes "
+                   "the PTX alone, which the driver JIT-compiles when the "
+                   "runtime loads the bundle (no CUDA toolkit needed)"),
+    llvm::cl::init(true), llvm::cl::cat(compileCategory));
 static llvm::cl::opt<bool> explainTactics(
     "lamport-explain-tactics",
     llvm::cl::desc("Remark, for each gemm_publish, where its tactics came "
@@ -433,10 +440,12 @@ static LogicalResult lowerAndWrite(ModuleOp module, func::FuncOp program,
     return writeKernelTexts(ptx, "ptx", "//", written);
   }
 
-  TimingScope bundleTiming = timing.nest("Write bundle (ptxas)");
+  TimingScope bundleTiming =
+      timing.nest(assembleCubins ? "Write bundle (ptxas)" : "Write bundle");
   BundleTarget target{chip, stringifyTransport(transport).str()};
   if (llvm::Error error =
-          writeBundle(outputPath, compiled->plan, compiled->assembly, target))
+          writeBundle(outputPath, compiled->plan, compiled->assembly, target,
+                      assembleCubins))
     return failure(fail(llvm::toString(std::move(error))));
   listBundleFiles(written);
   return success();

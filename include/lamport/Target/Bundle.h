@@ -57,11 +57,14 @@ llvm::Expected<std::string> findPtxas();
 llvm::Error assemblePtx(StringRef ptxas, StringRef ptxPath, StringRef cubinPath,
                         StringRef chip);
 
-/// Writes `directory` (created if needed): <kernel>.ptx and, through
-/// ptxas, <kernel>.cubin for every kernel of `plan`, and manifest.json.
+/// Writes `directory` (created if needed): <kernel>.ptx and, with
+/// `assembleCubins`, <kernel>.cubin through ptxas for every kernel of
+/// `plan`, and manifest.json. Without, no ptxas is needed and a
+/// <kernel>.cubin left in the directory is removed: the runtime then loads
+/// the PTX (the driver JIT-compiles it), never an older cubin.
 llvm::Error writeBundle(StringRef directory, const LaunchPlan &plan,
                         const llvm::StringMap<std::string> &assembly,
-                        const BundleTarget &target);
+                        const BundleTarget &target, bool assembleCubins = true);
 
 } // namespace mlir::lamport
 
