@@ -481,22 +481,20 @@ void LamportSelectTacticsPass::runOnOperation() {
   if (ops.empty())
     return;
   // The table is read only where an op has no tactics to keep.
-  bool choosing = llvm::any_of(
+  auto *firstToChoose = llvm::find_if(
       ops, [](GemmPublishOp op) { return op.getTacticList().empty(); });
+  bool choosing = firstToChoose != ops.end();
   // The model's figures are needed to choose and to explain.
   if (std::optional<ChipModel> model = ChipModel::get(chip)) {
     chipModel = *model;
   } else if (choosing || explain) {
     // The op that needs them: the first to choose for, else to explain.
-    auto *first = llvm::find_if(
-        ops, [](GemmPublishOp op) { return op.getTacticList().empty(); });
-    bool toChoose = first != ops.end();
-    (toChoose ? *first : ops.front()).emitOpError()
+    (choosing ? *firstToChoose : ops.front()).emitOpError()
         << "has no cost model for chip '" << chip << "' to "
-        << (toChoose ? "choose" : "explain")
+        << (choosing ? "choose" : "explain")
         << " its tactics with (the model has figures for sm_90 and sm_90a, "
            "the H200, and sm_100, sm_100a and sm_100f, the B200)"
-        << (toChoose ? ": write its tactics" : "");
+        << (choosing ? ": write its tactics" : "");
     return signalPassFailure();
   }
   std::string path = tacticTable;
