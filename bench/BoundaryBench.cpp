@@ -137,13 +137,13 @@ BenchOptions parseBenchOptions(const std::vector<std::string> &args) {
       return args[++i];
     };
     if (arg == "--tp") {
-      o.tp = int(check::parseIntegerOption(arg, value(), 1, 64));
+      o.tp = int(check::parseIntegerOption(arg, value(), 1, check::kMaxTp));
       haveTp = true;
     } else if (arg == "--tokens") {
       o.tokens = parseTokenList(value());
     } else if (arg == "--steps") {
       o.steps = uint64_t(
-          check::parseIntegerOption(arg, value(), 1, int64_t(1) << 40));
+          check::parseIntegerOption(arg, value(), 1, check::kMaxSteps));
     } else if (arg == "--batch") {
       // At least 4: a stale row (3 steps back) must be another input set,
       // as lamport-run requires.

@@ -66,6 +66,11 @@ int64_t parseIntegerOption(const std::string &option, const std::string &text,
   return value;
 }
 
+int parseTokensOption(const std::string &option, const std::string &text) {
+  return text == "all" ? 0
+                       : int(parseIntegerOption(option, text, 1, kMaxTokens));
+}
+
 std::string formatBytes(double bytes) {
   const char *units[] = {"B", "KiB", "MiB", "GiB"};
   int unit = 0;
@@ -130,7 +135,7 @@ RunOptions parseRunOptions(const std::vector<std::string> &args) {
       return args[++i];
     };
     if (arg == "--tp") {
-      o.tp = int(parseIntegerOption(arg, value(), 1, 64));
+      o.tp = int(parseIntegerOption(arg, value(), 1, kMaxTp));
       haveTp = true;
     } else if (arg == "--transport") {
       const std::string &name = value();
@@ -145,12 +150,10 @@ RunOptions parseRunOptions(const std::vector<std::string> &args) {
                                 "' (expected loopback or peer)"));
       haveTransport = true;
     } else if (arg == "--tokens") {
-      const std::string &text = value();
-      o.tokens =
-          text == "all" ? 0 : int(parseIntegerOption(arg, text, 1, 1 << 16));
+      o.tokens = parseTokensOption(arg, value());
       haveTokens = true;
     } else if (arg == "--steps") {
-      o.steps = uint64_t(parseIntegerOption(arg, value(), 1, int64_t(1) << 40));
+      o.steps = uint64_t(parseIntegerOption(arg, value(), 1, kMaxSteps));
     } else if (arg == "--check") {
       o.check = true;
     } else if (arg == "--bench") {
@@ -164,10 +167,11 @@ RunOptions parseRunOptions(const std::vector<std::string> &args) {
     } else if (arg == "--seed") {
       o.seed = uint64_t(parseIntegerOption(arg, value(), 0, INT64_MAX));
     } else if (arg == "--skip-publish" || arg == "--fault") {
-      Fault fault = arg == "--fault"
-                        ? parseFault(value())
-                        : Fault{FaultKind::SkipPublish,
-                                int(parseIntegerOption(arg, value(), 0, 63))};
+      Fault fault =
+          arg == "--fault"
+              ? parseFault(value())
+              : Fault{FaultKind::SkipPublish,
+                      int(parseIntegerOption(arg, value(), 0, kMaxTp - 1))};
       if (o.fault)
         throw UsageError(concat("one fault per run: ", arg, " after --fault ",
                                 faultText(o.fault)));
@@ -177,14 +181,14 @@ RunOptions parseRunOptions(const std::vector<std::string> &args) {
     } else if (arg == "--timeout-check") {
       o.timeoutCheck = true;
     } else if (arg == "--batch") {
-      o.batch = int(parseIntegerOption(arg, value(), 1, 4096));
+      o.batch = int(parseIntegerOption(arg, value(), 1, kMaxBatch));
     } else if (arg == "--steps-per-check") {
       o.stepsPerCheck =
-          uint64_t(parseIntegerOption(arg, value(), 1, int64_t(1) << 40));
+          uint64_t(parseIntegerOption(arg, value(), 1, kMaxSteps));
     } else if (arg == "--watchdog") {
       o.watchdogSeconds = double(parseIntegerOption(arg, value(), 1, 3600));
     } else if (arg == "--device") {
-      o.device = int(parseIntegerOption(arg, value(), 0, 1023));
+      o.device = int(parseIntegerOption(arg, value(), 0, kMaxDevice));
     } else if (arg == "--max-host-memory") {
       o.maxHostMemoryGiB = parseIntegerOption(arg, value(), 1, 1 << 20);
     } else if (arg == "--plan") {

@@ -42,7 +42,12 @@
 
 using namespace lamport;
 using namespace lamport::launch;
+using check::kMaxBatch;
+using check::kMaxDevice;
+using check::kMaxSteps;
+using check::kMaxTp;
 using check::parseIntegerOption;
+using check::parseTokensOption;
 using runtime::concat;
 using runtime::UsageError;
 
@@ -88,11 +93,6 @@ double seconds(const std::string &flag, const std::string &text) {
   return value;
 }
 
-/// The ranks a group can have, as lamport-run allows.
-constexpr int64_t kMaxTp = 64;
-/// The most steps (and replays between checks) lamport-run allows.
-constexpr int64_t kMaxSteps = int64_t(1) << 40;
-
 LaunchOptions parse(int argc, char **argv) {
   LaunchOptions o;
   auto next = [&](int &i) -> std::string {
@@ -113,16 +113,14 @@ LaunchOptions parse(int argc, char **argv) {
       o.rank.tp = int(integer(i, 1, kMaxTp));
     else if (a == "--steps")
       o.rank.steps = uint64_t(integer(i, 1, kMaxSteps));
-    else if (a == "--tokens") {
-      std::string v = next(i);
-      o.rank.tokens =
-          v == "all" ? 0 : int(parseIntegerOption(a, v, 1, 1 << 16));
-    } else if (a == "--batch")
-      o.rank.batch = int(integer(i, 1, 4096));
+    else if (a == "--tokens")
+      o.rank.tokens = parseTokensOption(a, next(i));
+    else if (a == "--batch")
+      o.rank.batch = int(integer(i, 1, kMaxBatch));
     else if (a == "--seed")
       o.rank.seed = uint64_t(integer(i, 0, INT64_MAX));
     else if (a == "--device")
-      o.rank.device = int(integer(i, 0, 1023));
+      o.rank.device = int(integer(i, 0, kMaxDevice));
     else if (a == "--device-per-rank")
       o.devicePerRank = true;
     else if (a == "--mps") {

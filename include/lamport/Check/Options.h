@@ -85,6 +85,18 @@ RunOptions parseRunOptions(const std::vector<std::string> &args);
 int64_t parseIntegerOption(const std::string &option, const std::string &text,
                            int64_t lo, int64_t hi);
 
+/// The ranges lamport-run and lamport-launch take: ranks of a group, steps
+/// (and steps or replays between checks), tokens a step, batch positions,
+/// the device index.
+constexpr int64_t kMaxTp = 64;
+constexpr int64_t kMaxSteps = int64_t(1) << 40;
+constexpr int64_t kMaxTokens = int64_t(1) << 16;
+constexpr int64_t kMaxBatch = 4096;
+constexpr int64_t kMaxDevice = 1023;
+
+/// --tokens: M in [1, kMaxTokens], or `all` (0: every M in turn).
+int parseTokensOption(const std::string &option, const std::string &text);
+
 /// \p bytes with one decimal in B, KiB, MiB or GiB ("8.5 MiB").
 std::string formatBytes(double bytes);
 
