@@ -73,7 +73,7 @@ class Context(_lamport.Context):
         options = _options(chip, transport, timeout_ns, program, tactic_table,
                            bulk_copies, protocol_check, explain_tactics,
                            cubins)
-        remarks = self._compile(source, name, os.fspath(directory), *options)
+        remarks = self._compile(source, name, os.fspath(directory), options)
         return _bundle(directory, remarks)
 
 
@@ -90,11 +90,12 @@ def _options(chip, transport, timeout_ns, program, tactic_table, bulk_copies,
         if not tactic_table:
             raise ValueError("tactic_table is an empty path: pass None for "
                              "the chip's table")
-    return (text("chip", chip), text("transport", transport), timeout_ns,
-            None if program is None else text("program", program),
-            tactic_table, text("bulk_copies", bulk_copies),
-            flag("protocol_check", protocol_check),
-            flag("explain_tactics", explain_tactics), flag("cubins", cubins))
+    return _lamport._CompileOptions(
+        text("chip", chip), text("transport", transport), timeout_ns,
+        None if program is None else text("program", program), tactic_table,
+        text("bulk_copies", bulk_copies),
+        flag("protocol_check", protocol_check),
+        flag("explain_tactics", explain_tactics), flag("cubins", cubins))
 
 
 class Module:
@@ -176,7 +177,7 @@ class Module:
         options = _options(chip, transport, timeout_ns, program, tactic_table,
                            bulk_copies, protocol_check, explain_tactics,
                            cubins)
-        remarks = self._raw._compile(os.fspath(directory), *options)
+        remarks = self._raw._compile(os.fspath(directory), options)
         return _bundle(directory, remarks)
 
 

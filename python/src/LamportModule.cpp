@@ -490,6 +490,20 @@ uint32_t count(const char *what, int64_t value) {
 }
 
 /// lamport._lamport.Context: the context, `with`, text and bundle entry points.
+/// _CompileOptions: lamport-compile's options, checked by ir.py's
+/// _options, for Context._compile and Module._compile.
+void bindCompileOptions(nb::module_ &m) {
+  nb::class_<CompileOptions>(m, "_CompileOptions",
+                             "The options of one compilation.")
+      .def(nb::init<const std::string &, const std::string &,
+                    std::optional<int64_t>, const std::optional<std::string> &,
+                    const std::optional<std::string> &, const std::string &,
+                    bool, bool, bool>(),
+           "chip"_a, "transport"_a, "timeout_ns"_a.none(), "program"_a.none(),
+           "tactic_table"_a.none(), "bulk_copies"_a, "protocol_check"_a,
+           "explain_tactics"_a, "cubins"_a);
+}
+
 void bindContext(nb::module_ &m) {
   nb::class_<PyContext>(m, "Context",
                         "An MLIR context that knows the lamport dialect and "
@@ -525,15 +539,8 @@ void bindContext(nb::module_ &m) {
       .def(
           "_compile",
           [](nb::object self, const std::string &text, const std::string &name,
-             const std::string &directory, const std::string &chip,
-             const std::string &transport, std::optional<int64_t> timeoutNs,
-             std::optional<std::string> program,
-             std::optional<std::string> tacticTable,
-             const std::string &bulkCopies, bool checkProtocol,
-             bool explainTactics, bool assembleCubins) {
-            CompileOptions options(chip, transport, timeoutNs, program,
-                                   tacticTable, bulkCopies, checkProtocol,
-                                   explainTactics, assembleCubins);
+             const std::string &directory, CompileOptions &options) {
+            options.remarks.clear();
             std::string errors;
             check(mlirLamportCompileSourceToBundle(
                       contextOf(self), toRef(text), toRef(name),
@@ -541,9 +548,7 @@ void bindContext(nb::module_ &m) {
                   errors, name + ": compilation failed");
             return options.remarks;
           },
-          "text"_a, "name"_a, "directory"_a, "chip"_a, "transport"_a,
-          "timeout_ns"_a.none(), "program"_a.none(), "tactic_table"_a.none(),
-          "bulk_copies"_a, "protocol_check"_a, "explain_tactics"_a, "cubins"_a,
+          "text"_a, "name"_a, "directory"_a, "options"_a,
           "Compiles; returns the warnings and remarks.");
 }
 
@@ -720,15 +725,8 @@ void bindModule(nb::module_ &m) {
       .def(
           "_compile",
           [](PyModule &self, const std::string &directory,
-             const std::string &chip, const std::string &transport,
-             std::optional<int64_t> timeoutNs,
-             std::optional<std::string> program,
-             std::optional<std::string> tacticTable,
-             const std::string &bulkCopies, bool checkProtocol,
-             bool explainTactics, bool assembleCubins) {
-            CompileOptions options(chip, transport, timeoutNs, program,
-                                   tacticTable, bulkCopies, checkProtocol,
-                                   explainTactics, assembleCubins);
+             CompileOptions &options) {
+            options.remarks.clear();
             std::string errors;
             check(mlirLamportCompileModuleToBundle(self.get(), toRef(directory),
                                                    options.options, appendTo,
@@ -736,9 +734,7 @@ void bindModule(nb::module_ &m) {
                   errors, "compilation failed");
             return options.remarks;
           },
-          "directory"_a, "chip"_a, "transport"_a, "timeout_ns"_a.none(),
-          "program"_a.none(), "tactic_table"_a.none(), "bulk_copies"_a,
-          "protocol_check"_a, "explain_tactics"_a, "cubins"_a,
+          "directory"_a, "options"_a,
           "Compiles; returns the warnings and remarks.");
 }
 
@@ -1167,6 +1163,7 @@ NB_MODULE(_lamport, m) {
     }
   });
 
+  bindCompileOptions(m);
   bindContext(m);
   bindLocation(m);
   bindType(m);

@@ -32,6 +32,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "CompilerFuzzSupport.h"
 #include "ManifestCheck.h"
 
 #include "lamport/Conversion/Passes.h"
@@ -64,6 +65,9 @@
 
 using namespace mlir;
 using namespace mlir::lamport;
+using ::lamport::fuzz::finding;
+using ::lamport::fuzz::InputContext;
+using ::lamport::fuzz::verbose;
 
 #ifndef LAMPORT_FUZZ_LOWER
 #error "LAMPORT_FUZZ_LOWER must be 0 (plan only) or 1 (lower to PTX)"
@@ -71,9 +75,6 @@ using namespace mlir::lamport;
 
 /// Every dialect lamport-compile knows; built once, a context per input.
 static DialectRegistry *registry;
-/// LAMPORT_FUZZ_VERBOSE=1 prints the diagnostics, to see why an input is
-/// refused; quiet by default, for speed.
-static bool verbose;
 
 extern "C" int LLVMFuzzerInitialize(int *, char ***) {
   registerLamportPasses();
@@ -84,15 +85,7 @@ extern "C" int LLVMFuzzerInitialize(int *, char ***) {
   registerAllExtensions(*registry);
   registerAllToLLVMIRTranslations(*registry);
   registry->insert<LamportDialect>();
-  verbose = std::getenv("LAMPORT_FUZZ_VERBOSE") != nullptr;
   return 0;
-}
-
-/// Ends the run with a report: the input broke a rule the compiler keeps.
-[[noreturn]] static void finding(const Twine &what) {
-  llvm::errs() << "lamport fuzz finding: " << what << "\n";
-  llvm::errs().flush();
-  std::abort();
 }
 
 namespace {
@@ -150,7 +143,7 @@ static OwningOpRef<ModuleOp> parse(MLIRContext &context,
       sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID());
   if (std::optional<std::string> error =
           checkNesting(buffer->getBuffer(), buffer->getBufferIdentifier())) {
-    if (verbose)
+    if (verbose())
       llvm::errs() << *error << "\n";
     return nullptr;
   }
@@ -241,20 +234,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (request.refused)
     return 0;
 
-  // One context per input: nothing an input uniqued outlives it. No
-  // threads: libFuzzer runs one input at a time.
-  MLIRContext context(*registry, MLIRContext::Threading::DISABLED);
-  context.printOpOnDiagnostic(false);
-  ScopedDiagnosticHandler quiet(&context, [](Diagnostic &diagnostic) {
-    if (verbose)
-      llvm::errs() << diagnostic.getLocation() << ": " << diagnostic << "\n";
-    return success();
-  });
+  InputContext context(*registry);
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(
       llvm::MemoryBuffer::getMemBufferCopy(source, "fuzz.mlir"), llvm::SMLoc());
   AsmParserState asmState;
-  OwningOpRef<ModuleOp> module = parse(context, sourceMgr, asmState);
+  OwningOpRef<ModuleOp> module = parse(*context.get(), sourceMgr, asmState);
   if (!module)
     return 0;
 

@@ -18,6 +18,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "CompilerFuzzSupport.h"
+
 #include "lamport/Dialect/Lamport/IR/Lamport.h"
 #include "lamport/Dialect/Lamport/Transforms/Passes.h"
 
@@ -39,19 +41,17 @@
 
 using namespace mlir;
 using namespace mlir::lamport;
+using ::lamport::fuzz::finding;
+using ::lamport::fuzz::InputContext;
 
 /// The dialects the module of GEMMs holds; built once, a context per input.
 static DialectRegistry *registry;
 /// The file the pass reads each input from: its option takes a path.
 static std::string *tablePath;
-/// LAMPORT_FUZZ_VERBOSE=1 prints the diagnostics, to see why a table is
-/// refused; quiet by default, for speed.
-static bool verbose;
 
 extern "C" int LLVMFuzzerInitialize(int *, char ***) {
   registry = new DialectRegistry;
   registry->insert<LamportDialect, func::FuncDialect, memref::MemRefDialect>();
-  verbose = std::getenv("LAMPORT_FUZZ_VERBOSE") != nullptr;
   SmallString<128> path;
   if (llvm::sys::fs::createTemporaryFile("lamport-fuzz-table", "json", path)) {
     llvm::errs() << "lamport fuzz: cannot create a temporary file\n";
@@ -60,13 +60,6 @@ extern "C" int LLVMFuzzerInitialize(int *, char ***) {
   tablePath = new std::string(path.str());
   std::atexit([] { llvm::sys::fs::remove(*tablePath); });
   return 0;
-}
-
-/// Ends the run with a report: the pass broke a rule it keeps.
-[[noreturn]] static void finding(const Twine &what) {
-  llvm::errs() << "lamport fuzz finding: " << what << "\n";
-  llvm::errs().flush();
-  std::abort();
 }
 
 /// The [n, k] of the first records of the table's `key` list that a
@@ -130,26 +123,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     llvm::consumeError(json.takeError());
   }
 
-  // One context per input: nothing an input uniqued outlives it. No
-  // threads: libFuzzer runs one input at a time.
-  MLIRContext context(*registry, MLIRContext::Threading::DISABLED);
-  context.printOpOnDiagnostic(false);
-  ScopedDiagnosticHandler quiet(&context, [](Diagnostic &diagnostic) {
-    if (verbose)
-      llvm::errs() << diagnostic.getLocation() << ": " << diagnostic << "\n";
-    return success();
-  });
+  InputContext context(*registry);
   // A shape the op verifier refuses (N not a multiple of 16 is not one:
   // the pass says no tactic launches it) leaves the module unparsed.
   OwningOpRef<ModuleOp> module =
-      parseSourceString<ModuleOp>(gemmModule(shapes), &context);
+      parseSourceString<ModuleOp>(gemmModule(shapes), context.get());
   if (!module)
     return 0;
 
   LamportSelectTacticsOptions options;
   options.tacticTable = *tablePath;
   options.explain = true;
-  PassManager pm(&context);
+  PassManager pm(context.get());
   pm.addPass(createLamportSelectTactics(options));
   if (failed(pm.run(*module)))
     return 0;
