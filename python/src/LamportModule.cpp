@@ -489,7 +489,6 @@ uint32_t count(const char *what, int64_t value) {
   return uint32_t(value);
 }
 
-/// lamport._lamport.Context: the context, `with`, text and bundle entry points.
 /// _CompileOptions: lamport-compile's options, checked by ir.py's
 /// _options, for Context._compile and Module._compile.
 void bindCompileOptions(nb::module_ &m) {
@@ -504,6 +503,7 @@ void bindCompileOptions(nb::module_ &m) {
            "explain_tactics"_a, "cubins"_a);
 }
 
+/// lamport._lamport.Context: the context, `with`, text and bundle entry points.
 void bindContext(nb::module_ &m) {
   nb::class_<PyContext>(m, "Context",
                         "An MLIR context that knows the lamport dialect and "
