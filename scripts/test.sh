@@ -33,12 +33,13 @@ fi
 # fresh virtual environment, and its tests (pytest, no GPU) run against the
 # installed package from a directory where the checkout's python/ is not on
 # the path. The runtime part (lamport.Runtime) runs over the host-only
-# libcuda of test/Runtime/FakeDriver when the runtime is built.
+# libcuda of test/Runtime/FakeDriver when the runtime is built; torch (the
+# torch extra, CPU only here) runs lamport.torch.Boundary under torch.compile.
 wheels="$build/python-wheels" venv="$build/python-venv"
 rm -rf "$wheels" "$venv"
 if bash "$root/scripts/wheel.sh" "$wheels" >"$results/wheel.log" 2>&1 &&
    python3 -m venv "$venv" &&
-   "$venv/bin/pip" install -q "$(ls "$wheels"/lamport-*.whl)[test]" \
+   "$venv/bin/pip" install -q "$(ls "$wheels"/lamport-*.whl)[test,torch]" \
      >>"$results/wheel.log" 2>&1; then
   (cd "$results" && LAMPORT_TEST_INSTALLED=1 LAMPORT_TEST_SELF_CONTAINED=1 \
     LAMPORT_FAKE_CUDA_DIR="$build/fake-cuda" LAMPORT_FAKE_NCCL_DIR="$build/fake-nccl" \

@@ -12,15 +12,19 @@ bundle's rank there, on the framework's streams and tensors:
 agrees the rendezvous through it (rank 0 of the group picks a TCP port and
 broadcasts ``tcp://HOST:PORT``); each call enqueues one decode step on torch's
 current stream and returns at once, so it can be captured with
-``torch.cuda.graph``. ``Rank`` is the same without torch: device pointers,
+``torch.cuda.graph``; inside ``torch.compile`` it is the custom op
+``torch.ops.lamport.step``, so a compiled model keeps one graph around it.
+``Rank`` is the same without torch: device pointers,
 dtypes and shapes (``DeviceArray``, ``__cuda_array_interface__`` objects or
 torch tensors) and a rendezvous address.
 """
 
 import ctypes
+import itertools
 import json
 import os
 import socket
+import weakref
 
 from . import runtime as _runtime
 from .runtime import _OwnedHandle, _call
@@ -201,11 +205,55 @@ def _free_port():
         return s.getsockname()[1]
 
 
+# The open Boundaries, by key, for torch.ops.lamport.step.
+_open_boundaries = weakref.WeakValueDictionary()
+_keys = itertools.count()
+_step_op = None
+
+
+def _register_step_op():
+    """torch.ops.lamport.step(boundary, indices, inputs, outputs, tokens),
+    registered once: one decode step of the Boundary keyed `boundary` on
+    torch's current stream, `inputs` then `outputs` being the manifest's
+    arguments `indices`. `outputs` are those the manifest marks "out" or
+    "inout", which the step writes; a compiled graph orders reads of them
+    after it."""
+    global _step_op
+    if _step_op is not None:
+        return _step_op
+    import torch
+
+    if not hasattr(torch.library, "custom_op"):
+        raise RuntimeError("lamport.torch.Boundary needs "
+                           "torch.library.custom_op (torch 2.4 or later), "
+                           f"this is torch {torch.__version__}")
+
+    @torch.library.custom_op("lamport::step", mutates_args=("outputs",))
+    def step(boundary: int, indices: list[int], inputs: list[torch.Tensor],
+             outputs: list[torch.Tensor], tokens: int) -> None:
+        owner = _open_boundaries.get(boundary)
+        if owner is None:
+            raise RuntimeError(f"lamport::step: Boundary {boundary} is "
+                               "closed")
+        names = [owner.rank.arguments[i]["name"] for i in indices]
+        owner._enqueue(dict(zip(names, list(inputs) + list(outputs))),
+                       tokens)
+
+    @step.register_fake
+    def _(boundary, indices, inputs, outputs, tokens):
+        return None
+
+    _step_op = step
+    return step
+
+
 class Boundary:
     """A bundle's rank in a torch.distributed group: rank and tp from the
     group, device from torch.cuda.current_device(), the rendezvous agreed
-    through the group; `transport` as Rank's. Calling it enqueues one step on torch's current
-    stream (capturable with torch.cuda.graph)."""
+    through the group; `transport` as Rank's. Calling it enqueues one step
+    on torch's current stream (capturable with torch.cuda.graph); under
+    torch.compile the call is the custom op torch.ops.lamport.step, which
+    keeps the model's graph whole (fullgraph=True holds)."""
 
     def __init__(self, bundle, group=None, device=None, timeout=60.0,
                  pdl=True, transport="mailbox"):
@@ -222,14 +270,63 @@ class Boundary:
             address[0] = f"tcp://{host}:{_free_port()}"
         source = dist.get_global_rank(group, 0) if group is not None else 0
         dist.broadcast_object_list(address, src=source, group=group)
-        self.rank = Rank(bundle, rank, tp, device, address[0], timeout, pdl,
-                         transport)
+        self._attach(Rank(bundle, rank, tp, device, address[0], timeout, pdl,
+                          transport))
+
+    def _attach(self, rank):
+        """Serves `rank` (a Rank, or what has its arguments, device, step
+        and close) and registers the custom op."""
+        _register_step_op()
+        self.rank = rank
+        buffers = [a for a in rank.arguments if a["kind"] == "buffer"]
+        self._index = {a["name"]: i for i, a in enumerate(rank.arguments)
+                       if a["kind"] == "buffer"}
+        self._written = {a["name"] for a in buffers
+                         if a.get("io", "in") != "in"}
+        # The token count's argument: the first of a leading -1.
+        self._token_argument = next(
+            (a["name"] for a in buffers if a["shape"][0] == -1), None)
+        self._key = next(_keys)
+        _open_boundaries[self._key] = self
 
     def __call__(self, tokens=None, **buffers):
         import torch
 
-        stream = torch.cuda.current_stream(self.rank.device).cuda_stream
-        self.rank.step(buffers, tokens=tokens, stream=stream)
+        if torch.compiler.is_compiling():
+            self._compiled_step(tokens, buffers)
+        else:
+            self._enqueue(buffers, tokens)
+
+    def _current_stream(self):
+        import torch
+
+        return torch.cuda.current_stream(self.rank.device).cuda_stream
+
+    def _enqueue(self, buffers, tokens):
+        self.rank.step(buffers, tokens=tokens, stream=self._current_stream())
+
+    def _compiled_step(self, tokens, buffers):
+        """The step as the custom op, traced by torch.compile: what it needs
+        of the buffers is their shapes (no pointers), so the trace holds."""
+        import torch
+
+        unknown = set(buffers) - set(self._index)
+        if unknown:
+            raise ValueError(f"unknown argument(s) {sorted(unknown)}; the "
+                             f"program takes {sorted(self._index)}")
+        if tokens is None:
+            value = buffers.get(self._token_argument)
+            if value is None:
+                raise ValueError("no buffer carries the token count; pass "
+                                 "tokens=")
+            tokens = value.shape[0]
+        inputs = [n for n in buffers if n not in self._written]
+        outputs = [n for n in buffers if n in self._written]
+        torch.ops.lamport.step(self._key,
+                               [self._index[n] for n in inputs + outputs],
+                               [buffers[n] for n in inputs],
+                               [buffers[n] for n in outputs], tokens)
 
     def close(self):
+        _open_boundaries.pop(getattr(self, "_key", None), None)
         self.rank.close()

@@ -3,7 +3,8 @@ processes, one per rank, over the host-only libcuda of test/Runtime/
 FakeDriver (whose cuMem copies are memfds the processes share, and whose
 polls wait for another process's publish with FAKE_CUDA_POLL_WAIT_MS). The
 torch half of lamport.torch (Boundary) needs torch and a GPU: docs/python.md
-shows it under torchrun. The nccl transport runs over the host-only
+shows it under torchrun; test_torch_compile.py checks it under torch.compile
+over a stand-in rank. The nccl transport runs over the host-only
 libnccl.so.2 of test/Runtime/FakeNccl."""
 
 import os
