@@ -283,9 +283,9 @@ class Boundary:
                        if a["kind"] == "buffer"}
         self._written = {a["name"] for a in buffers
                          if a.get("io", "in") != "in"}
-        # The token count's argument: the first of a leading -1.
-        self._token_argument = next(
-            (a["name"] for a in buffers if a["shape"][0] == -1), None)
+        # The arguments that carry the token count (a leading -1).
+        self._token_arguments = [a["name"] for a in buffers
+                                 if a["shape"][0] == -1]
         self._key = next(_keys)
         _open_boundaries[self._key] = self
 
@@ -315,11 +315,13 @@ class Boundary:
             raise ValueError(f"unknown argument(s) {sorted(unknown)}; the "
                              f"program takes {sorted(self._index)}")
         if tokens is None:
-            value = buffers.get(self._token_argument)
-            if value is None:
+            # As Rank.tokens_of: the first such buffer given.
+            carriers = [buffers[n] for n in self._token_arguments
+                        if buffers.get(n) is not None]
+            if not carriers:
                 raise ValueError("no buffer carries the token count; pass "
                                  "tokens=")
-            tokens = value.shape[0]
+            tokens = carriers[0].shape[0]
         inputs = [n for n in buffers if n not in self._written]
         outputs = [n for n in buffers if n in self._written]
         torch.ops.lamport.step(self._key,
