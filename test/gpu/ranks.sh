@@ -24,7 +24,10 @@
 #   kill       one rank process dies mid-run: how long the others take to
 #              fail (within the polls' timeout, read from the timeout
 #              records of their traps, plus 1 s), and that they name it;
-#   torch      the lamport.torch example under torchrun, when present.
+#   torch      the lamport.torch example under torchrun, when present;
+#   compile    lamport.torch.Boundary inside torch.compile (fullgraph) and a
+#              CUDA graph of the compiled layer, bit for bit against eager
+#              (test/gpu/torch_compile.py under torchrun, when present).
 # Prints a short table last; logs and JSON go to build-gpu/ranks and, where
 # $OUT is set, summary.txt, latency.md and ranks.tar.gz go there.
 #
@@ -33,7 +36,8 @@
 #
 # Environment: BUILD_DIR (build-gpu), BUNDLES_DIR (bundles/boundary),
 # GRAPH_STEPS, CHECK_EVERY, LATENCY_STEPS (6400), SKIP_LATENCY=1;
-# ONLY (the checks to run, default "identical graph latency kill torch"),
+# ONLY (the checks to run, default "identical graph latency kill torch
+# compile"),
 # IDENTICAL_TP ("2 4 8"), IDENTICAL_KINDS (the three boundaries and
 # all_reduce, the tp 8 all-reduce example),
 # IDENTICAL_STEPS (64). The one-kernel boundary alone, longer:
@@ -52,7 +56,7 @@ rm -rf "$out" && mkdir -p "$out"
 graph_steps=${GRAPH_STEPS:-100000}
 check_every=${CHECK_EVERY:-1}
 latency_steps=${LATENCY_STEPS:-6400}
-only=" ${ONLY:-identical graph latency kill torch} "
+only=" ${ONLY:-identical graph latency kill torch compile} "
 identical_steps=${IDENTICAL_STEPS:-64}
 wanted() { [[ "$only" == *" $1 "* ]]; }
 summary=$out/summary.txt
@@ -241,6 +245,25 @@ PY
   fi
 else
   note torch example SKIP "no torch, torchrun or bundle"
+fi
+
+wanted compile && echo "== torch.compile"
+if ! wanted compile; then
+  :
+elif python3 -c "import torch" 2>/dev/null && command -v torchrun >/dev/null &&
+  [ -d "$bundles/attention_boundary_tp2" ]; then
+  if (cd "$out" && PYTHONPATH="$root/python" \
+    LAMPORT_RUNTIME_LIBRARY="$build/lib/libLamportRuntimeC.so" \
+    timeout 600 torchrun --nproc-per-node 2 "$root/test/gpu/torch_compile.py" \
+    "$bundles/attention_boundary_tp2") >"$out/compile.log" 2>&1 &&
+    [ "$(grep -c 'compile PASS' "$out/compile.log")" = 2 ]; then
+    note compile attention_boundary_tp2 PASS "torch.compile fullgraph, M 1/4/16/7 and a CUDA graph: equal to eager"
+  else
+    note compile attention_boundary_tp2 FAIL "$(grep -m1 'compile FAIL\|Error' "$out/compile.log" | cut -c1-160) (see compile.log)"
+    failures=$((failures + 1))
+  fi
+else
+  note compile attention_boundary_tp2 SKIP "no torch, torchrun or bundle"
 fi
 
 tar -C "$build" -czf "$out/../ranks.tar.gz" ranks 2>/dev/null
