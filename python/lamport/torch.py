@@ -217,16 +217,14 @@ def _register_step_op():
     torch's current stream, `inputs` then `outputs` being the manifest's
     arguments `indices`. `outputs` are those the manifest marks "out" or
     "inout", which the step writes; a compiled graph orders reads of them
-    after it."""
+    after it. None with torch before 2.4 (no torch.library.custom_op)."""
     global _step_op
     if _step_op is not None:
         return _step_op
     import torch
 
     if not hasattr(torch.library, "custom_op"):
-        raise RuntimeError("lamport.torch.Boundary needs "
-                           "torch.library.custom_op (torch 2.4 or later), "
-                           f"this is torch {torch.__version__}")
+        return None  # torch before 2.4: eager calls only
 
     @torch.library.custom_op("lamport::step", mutates_args=("outputs",))
     def step(boundary: int, indices: list[int], inputs: list[torch.Tensor],
@@ -309,6 +307,11 @@ class Boundary:
         """The step as the custom op, traced by torch.compile: what it needs
         of the buffers is their shapes (no pointers), so the trace holds."""
         import torch
+
+        if _step_op is None:
+            raise RuntimeError("lamport.torch.Boundary under torch.compile "
+                               "needs torch.library.custom_op (torch 2.4 or "
+                               f"later), this is torch {torch.__version__}")
 
         unknown = set(buffers) - set(self._index)
         if unknown:
