@@ -290,7 +290,9 @@ class Boundary:
     def __call__(self, tokens=None, **buffers):
         import torch
 
-        if torch.compiler.is_compiling():
+        # The op exists from torch 2.4, which has is_compiling; before it a
+        # compiled call runs eagerly (dynamo breaks the graph there).
+        if _step_op is not None and torch.compiler.is_compiling():
             self._compiled_step(tokens, buffers)
         else:
             self._enqueue(buffers, tokens)
@@ -307,11 +309,6 @@ class Boundary:
         """The step as the custom op, traced by torch.compile: what it needs
         of the buffers is their shapes (no pointers), so the trace holds."""
         import torch
-
-        if _step_op is None:
-            raise RuntimeError("lamport.torch.Boundary under torch.compile "
-                               "needs torch.library.custom_op (torch 2.4 or "
-                               f"later), this is torch {torch.__version__}")
 
         unknown = set(buffers) - set(self._index)
         if unknown:
