@@ -18,13 +18,22 @@ ninja -C "$build" lamport-test-depends
 results="$build/test-results"
 rm -rf "$results" && mkdir -p "$results"
 status=0
+# results_or_failure SUITE FILE WHY: a suite that stopped before writing its
+# JUnit file counts as one failed test, so the closing line shows it.
+results_or_failure() {
+  [ -f "$2" ] && return 0
+  printf '<testsuite name="%s"><testcase classname="%s" name="%s">%s%s\n' \
+    "$1" "$1" "$1" "<failure message=\"$3\"/>" "</testcase></testsuite>" >"$2"
+}
 /usr/lib/llvm-22/bin/lit -v --xunit-xml-output "$results/lit.xml" \
   "$build/test" || status=1
+results_or_failure lit "$results/lit.xml" "lit stopped"
 
 # The runtime's unit tests (GoogleTest, no GPU), when the runtime is built.
 if [ -x "$build/bin/LamportRuntimeTests" ]; then
   "$build/bin/LamportRuntimeTests" --gtest_output="xml:$results/runtime.xml" \
     >"$results/runtime.log" 2>&1 || { status=1; cat "$results/runtime.log"; }
+  results_or_failure runtime "$results/runtime.xml" "LamportRuntimeTests stopped"
 fi
 
 # The lamport Python package: the wheel that carries its MLIR
@@ -47,8 +56,11 @@ if bash "$root/scripts/wheel.sh" "$wheels" >"$results/wheel.log" 2>&1 &&
     "$venv/bin/python" -m pytest -q -p no:cacheprovider \
     --junitxml="$results/python.xml" "$root/test/Python" \
     >"$results/python.log" 2>&1) || { status=1; cat "$results/python.log"; }
+  results_or_failure python "$results/python.xml" "pytest stopped"
 else
   status=1; cat "$results/wheel.log"
+  results_or_failure python "$results/python.xml" \
+    "the wheel did not build or install (wheel.log)"
 fi
 
 # The fuzz targets (test/Fuzz): any crash fails the step.
@@ -60,6 +72,7 @@ else
   FUZZ_XML="$results/fuzz.xml" BUILD_DIR="$build" \
     bash "$root/scripts/fuzz.sh" >"$results/fuzz.log" 2>&1 ||
     { status=1; cat "$results/fuzz.log"; }
+  results_or_failure fuzz "$results/fuzz.xml" "the fuzz step stopped"
   grep '^fuzz: ' "$results/fuzz.log" | grep -v '^fuzz: regression' || true
 fi
 
