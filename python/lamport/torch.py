@@ -119,6 +119,32 @@ def _check_transport(transport):
                          f"{transport!r}")
 
 
+def _ordered(arguments, buffers):
+    """`buffers` (a list by argument, or a dict by name) as a list in the
+    manifest's order, None where a dict leaves one out."""
+    if isinstance(buffers, dict):
+        unknown = set(buffers) - {a["name"] for a in arguments}
+        if unknown:
+            raise ValueError(f"unknown argument(s) {sorted(unknown)}; the "
+                             "program takes "
+                             f"{[a['name'] for a in arguments]}")
+        buffers = [buffers.get(a["name"]) for a in arguments]
+    if len(buffers) != len(arguments):
+        raise ValueError(f"the program takes {len(arguments)} "
+                         f"argument(s), got {len(buffers)}")
+    return buffers
+
+
+def _token_carrier(arguments, buffers):
+    """(spec, buffer) that carries the token count: the first buffer given
+    whose manifest shape starts with -1."""
+    for spec, value in zip(arguments, _ordered(arguments, buffers)):
+        if spec["kind"] == "buffer" and spec["shape"][0] == -1 \
+                and value is not None:
+            return spec, value
+    raise ValueError("no buffer carries the token count; pass tokens=")
+
+
 class Rank(_OwnedHandle):
     """Rank `rank` of the `tp`-rank group of a bundle, on CUDA device
     `device`, meeting the other ranks at `rendezvous` ("tcp://HOST:PORT",
@@ -143,26 +169,13 @@ class Rank(_OwnedHandle):
         self._handle = handle
 
     def _buffers(self, buffers):
-        if isinstance(buffers, dict):
-            unknown = set(buffers) - {a["name"] for a in self.arguments}
-            if unknown:
-                raise ValueError(f"unknown argument(s) {sorted(unknown)}; the "
-                                 "program takes "
-                                 f"{[a['name'] for a in self.arguments]}")
-            buffers = [buffers.get(a["name"]) for a in self.arguments]
-        if len(buffers) != len(self.arguments):
-            raise ValueError(f"the program takes {len(self.arguments)} "
-                             f"argument(s), got {len(buffers)}")
-        return buffers
+        return _ordered(self.arguments, buffers)
 
     def tokens_of(self, buffers):
         """The token count M: the leading size of the first buffer whose
         manifest shape starts with -1."""
-        for spec, value in zip(self.arguments, self._buffers(buffers)):
-            if spec["kind"] == "buffer" and spec["shape"][0] == -1 \
-                    and value is not None:
-                return int(_describe(value, self.device, spec["name"])[2][0])
-        raise ValueError("no buffer carries the token count; pass tokens=")
+        spec, value = _token_carrier(self.arguments, buffers)
+        return int(_describe(value, self.device, spec["name"])[2][0])
 
     def step(self, buffers, tokens=None, stream=0):
         """Enqueues one decode step on `stream` (a CUstream as an int; 0 is
@@ -276,14 +289,10 @@ class Boundary:
         and close) and registers the custom op."""
         _register_step_op()
         self.rank = rank
-        buffers = [a for a in rank.arguments if a["kind"] == "buffer"]
         self._index = {a["name"]: i for i, a in enumerate(rank.arguments)
                        if a["kind"] == "buffer"}
-        self._written = {a["name"] for a in buffers
-                         if a.get("io", "in") != "in"}
-        # The arguments that carry the token count (a leading -1).
-        self._token_arguments = [a["name"] for a in buffers
-                                 if a["shape"][0] == -1]
+        self._written = {a["name"] for a in rank.arguments
+                         if a["kind"] == "buffer" and a.get("io", "in") != "in"}
         self._key = next(_keys)
         _open_boundaries[self._key] = self
 
@@ -310,18 +319,11 @@ class Boundary:
         of the buffers is their shapes (no pointers), so the trace holds."""
         import torch
 
-        unknown = set(buffers) - set(self._index)
-        if unknown:
-            raise ValueError(f"unknown argument(s) {sorted(unknown)}; the "
-                             f"program takes {sorted(self._index)}")
+        arguments = self.rank.arguments
+        _ordered(arguments, buffers)  # unknown names refused while tracing
         if tokens is None:
-            # As Rank.tokens_of: the first such buffer given.
-            carriers = [buffers[n] for n in self._token_arguments
-                        if buffers.get(n) is not None]
-            if not carriers:
-                raise ValueError("no buffer carries the token count; pass "
-                                 "tokens=")
-            tokens = carriers[0].shape[0]
+            # As Rank.tokens_of, from the shape alone.
+            tokens = _token_carrier(arguments, buffers)[1].shape[0]
         inputs = [n for n in buffers if n not in self._written]
         outputs = [n for n in buffers if n in self._written]
         torch.ops.lamport.step(self._key,
