@@ -12,23 +12,29 @@
 #
 #   bash test/gpu/prepare.sh [LAMPORT_COMPILE]     (default: build/bin/...)
 #
+# Environment: BUNDLES_DIR (bundles), CUBINS (true; false: the PTX alone,
+# lamport-compile --cubins=false).
+#
 #===----------------------------------------------------------------------===#
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 source "$root/test/gpu/prepare_common.sh"
 find_compile prepare.sh "${1:-}"
-mkdir -p "$root/bundles"
+out=${BUNDLES_DIR:-$root/bundles}
+flags=()
+[ "${CUBINS:-true}" = false ] && flags=(--cubins=false)
+mkdir -p "$out"
+compile_into() { # SOURCE NAME
+  rm -rf "${out:?}/$2"
+  "$compile" "$1" -o "$out/$2" "${flags[@]}"
+}
 for tp in 2 4 8; do
-  rm -rf "$root/bundles/publish_poll_tp$tp"
-  "$compile" "$root/docs/examples/publish_poll_rows_tp$tp.mlir" \
-    -o "$root/bundles/publish_poll_tp$tp"
+  compile_into "$root/docs/examples/publish_poll_rows_tp$tp.mlir" \
+    "publish_poll_tp$tp"
 done
-rm -rf "$root/bundles/all_reduce_tp8"
-"$compile" "$root/docs/examples/all_reduce_tp8.mlir" \
-  -o "$root/bundles/all_reduce_tp8"
-rm -rf "$root/bundles/all_reduce_pairwise_tp4"
-"$compile" "$root/test/gpu/programs/all_reduce_pairwise_tp4.mlir" \
-  -o "$root/bundles/all_reduce_pairwise_tp4"
+compile_into "$root/docs/examples/all_reduce_tp8.mlir" all_reduce_tp8
+compile_into "$root/test/gpu/programs/all_reduce_pairwise_tp4.mlir" \
+  all_reduce_pairwise_tp4
 cache_json_headers prepare.sh
-du -sh "$root/bundles" "$root/third_party_cache"
-ls "$root/bundles"
+du -sh "$out" "$root/third_party_cache"
+ls "$out"

@@ -19,16 +19,10 @@ source "$root/test/gpu/prepare_common.sh"
 find_compile prepare_ptx_only.sh "${1:-}"
 ptx=$root/bundles/ptx_only
 cubin=$root/bundles/cubin
-rm -rf "$ptx" "$cubin" && mkdir -p "$ptx" "$cubin"
+rm -rf "$ptx" "$cubin" && mkdir -p "$cubin"
+BUNDLES_DIR=$ptx CUBINS=false bash "$root/test/gpu/prepare.sh" "$compile" \
+  >/dev/null
 examples=$root/docs/examples
-for tp in 2 4 8; do
-  "$compile" "$examples/publish_poll_rows_tp$tp.mlir" \
-    -o "$ptx/publish_poll_tp$tp" --cubins=false
-done
-"$compile" "$examples/all_reduce_tp8.mlir" -o "$ptx/all_reduce_tp8" \
-  --cubins=false
-"$compile" "$root/test/gpu/programs/all_reduce_pairwise_tp4.mlir" \
-  -o "$ptx/all_reduce_pairwise_tp4" --cubins=false
 "$compile" "$examples/attention_boundary_tp8.mlir" \
   -o "$ptx/attention_boundary_tp8" --cubins=false
 "$compile" "$examples/attention_boundary_tp8.mlir" \
