@@ -226,8 +226,7 @@ static LogicalResult compile(ModuleOp module, const ArgumentNames &names,
   std::string chip = toString(options.chip);
   std::string transportName = toString(options.transport);
   if (!isSupportedChip(chip)) {
-    report.add("error: unknown chip '" + chip +
-               "': lamport targets sm_90 and sm_100a");
+    report.add("error: " + unsupportedChipMessage(chip));
     return failure();
   }
   std::optional<Transport> transport = symbolizeTransport(transportName);

@@ -13,6 +13,7 @@
 #include "lamport/Target/Bundle.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FileUtilities.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -26,8 +27,21 @@
 using namespace mlir;
 using namespace mlir::lamport;
 
+/// The chips lamport-compile targets, in the order messages name them.
+static constexpr llvm::StringLiteral kSupportedChips[] = {"sm_90", "sm_100a"};
+
 bool mlir::lamport::isSupportedChip(StringRef chip) {
-  return chip == "sm_90" || chip == "sm_100a";
+  return llvm::is_contained(kSupportedChips, chip);
+}
+
+std::string mlir::lamport::unsupportedChipMessage(StringRef chip) {
+  std::string message = "unknown chip '" + chip.str() + "': Lamport targets ";
+  for (auto [index, supported] : llvm::enumerate(kSupportedChips)) {
+    if (index)
+      message += index + 1 == std::size(kSupportedChips) ? " and " : ", ";
+    message += supported;
+  }
+  return message;
 }
 
 FailureOr<llvm::MapVector<StringRef, StringRef>>

@@ -178,8 +178,7 @@ FailureOr<func::FuncOp>
 mlir::lamport::generateProgramKernels(ModuleOp module,
                                       const CompileOptions &options) {
   if (!isSupportedChip(options.chip))
-    return module.emitError() << "unknown chip '" << options.chip
-                              << "': Lamport targets sm_90 and sm_100a";
+    return module.emitError() << unsupportedChipMessage(options.chip);
   FailureOr<func::FuncOp> program = selectProgram(module, options);
   if (failed(program))
     return failure();

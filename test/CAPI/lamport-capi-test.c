@@ -339,7 +339,7 @@ static void testCompileErrors(MlirContext context, const char *root) {
   MlirStringRef name = mlirStringRefCreateFromCString("bad.mlir");
   MlirLamportCompileOptions options = mlirLamportCompileOptionsGetDefault();
 
-  // CHECK: error text: <<error: unknown chip 'sm_80': lamport targets sm_90 and sm_100a>>
+  // CHECK: error text: <<error: unknown chip 'sm_80': Lamport targets sm_90 and sm_100a>>
   options.chip = mlirStringRefCreateFromCString("sm_80");
   mlirLamportCompileSourceToBundle(context,
                                    mlirStringRefCreateFromCString(kProgram),

@@ -138,9 +138,9 @@ def test_module_compile_names_arguments_by_position(context, tmp_path):
 
 
 def test_compile_errors(context, tmp_path):
-    with pytest.raises(lamport.Error, match="unknown chip 'sm_80': lamport targets sm_90 and sm_100a"):
+    with pytest.raises(lamport.Error, match="unknown chip 'sm_80': Lamport targets sm_90 and sm_100a"):
         context.compile(PROGRAM, tmp_path / "b", chip="sm_80")
-    with pytest.raises(lamport.Error, match="unknown chip '': lamport targets sm_90 and sm_100a"):
+    with pytest.raises(lamport.Error, match="unknown chip '': Lamport targets sm_90 and sm_100a"):
         context.compile(PROGRAM, tmp_path / "b", chip="")
     with pytest.raises(lamport.Error, match="unknown transport 'nvls'"):
         context.compile(PROGRAM, tmp_path / "b", transport="nvls")

@@ -348,8 +348,7 @@ static void printSummary(const Written &written, double seconds) {
 /// Checks the options that the option parser cannot.
 static LogicalResult checkOptions() {
   if (!isSupportedChip(chip))
-    return failure(fail("unknown chip '" + chip +
-                        "': lamport-compile targets sm_90 and sm_100a"));
+    return failure(fail(unsupportedChipMessage(chip)));
   if (timeoutNs <= 0)
     return failure(fail("--timeout-ns must be positive, got " +
                         std::to_string(timeoutNs)));

@@ -38,6 +38,10 @@ struct BundleTarget {
 /// The chips lamport-compile targets.
 bool isSupportedChip(StringRef chip);
 
+/// What every front end says of a chip outside them: "unknown chip 'CHIP':
+/// Lamport targets sm_90 and sm_100a".
+std::string unsupportedChipMessage(StringRef chip);
+
 /// The PTX of every kernel of `module` after lowering, by kernel name: the
 /// assembly object of each gpu.binary (named after its kernel). Fails, with
 /// a diagnostic on the binary, where one holds no PTX.
