@@ -18,12 +18,16 @@ ninja -C "$build" lamport-test-depends
 results="$build/test-results"
 rm -rf "$results" && mkdir -p "$results"
 status=0
-# results_or_failure SUITE FILE WHY: a suite that stopped before writing its
-# JUnit file counts as one failed test, so the closing line shows it.
-results_or_failure() {
-  [ -f "$2" ] && return 0
+# one_case SUITE FILE ELEMENT: a JUnit file of one case standing for the whole
+# suite, ELEMENT its <failure> or <skipped>. results_or_failure SUITE FILE
+# WHY: a suite that stopped before writing its JUnit file counts as one
+# failed test, so the closing line shows it.
+one_case() {
   printf '<testsuite name="%s"><testcase classname="%s" name="%s">%s%s\n' \
-    "$1" "$1" "$1" "<failure message=\"$3\"/>" "</testcase></testsuite>" >"$2"
+    "$1" "$1" "$1" "$3" "</testcase></testsuite>" >"$2"
+}
+results_or_failure() {
+  [ -f "$2" ] || one_case "$1" "$2" "<failure message=\"$3\"/>"
 }
 /usr/lib/llvm-22/bin/lit -v --xunit-xml-output "$results/lit.xml" \
   "$build/test" || status=1
@@ -65,9 +69,7 @@ fi
 
 # The fuzz targets (test/Fuzz): any crash fails the step.
 if [ -n "${SKIP_FUZZ:-}" ] && [ "${CI:-}" != true ]; then
-  printf '%s%s\n' '<testsuite name="fuzz"><testcase classname="fuzz" ' \
-    'name="fuzz step"><skipped message="SKIP_FUZZ is set"/></testcase></testsuite>' \
-    >"$results/fuzz.xml"
+  one_case fuzz "$results/fuzz.xml" '<skipped message="SKIP_FUZZ is set"/>'
 else
   FUZZ_XML="$results/fuzz.xml" BUILD_DIR="$build" \
     bash "$root/scripts/fuzz.sh" >"$results/fuzz.log" 2>&1 ||
