@@ -11,8 +11,8 @@ program to a bundle, read its launch plan and kernels, run it.
 lamport.ir and lamport.dialects build IR op by op (docs/python.md). The
 compiler side is the extension lamport._lamport over the C API
 (libLamportCAPI.so); it is imported on first use, so that reading a bundle
-(lamport.Bundle) and running one (lamport.Runtime) work where there is no
-MLIR.
+(lamport.Bundle) and running one (lamport.Runtime, lamport.torch) work where
+there is no MLIR, and in the lamport-runtime package, which has no compiler.
 """
 
 from ._errors import DiagnosticInfo, Error, MLIRError
@@ -40,7 +40,9 @@ def __getattr__(name):
             raise ImportError(
                 f"lamport.{name} needs the compiler extension "
                 f"(lamport._lamport, over libLamportCAPI.so), which does not "
-                f"load: {error}; install the package with `pip install .`") \
+                f"load: {error}; install the full lamport package (`pip "
+                f"install .` in the source tree, or scripts/wheel.sh's wheel): "
+                f"lamport-runtime has no compiler") \
                 from error
         return getattr(ir, name)
     raise AttributeError(f"module 'lamport' has no attribute '{name}'")

@@ -101,7 +101,7 @@ def main(argv=None):
 
     try:
         args.run(args)
-    except (lamport.Error, lamport.BundleError, OSError) as error:
+    except (lamport.Error, lamport.BundleError, OSError, ImportError) as error:
         print(f"python -m lamport {args.command}: {error}", file=sys.stderr)
         return 1
     return 0
