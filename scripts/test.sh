@@ -48,6 +48,7 @@ fi
 # the path. The runtime part (lamport.Runtime) runs over the host-only
 # libcuda of test/Runtime/FakeDriver when the runtime is built; torch (the
 # torch extra, CPU only here) runs lamport.torch.Boundary under torch.compile.
+# test_runtime_package.py is the lamport-runtime wheel's (below).
 wheels="$build/python-wheels" venv="$build/python-venv"
 rm -rf "$wheels" "$venv"
 if bash "$root/scripts/wheel.sh" "$wheels" >"$results/wheel.log" 2>&1 &&
@@ -59,12 +60,46 @@ if bash "$root/scripts/wheel.sh" "$wheels" >"$results/wheel.log" 2>&1 &&
     LAMPORT_RUN="$build/bin/lamport-run" \
     "$venv/bin/python" -m pytest -q -p no:cacheprovider \
     --junitxml="$results/python.xml" "$root/test/Python" \
+    --ignore="$root/test/Python/test_runtime_package.py" \
     >"$results/python.log" 2>&1) || { status=1; cat "$results/python.log"; }
   results_or_failure python "$results/python.xml" "pytest stopped"
 else
   status=1; cat "$results/wheel.log"
   results_or_failure python "$results/python.xml" \
     "the wheel did not build or install (wheel.log)"
+fi
+
+# The lamport-runtime wheel (scripts/wheel.sh --runtime: the package without
+# the compiler, for machines that only run bundles) in a virtual environment
+# of its own: what it holds and refuses, and the runtime's tests against it.
+if [ -x "$build/bin/LamportRuntimeTests" ]; then
+  runtime_venv="$build/python-runtime-venv"
+  rm -rf "$runtime_venv"
+  if bash "$root/scripts/wheel.sh" --runtime "$wheels" \
+       >"$results/runtime-wheel.log" 2>&1 &&
+     python3 -m venv "$runtime_venv" &&
+     "$runtime_venv/bin/pip" install -q \
+       "$(ls "$wheels"/lamport_runtime-*.whl)[test]" \
+       >>"$results/runtime-wheel.log" 2>&1; then
+    (cd "$results" && LAMPORT_TEST_RUNTIME_PACKAGE=1 \
+      LAMPORT_FAKE_CUDA_DIR="$build/fake-cuda" LAMPORT_FAKE_NCCL_DIR="$build/fake-nccl" \
+      LAMPORT_RUN="$build/bin/lamport-run" \
+      "$runtime_venv/bin/python" -m pytest -q -p no:cacheprovider \
+      --junit-prefix=runtime_package \
+      --junitxml="$results/python-runtime.xml" \
+      "$root/test/Python/test_runtime_package.py" \
+      "$root/test/Python/test_runtime.py" \
+      "$root/test/Python/test_rank_processes.py" \
+      "$root/test/Python/test_bundle_schema.py" \
+      >"$results/python-runtime.log" 2>&1) ||
+      { status=1; cat "$results/python-runtime.log"; }
+    results_or_failure python-runtime "$results/python-runtime.xml" \
+      "pytest stopped"
+  else
+    status=1; cat "$results/runtime-wheel.log"
+    results_or_failure python-runtime "$results/python-runtime.xml" \
+      "the lamport-runtime wheel did not build or install (runtime-wheel.log)"
+  fi
 fi
 
 # The fuzz targets (test/Fuzz): any crash fails the step.
