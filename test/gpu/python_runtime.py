@@ -12,7 +12,8 @@ buffers as torch tensors and checks each step against PyTorch:
 Every token count 1..capacity, fresh data and poisoned outputs each step.
 
     python3 test/gpu/python_runtime.py BUNDLE_DIR...   (LAMPORT_RUNTIME_LIBRARY
-    set to build-gpu/lib/libLamportRuntimeC.so)
+    set to build-gpu/lib/libLamportRuntimeC.so, or LAMPORT_TEST_INSTALLED=1
+    for an installed package)
 Prints one line per bundle and exits nonzero on any mismatch.
 """
 
@@ -21,8 +22,11 @@ import sys
 
 import torch
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), os.pardir, os.pardir,
-                                "python"))
+# The checkout's package, unless LAMPORT_TEST_INSTALLED asks for the one
+# pip installed (a wheel of scripts/wheel.sh, with its runtime library).
+if not os.environ.get("LAMPORT_TEST_INSTALLED"):
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), os.pardir,
+                                    os.pardir, "python"))
 import lamport  # noqa: E402
 
 POISON = 0x7FBD  # a signalling NaN no input pattern produces

@@ -42,8 +42,8 @@
 # all_reduce, the tp 8 all-reduce example),
 # IDENTICAL_STEPS (64); WHEEL (a wheel of scripts/wheel.sh, lamport or
 # lamport-runtime: the torch and compile checks then import it, installed
-# with pip into a virtual environment over this machine's Python and
-# PyTorch, instead of python/ and build-gpu's runtime library).
+# with pip into a folder beside this machine's PyTorch, instead of python/
+# and build-gpu's runtime library).
 # The one-kernel boundary alone, longer:
 #   ONLY="identical kill" IDENTICAL_KINDS=reduce_norm_boundary \
 #     IDENTICAL_STEPS=2000 bash test/gpu/ranks.sh
@@ -79,38 +79,29 @@ fi
 run=$build/bin/lamport-run
 launch=$build/bin/lamport-launch
 
-# The Python the torch checks run: the checkout's package over build-gpu's
-# library, or the installed WHEEL (no path or library given: what pip put
-# in the environment is what runs).
-python=python3
+# What the torch checks import: the checkout's package over build-gpu's
+# library, or the installed WHEEL (with the library pip put beside it).
 package=(PYTHONPATH="$root/python"
   LAMPORT_RUNTIME_LIBRARY="$build/lib/libLamportRuntimeC.so")
 if [ -n "${WHEEL:-}" ] && { wanted torch || wanted compile; }; then
   echo "== install $WHEEL"
-  # A virtual environment over this Python's site-packages (PyTorch), or,
-  # where Python has no venv module, pip's --target folder on PYTHONPATH.
-  venv=$build/wheel-venv site=$build/wheel-site
-  rm -rf "$venv" "$site"
-  if python3 -m venv --system-site-packages "$venv" >"$out/wheel.log" 2>&1 &&
-    "$venv/bin/pip" install --no-index --no-deps "$WHEEL" >>"$out/wheel.log" 2>&1
-  then
-    python=$venv/bin/python package=() prefix=$venv
-  elif python3 -m pip install --no-index --no-deps --target "$site" "$WHEEL" \
-    >>"$out/wheel.log" 2>&1; then
-    package=(PYTHONPATH="$site") prefix=$site
-  else
-    prefix=
-  fi
-  if [ -n "$prefix" ] && where=$(cd "$out" && env "${package[@]}" "$python" - \
-    "$prefix" 2>>"$out/wheel.log" <<'PY'
+  # Into a folder of its own on PYTHONPATH, beside this Python's PyTorch
+  # (a virtual environment would not see a PyTorch in the user's site).
+  site=$build/wheel-site
+  rm -rf "$site"
+  if python3 -m pip install --no-index --no-deps --target "$site" "$WHEEL" \
+    >"$out/wheel.log" 2>&1 &&
+    where=$(cd "$out" && PYTHONPATH="$site" python3 - "$site" \
+      2>>"$out/wheel.log" <<'PY'
 import os, sys
 import lamport, lamport.runtime
 paths = [lamport.__file__, lamport.runtime.find_library()]
 print(" ".join(paths))
 sys.exit(0 if all(p.startswith(sys.argv[1] + os.sep) for p in paths) else 1)
 PY
-  ); then
+    ); then
     note wheel "$(basename "$WHEEL" | cut -c1-34)" PASS "installed: $where"
+    package=(PYTHONPATH="$site")
   else
     note wheel "$(basename "$WHEEL" | cut -c1-34)" FAIL "see wheel.log"
     failures=$((failures + 1))
@@ -266,7 +257,7 @@ fi
 wanted torch && echo "== torchrun example"
 if ! wanted torch; then
   :
-elif "$python" -c "import torch.distributed.run" 2>/dev/null &&
+elif python3 -c "import torch.distributed.run" 2>/dev/null &&
   [ -d "$bundles/reduce_norm_boundary_tp2" ]; then
   # docs/python.md's example, run as written but for the bundle's path.
   python3 - "$root/docs/python.md" "$bundles/reduce_norm_boundary_tp2" \
@@ -278,9 +269,9 @@ code = text[start:text.index("```", start)]
 print(code.replace('"reduce_norm_tp2"', repr(sys.argv[2])))
 PY
   if (cd "$out" && env "${package[@]}" timeout 600 \
-    "$python" -m torch.distributed.run --nproc-per-node 2 boundary.py) \
+    python3 -m torch.distributed.run --nproc-per-node 2 boundary.py) \
     >"$out/torch.log" 2>&1 &&
-    [ "$(grep -c 'bound 2^-8 |ref|: True' "$out/torch.log")" = 2 ]; then
+    [ "$(grep -o 'bound 2^-8 |ref|: True' "$out/torch.log" | wc -l)" = 2 ]; then
     note torch reduce_norm_boundary_tp2 PASS "torchrun, 2 processes, CUDA graph, within the bound"
   else
     note torch reduce_norm_boundary_tp2 FAIL "see torch.log"
@@ -293,20 +284,20 @@ fi
 wanted compile && echo "== torch.compile"
 if ! wanted compile; then
   :
-elif "$python" -c "import torch.distributed.run" 2>/dev/null &&
-  [ -d "$bundles/attention_boundary_tp2" ]; then
+elif python3 -c "import torch.distributed.run" 2>/dev/null &&
+  [ -d "$bundles/attention_boundary_compile_tp2" ]; then
   if (cd "$out" && env "${package[@]}" timeout 600 \
-    "$python" -m torch.distributed.run --nproc-per-node 2 \
-    "$root/test/gpu/torch_compile.py" "$bundles/attention_boundary_tp2") \
+    python3 -m torch.distributed.run --nproc-per-node 2 \
+    "$root/test/gpu/torch_compile.py" "$bundles/attention_boundary_compile_tp2") \
     >"$out/compile.log" 2>&1 &&
-    [ "$(grep -c 'compile PASS' "$out/compile.log")" = 2 ]; then
-    note compile attention_boundary_tp2 PASS "torch.compile fullgraph, M 1/4/16/7 and a CUDA graph: equal to eager"
+    [ "$(grep -o 'compile PASS' "$out/compile.log" | wc -l)" = 2 ]; then
+    note compile attention_boundary_compile_tp2 PASS "torch.compile fullgraph, M 1/4/16/7 and a CUDA graph: equal to eager"
   else
-    note compile attention_boundary_tp2 FAIL "$(grep -m1 'compile FAIL\|Error' "$out/compile.log" | cut -c1-160) (see compile.log)"
+    note compile attention_boundary_compile_tp2 FAIL "$(grep -m1 'compile FAIL\|Error' "$out/compile.log" | cut -c1-160) (see compile.log)"
     failures=$((failures + 1))
   fi
 else
-  note compile attention_boundary_tp2 SKIP "no torch or bundle"
+  note compile attention_boundary_compile_tp2 SKIP "no torch or bundle"
 fi
 
 tar -C "$build" -czf "$out/../ranks.tar.gz" ranks 2>/dev/null

@@ -4,8 +4,10 @@
     torchrun --nproc-per-node 2 test/gpu/torch_compile.py BUNDLE
 
 BUNDLE: the tp 2 attention boundary (docs/examples/attention_boundary_tp2.mlir,
-compiled by test/gpu/prepare_boundary.sh). On one GPU the ranks share it under
-the CUDA MPS daemon (test/gpu/ranks.sh starts it).
+compiled by test/gpu/prepare_boundary.sh with a poll timeout of a minute:
+each rank compiles the layer before its first compiled step, and one may
+reach it seconds after the other). On one GPU the ranks share it under the
+CUDA MPS daemon (test/gpu/ranks.sh starts it).
 
 A decode layer's tail, written as a model writes it: torch ops before the
 boundary (the attention output scaled), the boundary, torch ops reading what
