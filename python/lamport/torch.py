@@ -331,6 +331,13 @@ class Boundary:
                                [buffers[n] for n in inputs],
                                [buffers[n] for n in outputs], tokens)
 
+    def wait(self, watchdog=30.0):
+        """Waits for torch's current stream. Where a step's poll timed out,
+        torch says only "unspecified launch failure"; this raises
+        lamport.KernelFailure naming the rank, mailbox, stage and slot
+        whose data never came, from the timeout records the polls left."""
+        self.rank.wait(self._current_stream(), watchdog)
+
     def close(self):
         _open_boundaries.pop(getattr(self, "_key", None), None)
         self.rank.close()

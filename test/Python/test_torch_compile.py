@@ -48,6 +48,9 @@ class StandInRank:
         b["out"][:m] = (b["stream"][:m] * norm *
                         b["next_weight"].float()).bfloat16()
 
+    def wait(self, stream=0, watchdog=30.0):
+        self.calls.append(("wait", stream, watchdog))
+
     def close(self):
         self.closed = True
 
@@ -157,3 +160,10 @@ def test_eager_calls_step_the_rank_directly():
     out, stream, _ = run(layer, boundary, 2, 1)
     assert not torch.isnan(out.float()).any()
     assert boundary.rank.calls[-1][0] == 2
+
+
+def test_wait_waits_for_the_current_stream():
+    boundary = CpuBoundary()
+    boundary.wait()
+    boundary.wait(watchdog=2.5)
+    assert boundary.rank.calls == [("wait", 0, 30.0), ("wait", 0, 2.5)]

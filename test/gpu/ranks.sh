@@ -27,7 +27,11 @@
 #   torch      the lamport.torch example under torchrun, when present;
 #   compile    lamport.torch.Boundary inside torch.compile (fullgraph) and a
 #              CUDA graph of the compiled layer, bit for bit against eager
-#              (test/gpu/torch_compile.py under torchrun, when present).
+#              (test/gpu/torch_compile.py under torchrun, when present);
+#   timeout    a Boundary step with no partner: torch's bare launch failure,
+#              then Boundary.wait naming the slot whose data never came
+#              (test/gpu/torch_timeout.py under torchrun, when present; it
+#              runs last, since the trap ends rank 0's CUDA context).
 # Prints a short table last; logs and JSON go to build-gpu/ranks and, where
 # $OUT is set, summary.txt, latency.md and ranks.tar.gz go there.
 #
@@ -37,11 +41,11 @@
 # Environment: BUILD_DIR (build-gpu), BUNDLES_DIR (bundles/boundary),
 # GRAPH_STEPS, CHECK_EVERY, LATENCY_STEPS (6400), SKIP_LATENCY=1;
 # ONLY (the checks to run, default "identical graph latency kill torch
-# compile"),
+# compile timeout"),
 # IDENTICAL_TP ("2 4 8"), IDENTICAL_KINDS (the three boundaries and
 # all_reduce, the tp 8 all-reduce example),
 # IDENTICAL_STEPS (64); WHEEL (a wheel of scripts/wheel.sh, lamport or
-# lamport-runtime: the torch and compile checks then import it, installed
+# lamport-runtime: the torch checks then import it, installed
 # with pip into a folder beside this machine's PyTorch, instead of python/
 # and build-gpu's runtime library).
 # The one-kernel boundary alone, longer:
@@ -60,7 +64,7 @@ rm -rf "$out" && mkdir -p "$out"
 graph_steps=${GRAPH_STEPS:-100000}
 check_every=${CHECK_EVERY:-1}
 latency_steps=${LATENCY_STEPS:-6400}
-only=" ${ONLY:-identical graph latency kill torch compile} "
+only=" ${ONLY:-identical graph latency kill torch compile timeout} "
 identical_steps=${IDENTICAL_STEPS:-64}
 wanted() { [[ "$only" == *" $1 "* ]]; }
 summary=$out/summary.txt
@@ -83,7 +87,8 @@ launch=$build/bin/lamport-launch
 # library, or the installed WHEEL (with the library pip put beside it).
 package=(PYTHONPATH="$root/python"
   LAMPORT_RUNTIME_LIBRARY="$build/lib/libLamportRuntimeC.so")
-if [ -n "${WHEEL:-}" ] && { wanted torch || wanted compile; }; then
+if [ -n "${WHEEL:-}" ] && { wanted torch || wanted compile || wanted timeout; }
+then
   echo "== install $WHEEL"
   # Into a folder of its own on PYTHONPATH, beside this Python's PyTorch
   # (a virtual environment would not see a PyTorch in the user's site).
@@ -105,7 +110,7 @@ PY
   else
     note wheel "$(basename "$WHEEL" | cut -c1-34)" FAIL "see wheel.log"
     failures=$((failures + 1))
-    only=${only/ torch / } only=${only/ compile / }
+    only=${only/ torch / } only=${only/ compile / } only=${only/ timeout / }
   fi
 fi
 
@@ -298,6 +303,25 @@ elif python3 -c "import torch.distributed.run" 2>/dev/null &&
   fi
 else
   note compile attention_boundary_compile_tp2 SKIP "no torch or bundle"
+fi
+
+wanted timeout && echo "== a poll's timeout under lamport.torch"
+if ! wanted timeout; then
+  :
+elif python3 -c "import torch.distributed.run" 2>/dev/null &&
+  [ -d "$bundles/attention_boundary_tp2" ]; then
+  if (cd "$out" && env "${package[@]}" timeout 300 \
+    python3 -m torch.distributed.run --nproc-per-node 2 \
+    "$root/test/gpu/torch_timeout.py" "$bundles/attention_boundary_tp2") \
+    >"$out/timeout.log" 2>&1 &&
+    [ "$(grep -o 'timeout PASS' "$out/timeout.log" | wc -l)" = 2 ]; then
+    note timeout attention_boundary_tp2 PASS "Boundary.wait: $(grep -o 'rank 0 timed out polling mailbox.*never came)' "$out/timeout.log" | head -1)"
+  else
+    note timeout attention_boundary_tp2 FAIL "$(grep -m1 'timeout FAIL\|Error' "$out/timeout.log" | cut -c1-160) (see timeout.log)"
+    failures=$((failures + 1))
+  fi
+else
+  note timeout attention_boundary_tp2 SKIP "no torch or bundle"
 fi
 
 tar -C "$build" -czf "$out/../ranks.tar.gz" ranks 2>/dev/null
