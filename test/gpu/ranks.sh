@@ -286,42 +286,34 @@ else
   note torch example SKIP "no torch or bundle"
 fi
 
-wanted compile && echo "== torch.compile"
-if ! wanted compile; then
-  :
-elif python3 -c "import torch.distributed.run" 2>/dev/null &&
-  [ -d "$bundles/attention_boundary_compile_tp2" ]; then
-  if (cd "$out" && env "${package[@]}" timeout 600 \
+# torchrun_check CHECK BUNDLE SCRIPT NOTE [PATTERN]: test/gpu/SCRIPT under
+# torchrun, two ranks, over bundles BUNDLE; it passes when both ranks print
+# "CHECK PASS", noted with NOTE and the log's first match of PATTERN.
+torchrun_check() {
+  local log=$out/$1.log
+  if ! python3 -c "import torch.distributed.run" 2>/dev/null ||
+    [ ! -d "$bundles/$2" ]; then
+    note "$1" "$2" SKIP "no torch or bundle"
+  elif (cd "$out" && env "${package[@]}" timeout 600 \
     python3 -m torch.distributed.run --nproc-per-node 2 \
-    "$root/test/gpu/torch_compile.py" "$bundles/attention_boundary_compile_tp2") \
-    >"$out/compile.log" 2>&1 &&
-    [ "$(grep -o 'compile PASS' "$out/compile.log" | wc -l)" = 2 ]; then
-    note compile attention_boundary_compile_tp2 PASS "torch.compile fullgraph, M 1/4/16/7 and a CUDA graph: equal to eager"
+    "$root/test/gpu/$3" "$bundles/$2") >"$log" 2>&1 &&
+    [ "$(grep -o "$1 PASS" "$log" | wc -l)" = 2 ]; then
+    note "$1" "$2" PASS "$4${5:+$(grep -o "$5" "$log" | head -1)}"
   else
-    note compile attention_boundary_compile_tp2 FAIL "$(grep -m1 'compile FAIL\|Error' "$out/compile.log" | cut -c1-160) (see compile.log)"
+    note "$1" "$2" FAIL "$(grep -m1 "$1 FAIL\|Error" "$log" | cut -c1-160) (see $1.log)"
     failures=$((failures + 1))
   fi
-else
-  note compile attention_boundary_compile_tp2 SKIP "no torch or bundle"
-fi
+}
 
-wanted timeout && echo "== a poll's timeout under lamport.torch"
-if ! wanted timeout; then
-  :
-elif python3 -c "import torch.distributed.run" 2>/dev/null &&
-  [ -d "$bundles/attention_boundary_tp2" ]; then
-  if (cd "$out" && env "${package[@]}" timeout 300 \
-    python3 -m torch.distributed.run --nproc-per-node 2 \
-    "$root/test/gpu/torch_timeout.py" "$bundles/attention_boundary_tp2") \
-    >"$out/timeout.log" 2>&1 &&
-    [ "$(grep -o 'timeout PASS' "$out/timeout.log" | wc -l)" = 2 ]; then
-    note timeout attention_boundary_tp2 PASS "Boundary.wait: $(grep -o 'rank 0 timed out polling mailbox.*never came)' "$out/timeout.log" | head -1)"
-  else
-    note timeout attention_boundary_tp2 FAIL "$(grep -m1 'timeout FAIL\|Error' "$out/timeout.log" | cut -c1-160) (see timeout.log)"
-    failures=$((failures + 1))
-  fi
-else
-  note timeout attention_boundary_tp2 SKIP "no torch or bundle"
+if wanted compile; then
+  echo "== torch.compile"
+  torchrun_check compile attention_boundary_compile_tp2 torch_compile.py \
+    "torch.compile fullgraph, M 1/4/16/7 and a CUDA graph: equal to eager"
+fi
+if wanted timeout; then
+  echo "== a poll's timeout under lamport.torch"
+  torchrun_check timeout attention_boundary_tp2 torch_timeout.py \
+    "Boundary.wait: " 'rank 0 timed out polling mailbox.*never came)'
 fi
 
 tar -C "$build" -czf "$out/../ranks.tar.gz" ranks 2>/dev/null
