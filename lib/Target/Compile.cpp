@@ -14,6 +14,7 @@
 #include "lamport/Target/Compile.h"
 
 #include "lamport/Conversion/Pipelines.h"
+#include "lamport/Dialect/Lamport/IR/Lamport.h"
 #include "lamport/Dialect/Lamport/Transforms/Passes.h"
 #include "lamport/Target/Bundle.h"
 #include "lamport/Target/KernelRecord.h"
@@ -202,6 +203,34 @@ static void keepKernelsOf(ModuleOp module, const LaunchPlan &plan) {
   }
 }
 
+/// The longest any poll of each launched kernel waits before it traps (its
+/// own `timeout_ns`, else the lowering's default), as the kernel's
+/// `timeout_ns` attribute in the manifest: what a runtime bounds its waits
+/// by, and how far apart the ranks may reach a step.
+static void recordPollTimeouts(ModuleOp module, LaunchPlan &plan,
+                               int64_t defaultNs) {
+  for (PlanKernel &kernel : plan.kernels) {
+    Operation *kernelModule = SymbolTable::lookupSymbolIn(module, kernel.name);
+    if (!kernelModule)
+      continue;
+    std::optional<uint64_t> longest;
+    kernelModule->walk([&](Operation *op) {
+      std::optional<uint64_t> own;
+      if (auto poll = dyn_cast<MailboxPollOp>(op))
+        own = poll.getTimeoutNs();
+      else if (auto poll = dyn_cast<MailboxPollAtOp>(op))
+        own = poll.getTimeoutNs();
+      else if (auto poll = dyn_cast<MailboxPollOwnedOp>(op))
+        own = poll.getTimeoutNs();
+      else
+        return;
+      longest = std::max(longest.value_or(0), own.value_or(defaultNs));
+    });
+    if (longest)
+      kernel.attributes["timeout_ns"] = int64_t(*longest);
+  }
+}
+
 FailureOr<LaunchPlan>
 mlir::lamport::lowerProgramToNVVM(ModuleOp module, func::FuncOp program,
                                   const CompileOptions &options,
@@ -214,6 +243,7 @@ mlir::lamport::lowerProgramToNVVM(ModuleOp module, func::FuncOp program,
   if (failed(plan))
     return failure();
   keepKernelsOf(module, *plan);
+  recordPollTimeouts(module, *plan, options.timeoutNs);
   // Each image says what it was compiled for; loaders check the manifest.
   addKernelRecords(module, *plan);
   PassManager pm(module.getContext());

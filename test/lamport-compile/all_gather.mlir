@@ -36,7 +36,7 @@
 // MANIFEST-NEXT: "shared_bytes": 0,
 // MANIFEST-NEXT: "pdl": true,
 // MANIFEST-NEXT: "mailbox_use": "poll",
-// MANIFEST-NEXT: "attributes": {},
+// MANIFEST-NEXT: "attributes": {"timeout_ns": 50000},
 // MANIFEST-NEXT: "params": [
 // MANIFEST-NEXT:   {"kind": "mailbox", "argument": 1, "size": 104, "align": 8},
 // MANIFEST-NEXT:   {"kind": "buffer", "argument": 2, "io": "out", "size": 8, "align": 8, "role": "out"},

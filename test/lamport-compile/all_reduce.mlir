@@ -12,6 +12,7 @@
 // RUN: lamport-compile %s -o %t/sm100a --chip sm_100a --timeout-ns 2000000
 // RUN: test -s %t/sm100a/all_reduce_0.cubin
 // RUN: FileCheck %s --check-prefix=TIMEOUT < %t/sm100a/all_reduce_0.ptx
+// RUN: FileCheck %s --check-prefix=TIMEOUT < %t/sm100a/manifest.json
 //
 // MANIFEST:      "program": "partial_sum",
 // MANIFEST:      "mailboxes": [
@@ -27,7 +28,7 @@
 // MANIFEST-NEXT: "block": [128, 1, 1],
 // MANIFEST:      "pdl": false,
 // MANIFEST-NEXT: "mailbox_use": "poll",
-// MANIFEST-NEXT: "attributes": {"sum_order": "pairwise"},
+// MANIFEST-NEXT: "attributes": {"sum_order": "pairwise", "timeout_ns": 5000000},
 // MANIFEST-NEXT: "params": [
 // MANIFEST-NEXT:   {"kind": "mailbox", "argument": 1, "size": 72, "align": 8},
 // MANIFEST-NEXT:   {"kind": "buffer", "argument": 2, "io": "out", "size": 8, "align": 8, "role": "out"},
@@ -45,7 +46,8 @@
 // PTX: %globaltimer
 // PTX: trap;
 //
-// The op's timeout wins over --timeout-ns: 5 ms, not 2 ms.
+// The op's timeout wins over --timeout-ns: 5 ms, not 2 ms, in the PTX and
+// in the manifest's record of how long the kernel's polls wait.
 // TIMEOUT: 5000000
 // TIMEOUT-NOT: 2000000
 
