@@ -269,8 +269,15 @@ class Boundary:
     def __init__(self, bundle, group=None, device=None, timeout=60.0,
                  pdl=True, transport="mailbox"):
         _check_transport(transport)
-        import torch
-        import torch.distributed as dist
+        try:
+            import torch
+            import torch.distributed as dist
+        except ImportError as error:
+            raise ImportError(
+                f"lamport.torch.Boundary needs PyTorch ({error}): install it "
+                "or the package's torch extra (pip install 'lamport[torch]' "
+                "or 'lamport-runtime[torch]'); lamport.torch.Rank runs "
+                "without it") from error
 
         rank = dist.get_rank(group)
         tp = dist.get_world_size(group)

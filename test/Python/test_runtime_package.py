@@ -7,6 +7,7 @@ test_bundle_schema.py); elsewhere they skip."""
 
 import ctypes
 import importlib
+import importlib.util
 import os
 import subprocess
 import sys
@@ -78,3 +79,12 @@ def test_plan_runs_and_compile_says_why(tmp_path):
     assert "lamport-runtime has no compiler" in compiled.stderr
     assert "Traceback" not in compiled.stderr
     assert not (tmp_path / "bundle").exists()
+
+
+def test_boundary_without_torch_says_what_to_install():
+    if importlib.util.find_spec("torch") is not None:
+        pytest.skip("torch is installed here")
+    import lamport.torch
+    with pytest.raises(ImportError, match=r"needs PyTorch .*"
+                       r"'lamport-runtime\[torch\]'.*Rank runs without it"):
+        lamport.torch.Boundary(BUNDLE)
