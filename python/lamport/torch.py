@@ -135,10 +135,10 @@ def _ordered(arguments, buffers):
     return buffers
 
 
-def _token_carrier(arguments, buffers):
-    """(spec, buffer) that carries the token count: the first buffer given
-    whose manifest shape starts with -1."""
-    for spec, value in zip(arguments, _ordered(arguments, buffers)):
+def _token_carrier(arguments, ordered):
+    """(spec, buffer) that carries the token count: of `ordered` (_ordered's
+    list), the first buffer given whose manifest shape starts with -1."""
+    for spec, value in zip(arguments, ordered):
         if spec["kind"] == "buffer" and spec["shape"][0] == -1 \
                 and value is not None:
             return spec, value
@@ -174,7 +174,7 @@ class Rank(_OwnedHandle):
     def tokens_of(self, buffers):
         """The token count M: the leading size of the first buffer whose
         manifest shape starts with -1."""
-        spec, value = _token_carrier(self.arguments, buffers)
+        spec, value = _token_carrier(self.arguments, self._buffers(buffers))
         return int(_describe(value, self.device, spec["name"])[2][0])
 
     def step(self, buffers, tokens=None, stream=0):
@@ -327,10 +327,11 @@ class Boundary:
         import torch
 
         arguments = self.rank.arguments
-        _ordered(arguments, buffers)  # unknown names refused while tracing
+        # Unknown names are refused while tracing.
+        ordered = _ordered(arguments, buffers)
         if tokens is None:
             # As Rank.tokens_of, from the shape alone.
-            tokens = _token_carrier(arguments, buffers)[1].shape[0]
+            tokens = _token_carrier(arguments, ordered)[1].shape[0]
         inputs = [n for n in buffers if n not in self._written]
         outputs = [n for n in buffers if n in self._written]
         torch.ops.lamport.step(self._key,
