@@ -259,61 +259,50 @@ PY
   fi
 fi
 
-wanted torch && echo "== torchrun example"
-if ! wanted torch; then
-  :
-elif python3 -c "import torch.distributed.run" 2>/dev/null &&
-  [ -d "$bundles/reduce_norm_boundary_tp2" ]; then
-  # docs/python.md's example, run as written but for the bundle's path.
-  python3 - "$root/docs/python.md" "$bundles/reduce_norm_boundary_tp2" \
-    >"$out/boundary.py" <<'PY'
-import sys
-text = open(sys.argv[1]).read()
-start = text.index("```python", text.index("A complete example")) + len("```python")
-code = text[start:text.index("```", start)]
-print(code.replace('"reduce_norm_tp2"', repr(sys.argv[2])))
-PY
-  if (cd "$out" && env "${package[@]}" timeout 600 \
-    python3 -m torch.distributed.run --nproc-per-node 2 boundary.py) \
-    >"$out/torch.log" 2>&1 &&
-    [ "$(grep -o 'bound 2^-8 |ref|: True' "$out/torch.log" | wc -l)" = 2 ]; then
-    note torch reduce_norm_boundary_tp2 PASS "torchrun, 2 processes, CUDA graph, within the bound"
-  else
-    note torch reduce_norm_boundary_tp2 FAIL "see torch.log"
-    failures=$((failures + 1))
-  fi
-else
-  note torch example SKIP "no torch or bundle"
-fi
-
-# torchrun_check CHECK BUNDLE SCRIPT NOTE [PATTERN]: test/gpu/SCRIPT under
-# torchrun, two ranks, over bundles BUNDLE; it passes when both ranks print
-# "CHECK PASS", noted with NOTE and the log's first match of PATTERN.
+# torchrun_check CHECK BUNDLE SCRIPT PASS NOTE [PATTERN]: SCRIPT under
+# torchrun, two ranks, over bundles BUNDLE; it passes when PASS appears
+# twice in its log (once a rank), noted with NOTE and the log's first match
+# of PATTERN.
 torchrun_check() {
   local log=$out/$1.log
   if ! python3 -c "import torch.distributed.run" 2>/dev/null ||
     [ ! -d "$bundles/$2" ]; then
     note "$1" "$2" SKIP "no torch or bundle"
   elif (cd "$out" && env "${package[@]}" timeout 600 \
-    python3 -m torch.distributed.run --nproc-per-node 2 \
-    "$root/test/gpu/$3" "$bundles/$2") >"$log" 2>&1 &&
-    [ "$(grep -o "$1 PASS" "$log" | wc -l)" = 2 ]; then
-    note "$1" "$2" PASS "$4${5:+$(grep -o "$5" "$log" | head -1)}"
+    python3 -m torch.distributed.run --nproc-per-node 2 "$3" "$bundles/$2") \
+    >"$log" 2>&1 && [ "$(grep -o "$4" "$log" | wc -l)" = 2 ]; then
+    note "$1" "$2" PASS "$5${6:+$(grep -o "$6" "$log" | head -1)}"
   else
     note "$1" "$2" FAIL "$(grep -m1 "$1 FAIL\|Error" "$log" | cut -c1-160) (see $1.log)"
     failures=$((failures + 1))
   fi
 }
 
+if wanted torch; then
+  echo "== torchrun example"
+  # docs/python.md's example, run as written but for the bundle's path (its
+  # first argument).
+  python3 - "$root/docs/python.md" >"$out/boundary.py" <<'PY'
+import sys
+text = open(sys.argv[1]).read()
+start = text.index("```python", text.index("A complete example")) + len("```python")
+code = text[start:text.index("```", start)]
+print("import sys\n" + code.replace('"reduce_norm_tp2"', "sys.argv[1]"))
+PY
+  torchrun_check torch reduce_norm_boundary_tp2 boundary.py \
+    'bound 2^-8 |ref|: True' "torchrun, 2 processes, CUDA graph, within the bound"
+fi
 if wanted compile; then
   echo "== torch.compile"
-  torchrun_check compile attention_boundary_compile_tp2 torch_compile.py \
+  torchrun_check compile attention_boundary_compile_tp2 \
+    "$root/test/gpu/torch_compile.py" 'compile PASS' \
     "torch.compile fullgraph, M 1/4/16/7 and a CUDA graph: equal to eager"
 fi
 if wanted timeout; then
   echo "== a poll's timeout under lamport.torch"
-  torchrun_check timeout attention_boundary_tp2 torch_timeout.py \
-    "Boundary.wait: " 'rank 0 timed out polling mailbox.*never came)'
+  torchrun_check timeout attention_boundary_tp2 \
+    "$root/test/gpu/torch_timeout.py" 'timeout PASS' "Boundary.wait: " \
+    'rank 0 timed out polling mailbox.*never came)'
 fi
 
 tar -C "$build" -czf "$out/../ranks.tar.gz" ranks 2>/dev/null
