@@ -58,10 +58,13 @@
 // PTX:      griddepcontrol.wait;
 // One volatile 16-byte load of the owner's fragment (sm_100a spells it
 // v2.b64), loaded again into the same registers while it holds a sentinel
-// lane; the op's 50 us arm the deadline, not the 1 s default.
+// lane; the op's 50 us arm the deadline, not the 1 s default, unless the
+// host set the module's override.
 // PTX:      ld.volatile.global.{{v4.b32|v2.b64}} {[[FRAGMENT:[^}]+]]}, [%rd[[ADDRESS:[0-9]+]]];
+// PTX:      ld.const.b64 %rd[[OVERRIDE:[0-9]+]], [lamport_poll_timeout_ns];
+// PTX:      selp.b64 %rd[[TIMEOUT:[0-9]+]], 50000, %rd[[OVERRIDE]],
 // PTX:      %globaltimer
-// PTX:      add.s64 {{.*}}, 50000;
+// PTX:      add.s64 {{.*}}, %rd[[TIMEOUT]];
 // PTX:      ld.volatile.global.{{v4.b32|v2.b64}} {[[FRAGMENT]]}, [%rd[[ADDRESS]]];
 // The re-arm of exactly that fragment: the sentinel over its address.
 // SM90:        st.global.v4.b32 [%rd[[ADDRESS]]], {-2147450880, -2147450880, -2147450880, -2147450880};

@@ -4,9 +4,10 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// The two byte layouts the runtime shares with generated kernels
-// (docs/bundle.md): the mailbox descriptor a kernel takes by value, and the
-// 48-byte timeout record a poll fills before it traps.
+// What the runtime shares with generated kernels (docs/bundle.md): the
+// mailbox descriptor a kernel takes by value, the 48-byte timeout record a
+// poll fills before it traps, and the global that overrides the polls'
+// timeout.
 //
 //===----------------------------------------------------------------------===//
 
@@ -33,6 +34,11 @@ inline constexpr std::size_t kPeers = 40;
 /// Bytes of the descriptor of a TP group of \p tp ranks.
 inline constexpr std::size_t bytes(int tp) { return kPeers + 8 * tp; }
 } // namespace descriptor
+
+/// The i64 in constant memory of each image whose kernel polls: 0 while the
+/// polls keep their compiled timeouts, else the ns every poll waits instead.
+/// The host writes it (cuModuleGetGlobal); launches after the write read it.
+inline constexpr const char kPollTimeoutSymbol[] = "lamport_poll_timeout_ns";
 
 /// BF16 -0.0: every slot starts as, and is re-armed to, this bit pattern.
 inline constexpr uint16_t kSentinel = 0x8000;

@@ -120,7 +120,8 @@ struct ConvertLamportToNVVMPass
                          << int64_t(timeoutNs);
       return signalPassFailure();
     }
-    if (failed(checkLowerable(module)))
+    if (failed(checkLowerable(module)) ||
+        failed(checkPollTimeoutSymbol(module)))
       return signalPassFailure();
 
     MLIRContext *ctx = &getContext();

@@ -26,6 +26,12 @@ void populatePollToNVVMPatterns(LLVMTypeConverter &converter,
                                 RewritePatternSet &patterns,
                                 const LamportToNVVMOptions &options);
 
+/// Checks that `module` leaves the name of the polls' timeout override
+/// (lamport_poll_timeout_ns) free, or holds it as that override: an i64
+/// global in the constant address space. Reports on the symbol otherwise
+/// (PollToNVVM.cpp).
+LogicalResult checkPollTimeoutSymbol(gpu::GPUModuleOp module);
+
 /// lamport.stage.* (StageToNVVM.cpp).
 void populateStageToNVVMPatterns(LLVMTypeConverter &converter,
                                  RewritePatternSet &patterns);

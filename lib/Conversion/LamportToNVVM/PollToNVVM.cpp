@@ -13,7 +13,9 @@
 // Every address is computed once, before the loop. The first miss arms a
 // deadline from %globaltimer; a miss past the deadline writes the timeout
 // record of docs/bundle.md, fences at system scope and traps, so a rank that
-// diverges fails its launch instead of hanging the group.
+// diverges fails its launch instead of hanging the group. The timeout is the
+// op's (else the pass's) unless the host has set the module's
+// lamport_poll_timeout_ns, which a runtime may change between launches.
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,7 +23,10 @@
 #include "Fragment.h"
 #include "Patterns.h"
 
+#include "lamport/Runtime/Descriptor.h"
 #include "mlir/Conversion/LLVMCommon/Pattern.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/SymbolTable.h"
 
 using namespace mlir;
 using namespace mlir::lamport;
@@ -124,7 +129,7 @@ static void storeRecordField(OpBuilder &b, Location loc, Value record,
 static void emitTimeout(OpBuilder &b, Location loc,
                         const MailboxDescriptor &mailbox,
                         ArrayRef<Value> addresses, Value pending, Value now,
-                        Value deadline, int64_t timeoutNs) {
+                        Value deadline, Value timeout) {
   Type i32 = b.getI32Type(), i64 = b.getI64Type();
   MailboxType type = mailbox.getType();
 
@@ -149,9 +154,8 @@ static void emitTimeout(OpBuilder &b, Location loc,
   auto [stageIndex, slot] = split(slotIndex, type.getTp());
   Value stage = LLVM::TruncOp::create(b, loc, i32, stageIndex);
   // deadline = first miss + timeout.
-  Value elapsed =
-      LLVM::AddOp::create(b, loc, LLVM::SubOp::create(b, loc, now, deadline),
-                          constant(b, loc, 64, timeoutNs));
+  Value elapsed = LLVM::AddOp::create(
+      b, loc, LLVM::SubOp::create(b, loc, now, deadline), timeout);
 
   Value record = mailbox.diagnostics(b, loc);
   Value hasRecord =
@@ -176,8 +180,7 @@ static void emitTimeout(OpBuilder &b, Location loc,
           storeRecordField(b, loc, record, kRecordBlock,
                            getLinearBlockIndex(b, loc));
           storeRecordField(b, loc, record, kRecordElapsedNs, elapsed);
-          storeRecordField(b, loc, record, kRecordTimeoutNs,
-                           constant(b, loc, 64, timeoutNs));
+          storeRecordField(b, loc, record, kRecordTimeoutNs, timeout);
           scf::YieldOp::create(b, loc);
         },
         [&](OpBuilder &b, Location loc) {
@@ -194,19 +197,91 @@ static void emitTimeout(OpBuilder &b, Location loc,
   LLVM::Trap::create(b, loc);
 }
 
+/// The constant address space, where the override of the polls' timeout
+/// lives: the host writes it, every thread reads it through the constant
+/// cache.
+constexpr unsigned kConstantAddressSpace = 4;
+
+/// Whether `symbol` is the polls' timeout override.
+static LLVM::GlobalOp asPollTimeoutGlobal(Operation *symbol) {
+  auto global = dyn_cast<LLVM::GlobalOp>(symbol);
+  if (!global || !global.getGlobalType().isInteger(64) ||
+      global.getAddrSpace() != kConstantAddressSpace)
+    return nullptr;
+  return global;
+}
+
+LogicalResult mlir::lamport::checkPollTimeoutSymbol(gpu::GPUModuleOp module) {
+  StringRef name = ::lamport::runtime::kPollTimeoutSymbol;
+  Operation *symbol = SymbolTable::lookupSymbolIn(module, name);
+  if (!symbol || asPollTimeoutGlobal(symbol))
+    return success();
+  return symbol->emitOpError()
+         << "takes the name '" << name
+         << "' that the polls' timeout override needs: an i64 global in "
+            "address space "
+         << kConstantAddressSpace;
+}
+
+/// The override of the polls' timeout in `op`'s gpu.module: an i64 in constant
+/// memory, 0 (none) until the host sets it, created with the module's first
+/// poll (checkPollTimeoutSymbol rejects another symbol of its name).
+static FailureOr<LLVM::GlobalOp>
+getOrCreatePollTimeoutGlobal(ConversionPatternRewriter &rewriter,
+                             Operation *op) {
+  auto module = op->getParentOfType<gpu::GPUModuleOp>();
+  if (!module)
+    return rewriter.notifyMatchFailure(op, "a poll lowers inside a gpu.module");
+  StringRef name = ::lamport::runtime::kPollTimeoutSymbol;
+  if (Operation *existing = SymbolTable::lookupSymbolIn(module, name)) {
+    if (LLVM::GlobalOp global = asPollTimeoutGlobal(existing))
+      return global;
+    return rewriter.notifyMatchFailure(
+        op, "the name of the polls' timeout override is taken");
+  }
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPointToStart(module.getBody());
+  // External linkage: the PTX declares it .visible, so cuModuleGetGlobal
+  // finds it, and LLVM may not fold its loads to the initial 0.
+  return LLVM::GlobalOp::create(rewriter, module.getLoc(),
+                                rewriter.getI64Type(),
+                                /*isConstant=*/false, LLVM::Linkage::External,
+                                name, rewriter.getI64IntegerAttr(0),
+                                /*alignment=*/8, kConstantAddressSpace);
+}
+
+/// The timeout of a poll compiled with `compiledNs`: the module's override
+/// where the host set one (nonzero), else `compiledNs`.
+static Value getPollTimeout(OpBuilder &b, Location loc, LLVM::GlobalOp global,
+                            int64_t compiledNs) {
+  Value address = LLVM::AddressOfOp::create(b, loc, global);
+  Value override =
+      LLVM::LoadOp::create(b, loc, b.getI64Type(), address, /*alignment=*/8,
+                           /*isVolatile=*/true);
+  Value unset = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, override,
+                                     constant(b, loc, 64, 0));
+  return LLVM::SelectOp::create(b, loc, unset, constant(b, loc, 64, compiledNs),
+                                override);
+}
+
 /// Polls the fragments at `addresses` (`ptr<1>`, 16-byte aligned) of
-/// `mailbox`'s own copy until none holds a sentinel lane; returns their words
-/// (vector<4xi32> each).
+/// `mailbox`'s own copy until none holds a sentinel lane, for at most the
+/// override in `timeoutGlobal`, else `compiledNs`, after the first miss;
+/// returns their words (vector<4xi32> each).
 static SmallVector<Value> emitPoll(OpBuilder &b, Location loc,
                                    const MailboxDescriptor &mailbox,
                                    ArrayRef<Value> addresses,
-                                   int64_t timeoutNs) {
+                                   LLVM::GlobalOp timeoutGlobal,
+                                   int64_t compiledNs) {
   assert(!addresses.empty() && addresses.size() <= 32 &&
          "a poll waits for 1..32 fragments");
   Type i64 = b.getI64Type();
   SmallVector<Value> fragments;
   for (Value address : addresses)
     fragments.push_back(loadFragmentVolatile(b, loc, address));
+  // Read after the fragments are requested, before any check: the two
+  // latencies overlap and the miss path finds the timeout there.
+  Value timeout = getPollTimeout(b, loc, timeoutGlobal, compiledNs);
   Value pending = getPendingMask(b, loc, fragments);
 
   // Loop-carried: the pending mask, the deadline (0 while unarmed) and the
@@ -230,14 +305,12 @@ static SmallVector<Value> emitPoll(OpBuilder &b, Location loc,
         Value unarmed = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq,
                                              deadline, constant(b, loc, 64, 0));
         Value armed = LLVM::SelectOp::create(
-            b, loc, unarmed,
-            LLVM::AddOp::create(b, loc, now, constant(b, loc, 64, timeoutNs)),
+            b, loc, unarmed, LLVM::AddOp::create(b, loc, now, timeout),
             deadline);
         Value expired =
             LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ugt, now, armed);
         scf::IfOp::create(b, loc, expired, [&](OpBuilder &b, Location loc) {
-          emitTimeout(b, loc, mailbox, addresses, pending, now, armed,
-                      timeoutNs);
+          emitTimeout(b, loc, mailbox, addresses, pending, now, armed, timeout);
           scf::YieldOp::create(b, loc);
         });
 
@@ -330,8 +403,12 @@ struct MailboxPollLowering : public ConvertOpToLLVMPattern<OpTy> {
         addresses.push_back(
             getElementAddress(rewriter, loc, base, op.getOffsets()[i]));
     }
+    FailureOr<LLVM::GlobalOp> global =
+        getOrCreatePollTimeoutGlobal(rewriter, op);
+    if (failed(global))
+      return failure();
     SmallVector<Value> fragments =
-        emitPoll(rewriter, loc, mailbox, addresses,
+        emitPoll(rewriter, loc, mailbox, addresses, *global,
                  int64_t(op.getTimeoutNs().value_or(defaultTimeoutNs)));
     rewriter.replaceOp(op, packFragments(rewriter, loc, resultType, fragments));
     return success();
@@ -368,8 +445,12 @@ struct MailboxPollOwnedLowering
         constant(rewriter, loc, 64, LamportDialect::kFragmentLanes));
     Value address = getLocalAddress(rewriter, loc, mailbox, adaptor.getStage(),
                                     owner, adaptor.getToken(), column);
+    FailureOr<LLVM::GlobalOp> global =
+        getOrCreatePollTimeoutGlobal(rewriter, op);
+    if (failed(global))
+      return failure();
     SmallVector<Value> fragments =
-        emitPoll(rewriter, loc, mailbox, address,
+        emitPoll(rewriter, loc, mailbox, address, *global,
                  int64_t(op.getTimeoutNs().value_or(defaultTimeoutNs)));
     storeFragment(rewriter, loc, getSentinelFragment(rewriter, loc), address);
     rewriter.replaceOp(op, packFragments(rewriter, loc, resultType, fragments));

@@ -15,7 +15,8 @@
 // primitives and arith/vector/memref/gpu ops into a gpu.binary holding PTX,
 // and leaves host code alone. Its options: chip (sm_90), features (+ptx86:
 // multimem.st needs PTX 8.1, sm_100a 8.6), opt-level (3), transport
-// (unicast) and timeout-ns (1 s) for ops that set neither.
+// (unicast) and timeout-ns (1 s) for ops that set neither, which the
+// module's lamport_poll_timeout_ns overrides where the host sets it.
 
 !mb = !lamport.mailbox<tp = 2, capacity = 8, width = 512>
 
@@ -53,19 +54,25 @@ module attributes {gpu.container_module} {
 
 // DEFAULT-PTX: .version 8.6
 // DEFAULT-PTX-NEXT: .target sm_90
+// DEFAULT-PTX: .visible .const .align 8 .u64 lamport_poll_timeout_ns;
 // DEFAULT-PTX-LABEL: .visible .entry exchange(
 // DEFAULT-PTX-NEXT: .param .align 8 .b8 exchange_param_0[56],
 // DEFAULT-PTX-NEXT: .param .u64 .ptr .global .align {{[0-9]+}} exchange_param_1,
 // DEFAULT-PTX-NEXT: .param .u64 .ptr .global .align {{[0-9]+}} exchange_param_2
 // DEFAULT-PTX-NEXT: )
 // DEFAULT-PTX-NOT: multimem
-// DEFAULT-PTX: add.s64 %rd{{[0-9]+}}, %rd{{[0-9]+}}, 1000000000;
+// DEFAULT-PTX: ld.const.b64 %rd[[OVERRIDE:[0-9]+]], [lamport_poll_timeout_ns];
+// DEFAULT-PTX: setp.eq.b64 %p[[UNSET:[0-9]+]], %rd[[OVERRIDE]], 0;
+// DEFAULT-PTX-NEXT: selp.b64 %rd[[TIMEOUT:[0-9]+]], 1000000000, %rd[[OVERRIDE]], %p[[UNSET]];
+// DEFAULT-PTX: %globaltimer
+// DEFAULT-PTX: add.s64 %rd{{[0-9]+}}, %rd{{[0-9]+}}, %rd[[TIMEOUT]];
 // DEFAULT-PTX: trap;
 
 // OPTIONS-PTX: .version 8.6
 // OPTIONS-PTX-NEXT: .target sm_100a
 // OPTIONS-PTX: multimem.st.relaxed.sys.global.v4.f32
-// OPTIONS-PTX: add.s64 %rd{{[0-9]+}}, %rd{{[0-9]+}}, 1234;
+// OPTIONS-PTX: selp.b64 %rd[[TIMEOUT:[0-9]+]], 1234, %rd{{[0-9]+}}, %p{{[0-9]+}};
+// OPTIONS-PTX: add.s64 %rd{{[0-9]+}}, %rd{{[0-9]+}}, %rd[[TIMEOUT]];
 // OPTIONS-PTX: trap;
 
 // PTX88: .version 8.8

@@ -20,6 +20,7 @@ gpu.module @diagnostics {
   // CHECK-SAME: (%[[MB:.*]]: !llvm.struct<{{.*}}>,
   // CHECK: %[[ADDRESS0:.*]] = llvm.getelementptr inbounds %{{.*}}[%{{.*}}] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, i16
   // CHECK: %[[ADDRESS1:.*]] = llvm.getelementptr inbounds %[[ADDRESS0]][4096]
+  // CHECK: %[[TIMEOUT:.*]] = llvm.select %{{.*}} : i1, i64
   // CHECK: scf.while
   // CHECK: %[[NOW:.*]] = nvvm.read.ptx.sreg.globaltimer : i64
   // CHECK: %[[DEADLINE:.*]] = llvm.select
@@ -48,7 +49,6 @@ gpu.module @diagnostics {
   // CHECK: %[[SLOT:.*]] = llvm.trunc %[[SLOT64]] : i64 to i32
   // CHECK: %[[STAGE:.*]] = llvm.trunc %[[STAGES]] : i64 to i32
   // elapsed = now - first miss = now - (deadline - timeout).
-  // CHECK: %[[TIMEOUT:.*]] = llvm.mlir.constant(1000000000 : i64)
   // CHECK: %[[OVER:.*]] = llvm.sub %[[NOW]], %[[DEADLINE]] : i64
   // CHECK: %[[ELAPSED:.*]] = llvm.add %[[OVER]], %[[TIMEOUT]] : i64
   // CHECK: %[[RECORD:.*]] = llvm.extractvalue %[[MB]][3]
@@ -88,9 +88,8 @@ gpu.module @diagnostics {
   // CHECK: llvm.store volatile %[[BLOCK]], %[[F28]] {alignment = 4 : i64} : i32
   // CHECK: %[[F32:.*]] = llvm.getelementptr inbounds %[[RECORD]][32]
   // CHECK: llvm.store volatile %[[ELAPSED]], %[[F32]] {alignment = 8 : i64} : i64
-  // CHECK: %[[RECORDED_TIMEOUT:.*]] = llvm.mlir.constant(1000000000 : i64)
   // CHECK: %[[F40:.*]] = llvm.getelementptr inbounds %[[RECORD]][40]
-  // CHECK: llvm.store volatile %[[RECORDED_TIMEOUT]], %[[F40]] {alignment = 8 : i64} : i64
+  // CHECK: llvm.store volatile %[[TIMEOUT]], %[[F40]] {alignment = 8 : i64} : i64
   // A poll that lost the claim gives the winner 1 ms to finish the record
   // before its own trap ends the grid.
   // CHECK-NEXT: } else {
@@ -129,6 +128,7 @@ gpu.module @diagnostics {
 // system-scope CAS; the fields are volatile stores; then fence.sc.sys, trap.
 // PTX-LABEL: .visible .entry record(
 // PTX: ld.param.b64 %rd[[RECORD:[0-9]+]], [record_param_0+24];
+// PTX: selp.b64 %rd[[TIMEOUT:[0-9]+]], 1000000000, %rd{{[0-9]+}}, %p{{[0-9]+}};
 // PTX: %globaltimer
 // PTX: atom.relaxed.sys.global.cas.b32 %r{{[0-9]+}}, [%rd[[RECORD]]], 0, 1;
 // PTX-DAG: st.volatile.global.b32 [%rd[[RECORD]]+4],
@@ -139,7 +139,7 @@ gpu.module @diagnostics {
 // PTX-DAG: st.volatile.global.b32 [%rd[[RECORD]]+24],
 // PTX-DAG: st.volatile.global.b32 [%rd[[RECORD]]+28],
 // PTX-DAG: st.volatile.global.b64 [%rd[[RECORD]]+32],
-// PTX-DAG: st.volatile.global.b64 [%rd[[RECORD]]+40], 1000000000;
+// PTX-DAG: st.volatile.global.b64 [%rd[[RECORD]]+40], %rd[[TIMEOUT]];
 // The loser's wait reads the timer again.
 // PTX: mov.u64 %rd{{[0-9]+}}, %globaltimer;
 // PTX: fence.sc.sys;

@@ -27,6 +27,12 @@ gpu.module @poll {
   // First round: both loads, then both checks.
   // CHECK-NEXT: %[[FIRST0:.*]] = llvm.load volatile %[[ADDRESS0]] {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xi32>
   // CHECK-NEXT: %[[FIRST1:.*]] = llvm.load volatile %[[ADDRESS1]] {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xi32>
+  // The timeout: the module's override where the host set one.
+  // CHECK-NEXT: %[[GLOBAL:.*]] = llvm.mlir.addressof @lamport_poll_timeout_ns : !llvm.ptr<4>
+  // CHECK-NEXT: %[[OVERRIDE:.*]] = llvm.load volatile %[[GLOBAL]] {alignment = 8 : i64} : !llvm.ptr<4> -> i64
+  // CHECK: %[[UNSET:.*]] = llvm.icmp "eq" %[[OVERRIDE]], %{{.*}} : i64
+  // CHECK-NEXT: %[[COMPILED:.*]] = llvm.mlir.constant(1000000000 : i64) : i64
+  // CHECK-NEXT: %[[TIMEOUT:.*]] = llvm.select %[[UNSET]], %[[COMPILED]], %[[OVERRIDE]] : i1, i64
   // CHECK: %[[DIRTY0:.*]] = llvm.zext %{{.*}} : i1 to i32
   // CHECK: %[[DIRTY1:.*]] = llvm.zext %{{.*}} : i1 to i32
   // CHECK: %[[BIT1:.*]] = llvm.shl %[[DIRTY1]], %{{.*}} : i32
@@ -40,7 +46,6 @@ gpu.module @poll {
   // CHECK: ^bb0(%[[PENDING_IN:.*]]: i32, %[[DEADLINE_IN:.*]]: i64, %[[PREVIOUS0:.*]]: vector<4xi32>, %[[PREVIOUS1:.*]]: vector<4xi32>):
   // CHECK: %[[NOW:.*]] = nvvm.read.ptx.sreg.globaltimer : i64
   // CHECK: %[[FIRST_MISS:.*]] = llvm.icmp "eq" %[[DEADLINE_IN]], %{{.*}} : i64
-  // CHECK: %[[TIMEOUT:.*]] = llvm.mlir.constant(1000000000 : i64) : i64
   // CHECK: %[[ARMING:.*]] = llvm.add %[[NOW]], %[[TIMEOUT]] : i64
   // CHECK: %[[DEADLINE:.*]] = llvm.select %[[FIRST_MISS]], %[[ARMING]], %[[DEADLINE_IN]] : i1, i64
   // CHECK: %[[EXPIRED:.*]] = llvm.icmp "ugt" %[[NOW]], %[[DEADLINE]] : i64
