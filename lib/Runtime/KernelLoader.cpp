@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lamport/Runtime/KernelLoader.h"
+#include "lamport/Runtime/Descriptor.h"
 #include "lamport/Runtime/Driver.h"
 #include "lamport/Runtime/Error.h"
 #include "lamport/Runtime/KernelRecord.h"
@@ -124,6 +125,23 @@ bool checkRecord(CUmodule module, const Bundle &bundle, std::size_t k,
   return true;
 }
 
+/// The address of \p module's override of its polls' timeout, 0 where it
+/// has none.
+CUdeviceptr findPollTimeout(CUmodule module, const std::string &who) {
+  CUdeviceptr address = 0;
+  std::size_t bytes = 0;
+  CUresult found =
+      api().cuModuleGetGlobal(&address, &bytes, module, kPollTimeoutSymbol);
+  if (found == CUDA_ERROR_NOT_FOUND)
+    return 0;
+  check(found, "cuModuleGetGlobal",
+        concat(who, ": finding ", kPollTimeoutSymbol));
+  if (bytes != sizeof(uint64_t))
+    throw Error(concat(who, ": its ", kPollTimeoutSymbol, " is ", bytes,
+                       " bytes, not the 8 of the polls' timeout override"));
+  return address;
+}
+
 } // namespace
 
 LoadedKernel loadKernel(const Bundle &bundle, std::size_t k,
@@ -140,6 +158,7 @@ LoadedKernel loadKernel(const Bundle &bundle, std::size_t k,
                          kernel.name, "' (", describeResult(found),
                          "): the manifest and the image disagree"));
     loaded.recordChecked = checkRecord(loaded.module, bundle, k, who);
+    loaded.pollTimeout = findPollTimeout(loaded.module, who);
     checkFunction(loaded.function, kernel, who);
     optIntoSharedMemory(loaded.function, kernel.sharedBytes, who);
   } catch (...) {

@@ -42,6 +42,8 @@ class _Buffer(ctypes.Structure):
 
 
 _lib = None
+# The longest poll timeout, as the compiler's timeout_ns: an int64 of ns.
+_MAX_TIMEOUT_NS = 2**63 - 1
 
 
 def _library():
@@ -60,6 +62,7 @@ def _library():
             "lamportRankStep": (status, c_void_p, c_void_p, c_int,
                                 ctypes.POINTER(_Buffer), c_int),
             "lamportRankWait": (status, c_void_p, c_void_p, ctypes.c_double),
+            "lamportRankSetPollTimeout": (status, c_void_p, ctypes.c_uint64),
         }, "lamportRankDestroy")
         _lib = lib
     return _lib
@@ -162,6 +165,8 @@ class Rank(_OwnedHandle):
         with open(os.path.join(self.bundle, "manifest.json")) as f:
             self.arguments = json.load(f)["arguments"]
         self.rank, self.tp, self.device = rank, tp, device
+        # The override set_poll_timeout set, None for the compiled ones.
+        self.poll_timeout = None
         handle = ctypes.c_void_p()
         _call(_library().lamportRankCreateWithTransport, self.bundle.encode(),
               rank, tp, device, rendezvous.encode(), float(timeout),
@@ -207,6 +212,22 @@ class Rank(_OwnedHandle):
         naming the rank whose data never came."""
         _call(_library().lamportRankWait, self._handle,
               ctypes.c_void_p(int(stream)), float(watchdog))
+
+    def set_poll_timeout(self, seconds):
+        """How long each poll of this rank's kernels waits for the other
+        ranks before it traps: `seconds`, or None for the timeouts the
+        bundle was compiled with. It holds for steps that start after it
+        returns, those of CUDA graphs captured before included: set it
+        between steps, long for a first step that waits out the other
+        ranks' warm-up (a torch.compile), short after. Keep wait()'s
+        watchdog longer."""
+        ns = 0 if seconds is None else max(
+            1, round(_runtime._seconds("the poll timeout", seconds) * 1e9))
+        if ns > _MAX_TIMEOUT_NS:
+            raise ValueError(f"the poll timeout must be at most "
+                             f"{_MAX_TIMEOUT_NS / 1e9:.0f} s, got {seconds}")
+        _call(_library().lamportRankSetPollTimeout, self._handle, ns)
+        self.poll_timeout = seconds
 
     def _destroy(self, handle):
         _library().lamportRankDestroy(handle)
@@ -338,6 +359,11 @@ class Boundary:
                                [self._index[n] for n in inputs + outputs],
                                [buffers[n] for n in inputs],
                                [buffers[n] for n in outputs], tokens)
+
+    def set_poll_timeout(self, seconds):
+        """Rank.set_poll_timeout: how long this rank's polls wait for the
+        other ranks (None: as compiled), from the next step on."""
+        self.rank.set_poll_timeout(seconds)
 
     def wait(self, watchdog=30.0):
         """Waits for torch's current stream. Where a step's poll timed out,

@@ -7,7 +7,9 @@ shows it under torchrun; test_torch_compile.py checks it under torch.compile
 over a stand-in rank. The nccl transport runs over the host-only
 libnccl.so.2 of test/Runtime/FakeNccl."""
 
+import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -59,12 +61,13 @@ RANK = PRELUDE + textwrap.dedent(f"""
 """)
 
 
-def run_ranks(source, tp, env):
+def run_ranks(source, tp, env, *arguments):
     """Runs source in tp child interpreters at once, rank r with arguments
-    r and a fresh file store; each must exit 0 saying "rank R ok"."""
+    r, a fresh file store and `arguments`; each must exit 0 saying "rank R
+    ok"."""
     with tempfile.TemporaryDirectory() as store:
         ranks = [subprocess.Popen([sys.executable, "-c", source, str(r),
-                                   "file://" + store],
+                                   "file://" + store, *arguments],
                                   env=env, stdout=subprocess.PIPE,
                                   stderr=subprocess.STDOUT, text=True)
                  for r in range(tp)]
@@ -98,6 +101,89 @@ def test_a_missing_rank_is_named():
                                 capture_output=True, text=True, timeout=60)
     assert "rank 1 never set it (died or never reached the rendezvous)" \
         in result.stdout, result.stdout + result.stderr
+
+
+# Rank 1 opens and leaves; rank 0's poll then waits the timeout set at run
+# time, not the bundle's 1 s, and says so.
+POLL_TIMEOUT_RANK = PRELUDE + textwrap.dedent(f"""
+    from lamport.runtime import KernelFailure
+    with Rank({BUNDLE!r}, rank, 2, 0, store, timeout=10) as group:
+        if rank == 1:
+            print("rank", rank, "ok")
+            raise SystemExit(0)
+        assert group.poll_timeout is None
+        for bad, kind in ((-1, ValueError), (float("nan"), ValueError),
+                          (1e30, ValueError), (True, TypeError)):
+            try:
+                group.set_poll_timeout(bad)
+                raise SystemExit(f"a poll timeout of {{bad!r}} was accepted")
+            except kind:
+                pass
+        group.set_poll_timeout(5.0)
+        assert group.poll_timeout == 5.0
+        rows, out = alloc(1024 * 2), alloc(2 * 1024 * 2)
+        group.step({{"rows": DeviceArray(rows, "bf16", (1, 1024)),
+                    "out": DeviceArray(out, "bf16", (2, 1, 1024))}})
+        try:
+            group.wait()
+            raise SystemExit("a poll without data did not time out")
+        except KernelFailure as error:
+            assert "slot 1 (data of rank 1 never came)" in str(error), error
+            assert "(timeout 5000.000 ms)" in str(error), error
+    print("rank", rank, "ok")
+""")
+
+# A bundle compiled before the override: its polling kernel's image has
+# no lamport_poll_timeout_ns, and setting the timeout says so (sys.argv[4]).
+OLD_BUNDLE_RANK = PRELUDE + textwrap.dedent("""
+    with Rank(sys.argv[3], rank, 2, 0, store, timeout=10) as group:
+        try:
+            group.set_poll_timeout(5.0)
+            raise SystemExit("an image without the override was accepted")
+        except RuntimeFailure as error:
+            assert str(error).startswith(f"rank {rank}: "), error
+            assert sys.argv[4] in str(error), error
+        assert group.poll_timeout is None
+    print("rank", rank, "ok")
+""")
+
+
+@requires_runtime
+def test_the_poll_timeout_set_at_run_time_is_the_one_that_traps():
+    run_ranks(POLL_TIMEOUT_RANK, 2,
+              fake_cuda_env(LAMPORT_RUNTIME_LIBRARY=LIBRARY))
+
+
+@requires_runtime
+@pytest.mark.parametrize("recorded", [True, False])
+def test_a_bundle_without_the_override_is_named(tmp_path, recorded):
+    """The poller without its override; its manifest with the timeout_ns
+    it was compiled with (lamport-compile writes it), or without (one
+    compiled before manifests recorded it)."""
+    bundle = tmp_path / "publish_poll_tp2"
+    shutil.copytree(BUNDLE, bundle)
+    image = bundle / "poll_rows_0.ptx"
+    text = image.read_text()
+    assert "lamport_poll_timeout_ns" in text
+    image.write_text("".join(line for line in text.splitlines(True)
+                             if "lamport_poll_timeout_ns" not in line))
+    if recorded:
+        expected = (f"kernel 'poll_rows_0' of bundle '{bundle}' polls but "
+                    "has no override of its timeout (lamport_poll_timeout_ns)"
+                    ": it was compiled before the override; compile the "
+                    "bundle again")
+    else:
+        manifest = json.loads((bundle / "manifest.json").read_text())
+        for kernel in manifest["kernels"]:
+            kernel.get("attributes", {}).pop("timeout_ns", None)
+        (bundle / "manifest.json").write_text(json.dumps(manifest))
+        expected = (f"no kernel of bundle '{bundle}' has an override of its "
+                    "polls' timeout (lamport_poll_timeout_ns): none polls, "
+                    "or they were compiled before the override; compile "
+                    "the bundle again")
+    run_ranks(OLD_BUNDLE_RANK, 2,
+              fake_cuda_env(LAMPORT_RUNTIME_LIBRARY=LIBRARY), str(bundle),
+              expected)
 
 
 def test_an_unknown_transport_is_refused_before_anything_opens():

@@ -37,6 +37,10 @@ struct LoadedKernel {
   /// Whether the image carried an ABI record (KernelRecord.h), which then
   /// matched the manifest; false for a bundle written before records.
   bool recordChecked = false;
+  /// The image's override of its polls' timeout (kPollTimeoutSymbol, 8
+  /// bytes), 0 where it has none: a kernel that does not poll, or one
+  /// compiled before the override.
+  CUdeviceptr pollTimeout = 0;
 };
 
 /// Loads kernel \p k of \p bundle into the current context for \p device:

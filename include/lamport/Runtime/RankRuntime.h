@@ -109,6 +109,18 @@ public:
   /// communicator and throws naming the rank and tp.
   void wait(CUstream stream, double watchdogSeconds, const std::string &during);
 
+  /// Sets how long each poll of this rank's kernels waits after its first
+  /// miss before it traps: \p ns, or with 0 each poll's compiled timeout
+  /// again (the manifest's `timeout_ns`). It holds for the launches that
+  /// start after it returns, those of graphs captured before included (the
+  /// kernels read it from their images' constant memory); one already
+  /// running may wait either. Set it between steps, e.g. long for a first
+  /// step that waits out the other ranks' warm-up, short after. Throws Error
+  /// naming a kernel that polls but has no override (compiled before it).
+  void setPollTimeout(uint64_t ns);
+  /// The override setPollTimeout set, 0 for none.
+  uint64_t pollTimeout() const { return pollTimeoutNs; }
+
   /// Steps enqueued so far.
   uint64_t steps() const { return stepsRun; }
 
@@ -137,6 +149,9 @@ private:
   CUcontext primary = nullptr;
   std::vector<CUmodule> modules;
   std::vector<CUfunction> kernels;
+  /// Per kernel, its image's override of its polls' timeout (0: none).
+  std::vector<CUdeviceptr> pollTimeouts;
+  uint64_t pollTimeoutNs = 0;
   std::unique_ptr<Rendezvous> rendezvous;
   std::unique_ptr<RankMailboxes> rankMailboxes;
   std::unique_ptr<NcclCommunicator> communicator;

@@ -150,3 +150,10 @@ LamportStatus lamportRankWait(LamportRank rank, void *stream,
                  concat("rank ", runtime.rank(), ": waiting for its stream"));
   });
 }
+
+LamportStatus lamportRankSetPollTimeout(LamportRank rank, uint64_t timeoutNs,
+                                        LamportErrorCallback errorCallback,
+                                        void *userData) {
+  return guarded(errorCallback, userData,
+                 [&] { rankOf(rank).setPollTimeout(timeoutNs); });
+}

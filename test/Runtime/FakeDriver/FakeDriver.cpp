@@ -20,7 +20,8 @@
 //     so the runtime's bounds are exercised by a real rounding pattern;
 //   - a poll that finds a sentinel has no one to wait for: it fills the
 //     timeout record as a GPU poll would and "traps" (every later call
-//     returns CUDA_ERROR_LAUNCH_FAILED);
+//     returns CUDA_ERROR_LAUNCH_FAILED); the record's timeout is the
+//     image's lamport_poll_timeout_ns where the host set it, else 1 s;
 //   - all_reduce_dual_norm with a `partial` publishes when enqueued and
 //     consumes once every rank's has published, or before any other
 //     operation or wait (a rank that never published then traps).
@@ -28,7 +29,8 @@
 // A PTX without a "fake-kernel" line (one lamport-compile wrote) loads but
 // does not run: its parameter sizes come from its `.entry`, and
 // cuModuleGetGlobal finds its initialised `.global .b8` arrays (the ABI
-// records), so a real bundle's load checks run.
+// records) and its `.const .u64` words (the polls' timeout override, zero),
+// so a real bundle's load checks run.
 // A module's tp, capacity and width come from a line "// fake-kernel: tp=T
 // capacity=C width=W" in its PTX. Without more, the kernel takes (mailbox,
 // buffer, tokens); with "params=mailbox,weight,x,y,tokens" (kinds and
@@ -191,8 +193,10 @@ struct Module {
   /// The parameter sizes of the image's `.entry`, for a PTX without a
   /// fake-kernel line (what lamport-compile writes).
   std::vector<size_t> entrySizes;
-  /// The image's initialised `.global .b8` arrays (ABI records), by name.
-  std::map<std::string, std::vector<uint8_t>> globals;
+  /// The image's initialised `.global .b8` arrays (ABI records) and
+  /// `.const .u64` words, by name; shared with the module's functions, so a
+  /// kernel sees what the host wrote to its module.
+  std::map<std::string, std::shared_ptr<std::vector<uint8_t>>> globals;
 };
 struct Function {
   std::string name;
@@ -327,6 +331,15 @@ bool awaitPublish(const uint16_t *element) {
 
 /// Reads every slot of rows < tokens; false (after the "trap") on a
 /// sentinel.
+/// The timeout \p m's polls record: the host's override, else the default.
+uint64_t pollTimeout(const Module &m) {
+  auto found = m.globals.find("lamport_poll_timeout_ns");
+  uint64_t override = 0;
+  if (found != m.globals.end() && found->second->size() == sizeof(override))
+    std::memcpy(&override, found->second->data(), sizeof(override));
+  return override ? override : kTimeoutNs;
+}
+
 bool pollAll(const Module &m, const Descriptor &d, int tokens,
              const std::function<void(int, int, int, uint16_t)> &use) {
   int32_t *words = at<int32_t>(d.stage);
@@ -350,7 +363,7 @@ bool pollAll(const Module &m, const Descriptor &d, int tokens,
               record[0] = 1;
               std::memcpy(record + 1, fields, sizeof(fields));
               record[7] = 0; // block
-              uint64_t timeout = kTimeoutNs, elapsed = timeout + 1000;
+              uint64_t timeout = pollTimeout(m), elapsed = timeout + 1000;
               std::memcpy(record + 8, &elapsed, 8);
               std::memcpy(record + 10, &timeout, 8);
             }
@@ -682,10 +695,20 @@ std::vector<size_t> readEntrySizes(const std::string &text) {
   return sizes;
 }
 
-/// The `.global .align A .b8 NAME[N] = {b, ...};` arrays of \p text.
-std::map<std::string, std::vector<uint8_t>>
+/// The `.global .align A .b8 NAME[N] = {b, ...};` arrays and the
+/// `.const .align 8 .u64 NAME;` words (zero) of \p text.
+std::map<std::string, std::shared_ptr<std::vector<uint8_t>>>
 readGlobals(const std::string &text) {
-  std::map<std::string, std::vector<uint8_t>> globals;
+  std::map<std::string, std::shared_ptr<std::vector<uint8_t>>> globals;
+  for (size_t at = text.find(".const "); at != std::string::npos;
+       at = text.find(".const ", at + 1)) {
+    size_t u64 = text.find(".u64 ", at), semicolon = text.find(';', at),
+           line = text.find('\n', at);
+    if (u64 > line || semicolon > line || semicolon < u64)
+      continue;
+    globals[text.substr(u64 + 5, semicolon - u64 - 5)] =
+        std::make_shared<std::vector<uint8_t>>(8, 0);
+  }
   for (size_t at = text.find(".global "); at != std::string::npos;
        at = text.find(".global ", at + 1)) {
     size_t b8 = text.find(".b8 ", at), line = text.find('\n', at);
@@ -693,7 +716,9 @@ readGlobals(const std::string &text) {
     if (b8 > line || bracket > line || brace > line)
       continue;
     std::string name = text.substr(b8 + 4, bracket - b8 - 4);
-    std::vector<uint8_t> &bytes = globals[name];
+    auto &shared = globals[name];
+    shared = std::make_shared<std::vector<uint8_t>>();
+    std::vector<uint8_t> &bytes = *shared;
     for (const char *p = text.c_str() + brace + 1; *p && *p != '}';) {
       char *next = nullptr;
       long byte = std::strtol(p, &next, 10);
@@ -865,8 +890,8 @@ CUresult cuModuleGetGlobal_v2(CUdeviceptr *address, size_t *bytes,
   auto found = globals.find(name);
   if (found == globals.end())
     return CUDA_ERROR_NOT_FOUND;
-  *address = CUdeviceptr(uintptr_t(found->second.data()));
-  *bytes = found->second.size();
+  *address = CUdeviceptr(uintptr_t(found->second->data()));
+  *bytes = found->second->size();
   return CUDA_SUCCESS;
 }
 CUresult cuModuleGetFunction(CUfunction *f, CUmodule module, const char *name) {

@@ -106,8 +106,13 @@ def write(directory, program, tp, capacity, width, arguments, kernels,
                     "the next line.\n")
             f.write(f"// fake-kernel: tp={tp} capacity={capacity} "
                     f"width={line[0]} {line[1]}\n")
-            f.write(".version 8.0\n.target sm_90\n.address_size 64\n"
-                    f".visible .entry {k['name']}()\n{{\n  ret;\n}}\n")
+            f.write(".version 8.0\n.target sm_90\n.address_size 64\n")
+            if "timeout_ns" in k.get("attributes", {}):
+                # A polling kernel's override of its timeout, as
+                # lamport-compile's images hold it.
+                f.write(".visible .const .align 8 .u64 "
+                        "lamport_poll_timeout_ns;\n")
+            f.write(f".visible .entry {k['name']}()\n{{\n  ret;\n}}\n")
 
 
 def attention(directory, tp, h, k, gates, post, order, eps, dispatch=False):

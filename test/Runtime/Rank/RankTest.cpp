@@ -225,6 +225,42 @@ TEST(RankRuntime, ARankThatDiesFailsItsPeersPollNamingIt) {
   EXPECT_EQ(statuses, (std::vector<int>{0, 0}));
 }
 
+TEST(RankRuntime, APollTimeoutSetAtRunTimeIsTheOneThatTraps) {
+  StoreDirectory scratch;
+  const std::string &directory = scratch.path;
+  std::vector<int> statuses = runRanks(2, [&](int rank) {
+    RankConfig config = rankConfig(rank, 2, directory, 10);
+    RankRuntime runtime(kInputs + "/publish_poll_tp2", config);
+    if (rank == 1)
+      ::_exit(0); // Dies after the exchange, before publishing anything.
+    if (runtime.pollTimeout() != 0)
+      return 4;
+    runtime.setPollTimeout(5000000000);
+    if (runtime.pollTimeout() != 5000000000)
+      return 5;
+    CUdeviceptr rows = 0, out = 0;
+    LAMPORT_CU(cuMemAlloc(&rows, 1024 * 2), "rows");
+    LAMPORT_CU(cuMemAlloc(&out, 2 * 1024 * 2), "out");
+    CUstream stream;
+    LAMPORT_CU(cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING), "stream");
+    try {
+      runtime.step(stream, 1,
+                   {{rows, DType::BF16, {1, 1024}},
+                    {},
+                    {out, DType::BF16, {2, 1, 1024}}});
+      runtime.wait(stream, 10, "the step after rank 1 died");
+    } catch (const KernelFailure &error) {
+      std::string message = error.what();
+      std::cerr << message << "\n";
+      // The poll waited the 5 s set, not the bundle's 1 s.
+      return message.find("(timeout 5000.000 ms)") != std::string::npos ? 0
+                                                                         : 2;
+    }
+    return 3;
+  });
+  EXPECT_EQ(statuses, (std::vector<int>{0, 0}));
+}
+
 void keepMessage(const char *message, size_t, void *userData) {
   *static_cast<std::string *>(userData) = message;
 }
