@@ -96,15 +96,17 @@ lamportRankWait(LamportRank rank, void *stream, double watchdogSeconds,
                 LamportErrorCallback errorCallback, void *userData);
 
 /** Sets how long each poll of the rank's kernels waits after its first miss
-    before it traps: `timeoutNs`, or with 0 each poll's compiled timeout
-    again (the manifest's `timeout_ns`). It holds for launches that start
-    after it returns, those of CUDA graphs captured before included; call it
-    between steps (e.g. a long timeout for a first step that waits out the
-    other ranks' warm-up, a short one after). A bundle compiled before the
-    override gives an error naming its polling kernel. The watchdog given
-    to lamportRankWait should exceed it. */
+    before it traps: `timeoutNs` (at most INT64_MAX), or with 0 each poll's
+    compiled timeout again (the manifest's `timeout_ns`). The write is
+    enqueued on `stream` (null: the legacy default stream), so the steps
+    enqueued after it there see it, as do replays of CUDA graphs captured
+    before; call it between steps, outside a capture (e.g. a long timeout
+    for a first step that waits out the other ranks' warm-up, a short one
+    after). A bundle compiled before the override gives an error naming its
+    polling kernel. The watchdog given to lamportRankWait should exceed
+    it. */
 LAMPORT_RUNTIME_EXPORTED LamportStatus
-lamportRankSetPollTimeout(LamportRank rank, uint64_t timeoutNs,
+lamportRankSetPollTimeout(LamportRank rank, void *stream, uint64_t timeoutNs,
                           LamportErrorCallback errorCallback, void *userData);
 
 #ifdef __cplusplus

@@ -146,7 +146,7 @@ void RankRuntime::release() {
   rendezvous.reset();
 }
 
-void RankRuntime::setPollTimeout(uint64_t ns) {
+void RankRuntime::setPollTimeout(uint64_t ns, CUstream stream) {
   // A compiled timeout_ns is a positive int64; so is this, so that a poll's
   // deadline (%globaltimer + the timeout) cannot wrap.
   if (ns > uint64_t(std::numeric_limits<int64_t>::max()))
@@ -176,7 +176,7 @@ void RankRuntime::setPollTimeout(uint64_t ns) {
   makeCurrent();
   for (std::size_t k = 0; k < m.kernels.size(); ++k)
     if (pollTimeouts[k])
-      LAMPORT_CU(cuMemcpyHtoD(pollTimeouts[k], &ns, sizeof(ns)),
+      LAMPORT_CU(cuMemcpyHtoDAsync(pollTimeouts[k], &ns, sizeof(ns), stream),
                  concat("rank ", config.rank, ": setting kernel '",
                         m.kernels[k].name, "''s poll timeout to ", ns, " ns"));
   pollTimeoutNs = ns;

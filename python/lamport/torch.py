@@ -62,7 +62,8 @@ def _library():
             "lamportRankStep": (status, c_void_p, c_void_p, c_int,
                                 ctypes.POINTER(_Buffer), c_int),
             "lamportRankWait": (status, c_void_p, c_void_p, ctypes.c_double),
-            "lamportRankSetPollTimeout": (status, c_void_p, ctypes.c_uint64),
+            "lamportRankSetPollTimeout": (status, c_void_p, c_void_p,
+                                          ctypes.c_uint64),
         }, "lamportRankDestroy")
         _lib = lib
     return _lib
@@ -213,20 +214,21 @@ class Rank(_OwnedHandle):
         _call(_library().lamportRankWait, self._handle,
               ctypes.c_void_p(int(stream)), float(watchdog))
 
-    def set_poll_timeout(self, seconds):
+    def set_poll_timeout(self, seconds, stream=0):
         """How long each poll of this rank's kernels waits for the other
         ranks before it traps: `seconds`, or None for the timeouts the
-        bundle was compiled with. It holds for steps that start after it
-        returns, those of CUDA graphs captured before included: set it
-        between steps, long for a first step that waits out the other
-        ranks' warm-up (a torch.compile), short after. Keep wait()'s
-        watchdog longer."""
+        bundle was compiled with. The change is enqueued on `stream`: the
+        steps enqueued there after it see it, as do replays of CUDA graphs
+        captured before. Set it between steps, outside a capture: long for
+        a first step that waits out the other ranks' warm-up (a
+        torch.compile), short after. Keep wait()'s watchdog longer."""
         ns = 0 if seconds is None else max(
             1, round(_runtime._seconds("the poll timeout", seconds) * 1e9))
         if ns > _MAX_TIMEOUT_NS:
             raise ValueError(f"the poll timeout must be at most "
                              f"{_MAX_TIMEOUT_NS / 1e9:.0f} s, got {seconds}")
-        _call(_library().lamportRankSetPollTimeout, self._handle, ns)
+        _call(_library().lamportRankSetPollTimeout, self._handle,
+              ctypes.c_void_p(int(stream)), ns)
         self.poll_timeout = seconds
 
     def _destroy(self, handle):
@@ -361,9 +363,10 @@ class Boundary:
                                [buffers[n] for n in outputs], tokens)
 
     def set_poll_timeout(self, seconds):
-        """Rank.set_poll_timeout: how long this rank's polls wait for the
-        other ranks (None: as compiled), from the next step on."""
-        self.rank.set_poll_timeout(seconds)
+        """Rank.set_poll_timeout on torch's current stream: how long this
+        rank's polls wait for the other ranks (None: as compiled), from the
+        next step on."""
+        self.rank.set_poll_timeout(seconds, self._current_stream())
 
     def wait(self, watchdog=30.0):
         """Waits for torch's current stream. Where a step's poll timed out,

@@ -51,6 +51,9 @@ class StandInRank:
     def wait(self, stream=0, watchdog=30.0):
         self.calls.append(("wait", stream, watchdog))
 
+    def set_poll_timeout(self, seconds, stream=0):
+        self.calls.append(("set_poll_timeout", seconds, stream))
+
     def close(self):
         self.closed = True
 
@@ -167,3 +170,12 @@ def test_wait_waits_for_the_current_stream():
     boundary.wait()
     boundary.wait(watchdog=2.5)
     assert boundary.rank.calls == [("wait", 0, 30.0), ("wait", 0, 2.5)]
+
+
+def test_the_poll_timeout_is_set_on_the_current_stream():
+    boundary = CpuBoundary()
+    boundary._current_stream = lambda: 7
+    boundary.set_poll_timeout(60.0)
+    boundary.set_poll_timeout(None)
+    assert boundary.rank.calls == [("set_poll_timeout", 60.0, 7),
+                                   ("set_poll_timeout", None, 7)]

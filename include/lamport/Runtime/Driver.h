@@ -58,6 +58,7 @@ namespace runtime {
   X(cuMemsetD32)                                                               \
   X(cuMemsetD16Async)                                                          \
   X(cuMemcpyHtoD)                                                              \
+  X(cuMemcpyHtoDAsync)                                                         \
   X(cuMemcpyDtoH)                                                              \
   X(cuMemcpyDtoDAsync)                                                         \
   X(cuMemCreate)                                                               \

@@ -111,13 +111,14 @@ public:
 
   /// Sets how long each poll of this rank's kernels waits after its first
   /// miss before it traps: \p ns, or with 0 each poll's compiled timeout
-  /// again (the manifest's `timeout_ns`). It holds for the launches that
-  /// start after it returns, those of graphs captured before included (the
-  /// kernels read it from their images' constant memory); one already
-  /// running may wait either. Set it between steps, e.g. long for a first
-  /// step that waits out the other ranks' warm-up, short after. Throws Error
-  /// naming a kernel that polls but has no override (compiled before it).
-  void setPollTimeout(uint64_t ns);
+  /// again (the manifest's `timeout_ns`). The write is enqueued on \p
+  /// stream, so the steps enqueued after it there see it, as do replays of
+  /// graphs captured before (the kernels read it from their images'
+  /// constant memory); steps already enqueued may see either. Set it between
+  /// steps, outside a capture: long for a first step that waits out the
+  /// other ranks' warm-up, short after. Throws Error naming a kernel that
+  /// polls but has no override (compiled before it).
+  void setPollTimeout(uint64_t ns, CUstream stream);
   /// The override setPollTimeout set, 0 for none.
   uint64_t pollTimeout() const { return pollTimeoutNs; }
 

@@ -151,9 +151,11 @@ LamportStatus lamportRankWait(LamportRank rank, void *stream,
   });
 }
 
-LamportStatus lamportRankSetPollTimeout(LamportRank rank, uint64_t timeoutNs,
+LamportStatus lamportRankSetPollTimeout(LamportRank rank, void *stream,
+                                        uint64_t timeoutNs,
                                         LamportErrorCallback errorCallback,
                                         void *userData) {
-  return guarded(errorCallback, userData,
-                 [&] { rankOf(rank).setPollTimeout(timeoutNs); });
+  return guarded(errorCallback, userData, [&] {
+    rankOf(rank).setPollTimeout(timeoutNs, static_cast<CUstream>(stream));
+  });
 }

@@ -988,6 +988,19 @@ CUresult cuMemcpyHtoD_v2(CUdeviceptr to, const void *from, size_t n) {
   return onLegacyStream(
       [=] { std::memcpy(at<void>(to), bytes->data(), bytes->size()); });
 }
+CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr to, const void *from, size_t n,
+                              CUstream stream) {
+  // From pageable memory the driver stages the bytes before it returns.
+  auto bytes = std::make_shared<std::vector<uint8_t>>(
+      static_cast<const uint8_t *>(from),
+      static_cast<const uint8_t *>(from) + n);
+  return enqueue(
+      [=] {
+        if (!bytes->empty())
+          std::memcpy(at<void>(to), bytes->data(), bytes->size());
+      },
+      false, stream);
+}
 CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr to, CUdeviceptr from, size_t n,
                               CUstream stream) {
   return enqueue([=] { std::memcpy(at<void>(to), at<void>(from), n); }, false,

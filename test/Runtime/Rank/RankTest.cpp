@@ -235,14 +235,14 @@ TEST(RankRuntime, APollTimeoutSetAtRunTimeIsTheOneThatTraps) {
       ::_exit(0); // Dies after the exchange, before publishing anything.
     if (runtime.pollTimeout() != 0)
       return 4;
-    runtime.setPollTimeout(5000000000);
-    if (runtime.pollTimeout() != 5000000000)
-      return 5;
     CUdeviceptr rows = 0, out = 0;
     LAMPORT_CU(cuMemAlloc(&rows, 1024 * 2), "rows");
     LAMPORT_CU(cuMemAlloc(&out, 2 * 1024 * 2), "out");
     CUstream stream;
     LAMPORT_CU(cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING), "stream");
+    runtime.setPollTimeout(5000000000, stream);
+    if (runtime.pollTimeout() != 5000000000)
+      return 5;
     try {
       runtime.step(stream, 1,
                    {{rows, DType::BF16, {1, 1024}},
