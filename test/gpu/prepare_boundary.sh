@@ -5,8 +5,8 @@
 #   - compiles the decode-boundary examples of docs/examples for tp 2, 4, 8
 #     and 16 (fused attention boundary, the same boundary unfused, unpooler
 #     boundary), the tp 4 unpooler boundary with a GEMM in dynamic shared
-#     memory (test/gpu/programs), the torch.compile check's tp 2 attention
-#     boundary and the Python-runtime check's bundles into bundles/boundary/;
+#     memory (test/gpu/programs) and the Python-runtime check's bundles
+#     into bundles/boundary/;
 #   - copies nlohmann/json's headers into third_party_cache/.
 # Then copy `bundles` and `third_party_cache` to the GPU machine.
 #
@@ -30,12 +30,6 @@ for tp in 2 4 8 16; do
 done
 "$compile" "$root/test/gpu/programs/unpooler_boundary_dynamic_shared_tp4.mlir" \
   -o "$out/unpooler_boundary_dynamic_shared_tp4"
-# The torch.compile check's: the tp 2 attention boundary with polls that
-# wait a minute, not a second (the default), since each rank compiles the
-# model before its first compiled step and the two can be seconds apart
-# (docs/python.md, "Under torch.compile").
-"$compile" "$examples/attention_boundary_tp2.mlir" \
-  -o "$out/attention_boundary_compile_tp2" --timeout-ns 60000000000
 "$compile" "$examples/all_reduce_tp8.mlir" -o "$out/py_all_reduce_tp8"
 "$compile" "$examples/publish_poll_rows_tp4.mlir" -o "$out/py_publish_poll_tp4"
 cache_json_headers prepare_boundary.sh

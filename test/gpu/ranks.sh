@@ -294,7 +294,7 @@ PY
 fi
 if wanted compile; then
   echo "== torch.compile"
-  torchrun_check compile attention_boundary_compile_tp2 \
+  torchrun_check compile attention_boundary_tp2 \
     "$root/test/gpu/torch_compile.py" 'compile PASS' \
     "torch.compile fullgraph, M 1/4/16/7 and a CUDA graph: equal to eager"
 fi

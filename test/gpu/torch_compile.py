@@ -4,10 +4,12 @@
     torchrun --nproc-per-node 2 test/gpu/torch_compile.py BUNDLE
 
 BUNDLE: the tp 2 attention boundary (docs/examples/attention_boundary_tp2.mlir,
-compiled by test/gpu/prepare_boundary.sh with a poll timeout of a minute:
-each rank compiles the layer before its first compiled step, and one may
-reach it seconds after the other). On one GPU the ranks share it under the
-CUDA MPS daemon (test/gpu/ranks.sh starts it).
+compiled by test/gpu/prepare_boundary.sh, its polls' timeout a second). Each
+rank compiles the layer before its first compiled step, and one may reach it
+seconds after the other, so the compiled steps run with the polls' timeout
+set to a minute (Boundary.set_poll_timeout) and the CUDA graph's with the
+bundle's own. On one GPU the ranks share it under the CUDA MPS daemon
+(test/gpu/ranks.sh starts it).
 
 A decode layer's tail, written as a model writes it: torch ops before the
 boundary (the attention output scaled), the boundary, torch ops reading what
@@ -97,6 +99,8 @@ def main(bundle):
     boundary = lamport.torch.Boundary(bundle)
     compiled = torch.compile(layer, fullgraph=True, dynamic=True)
     failures = []
+    # Each new M may compile again: the other rank waits that long.
+    boundary.set_poll_timeout(60.0)
     for seed, m in enumerate([1, 4, 16, 7], start=1):
         data = inputs(m, rank, seed)
         eager = run(layer, boundary, data)
@@ -119,6 +123,8 @@ def main(bundle):
                  static["next_weight"], partial, out)
     torch.cuda.current_stream().wait_stream(side)
     torch.cuda.synchronize()
+    dist.barrier()  # both ranks are done compiling
+    boundary.set_poll_timeout(None)
     graph = torch.cuda.CUDAGraph()
     with torch.cuda.graph(graph):
         sums = compiled(boundary, static["attn"], static["o_proj"], stream,

@@ -5,13 +5,14 @@
 
 BUNDLE: the tp 2 attention boundary with the default poll timeout of a second
 (test/gpu/prepare_boundary.sh). Rank 1 opens its Boundary and never steps;
-rank 0 steps once, so its polls wait for rank 1's partials and trap after the
-timeout. torch reports the trap at its next launch or synchronisation as a
-bare launch failure; Boundary.wait() must then raise lamport.KernelFailure naming the
-mailbox, stage and slot 1 (rank 1's data never came), after at least the
-timeout. Each rank prints "rank R: timeout PASS ..." or "... FAIL ..." and
-exits 1 on a failure. Run it last: the trap leaves rank 0's CUDA context
-unusable.
+rank 0 sets its polls' timeout to a quarter of a second
+(Boundary.set_poll_timeout) and steps once, so its polls wait for rank 1's
+partials and trap after that timeout, not the bundle's. torch reports the
+trap at its next launch or synchronisation as a bare launch failure;
+Boundary.wait() must then raise lamport.KernelFailure naming the mailbox,
+stage and slot 1 (rank 1's data never came), after 250 ms (timeout 250 ms).
+Each rank prints "rank R: timeout PASS ..." or "... FAIL ..." and exits 1 on
+a failure. Run it last: the trap leaves rank 0's CUDA context unusable.
 """
 
 import os
@@ -36,6 +37,7 @@ def step_alone(boundary, rank):
                      device=data["attn"].device)
     partial = torch.full_like(out, float("nan"))
     torch_error = "none"
+    boundary.set_poll_timeout(0.25)
     start = time.monotonic()
     try:
         # The torch ops after the step may see the trap first.
@@ -59,9 +61,15 @@ def step_alone(boundary, rank):
                      r"stage \d+, slot 1 \(data of rank 1 never came\)",
                      sentence):
         failures.append(f"KernelFailure does not name rank 1's slot: {text}")
-    if waited < 1.0:
+    # The record says the override, and the poll waited it out, not the
+    # bundle's second.
+    timing = re.search(r"after ([0-9.]+) ms \(timeout 250\.000 ms\)", sentence)
+    if not timing or not 250.0 <= float(timing.group(1)) < 1000.0:
+        failures.append("the record does not show a 250 ms timeout waited "
+                        f"out: {sentence}")
+    if waited < 0.25:
         failures.append(f"the trap came {waited:.2f} s after the step, "
-                        "before the 1 s timeout")
+                        "before the 0.25 s timeout")
     return failures, f"torch: '{torch_error}'; lamport: '{sentence}'"
 
 

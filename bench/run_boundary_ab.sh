@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+#===- bench/run_boundary_ab.sh - Two compilers' boundaries side by side --===#
+#
+# Run on the GPU machine. Times the decode boundaries of
+# test/gpu/prepare_boundary.sh (bundles/boundary) beside the same programs
+# compiled by an earlier compiler (BEFORE_DIR, default
+# bundles/boundary_before, the same bundle names), one GPU, loopback: the
+# fused attention boundary and the boundary alone (reduce_norm_boundary) at
+# tp 2, 4 and 8 and m 1 and 16, graph-replayed, with --publish-barrier as
+# test/gpu/boundary.sh's bench. Each point runs before, new, new, before
+# (ROUNDS times) so drift falls on both; the table gives the median of each
+# side's step medians and new over before. Every run checks its outputs.
+#
+#   bash test/gpu/prepare_boundary.sh            (here, new compiler)
+#   (the earlier compiler's bundles in bundles/boundary_before)
+#   bash bench/run_boundary_ab.sh                (there)
+#
+# Environment: STEPS (4000), ROUNDS (2), TPS ("2 4 8").
+#
+#===----------------------------------------------------------------------===#
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+export NCCL_NVLS_ENABLE=0
+build=${BUILD_DIR:-$root/build-gpu}
+before=${BEFORE_DIR:-$root/bundles/boundary_before}
+after=$root/bundles/boundary
+out=${OUT:-$build}/boundary_ab
+rm -rf "$out" && mkdir -p "$out"
+if ! { cmake -G Ninja -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release \
+  -DLAMPORT_ENABLE_COMPILER=OFF -DLAMPORT_ENABLE_RUNTIME=ON &&
+  ninja -C "$build" lamport-run; } >"$out/build.log" 2>&1; then
+  tail -30 "$out/build.log"
+  echo "run_boundary_ab.sh: lamport-run did not build"
+  exit 2
+fi
+failures=0
+for tp in ${TPS:-2 4 8}; do
+  for kind in attention_boundary reduce_norm_boundary; do
+    for m in 1 16; do
+      for round in $(seq "${ROUNDS:-2}"); do
+        for side in before after after before; do
+          dir=$before
+          [ "$side" = after ] && dir=$after
+          json=$out/${kind}_tp${tp}_m${m}_${side}_${round}_$RANDOM.json
+          timeout 120 "$build/bin/lamport-run" "$dir/${kind}_tp$tp" \
+            --tp "$tp" --transport loopback --tokens "$m" \
+            --steps "${STEPS:-4000}" --batch 8 --graph --bench \
+            --publish-barrier --json "$json" >"$json.log" 2>&1 ||
+            { failures=$((failures + 1)); echo "FAIL $json.log"; }
+        done
+      done
+    done
+  done
+done
+python3 - "$out" <<'PY'
+import glob, json, os, re, statistics, sys
+runs = {}
+for path in glob.glob(os.path.join(sys.argv[1], "*.json")):
+    name = os.path.basename(path)
+    key, side = re.match(r"(.*)_(before|after)_\d+_\d+\.json", name).groups()
+    runs.setdefault(key, {}).setdefault(side, []).append(
+        json.load(open(path))["latency_us"]["median"])
+print("| boundary | m | before us | new us | new / before |")
+print("|---|---:|---:|---:|---:|")
+ratios = []
+for key in sorted(runs, key=lambda k: (k.split("_m")[0], int(k.split("_m")[1]))):
+    name, m = key.rsplit("_m", 1)
+    b = statistics.median(runs[key].get("before", [float("nan")]))
+    a = statistics.median(runs[key].get("after", [float("nan")]))
+    ratios.append(a / b)
+    print(f"| {name} | {m} | {b:.2f} | {a:.2f} | {a / b:.3f} |")
+print(f"\ngeometric mean new / before: "
+      f"{statistics.geometric_mean(ratios):.3f} over {len(ratios)} points")
+PY
+echo "failures: $failures"
+[ "$failures" = 0 ]
