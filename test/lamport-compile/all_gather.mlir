@@ -55,13 +55,14 @@
 // PTX-NEXT: .param .u64 .ptr .global .align 1 all_gather_0_param_1,
 // PTX-NEXT: .param .u32 all_gather_0_param_2
 // PTX-NOT:  1000000000
+// The override of the polls' timeout, read before the PDL wait.
+// PTX:      ld.global.b64 %rd[[OVERRIDE:[0-9]+]], [lamport_poll_timeout_ns];
 // PTX:      griddepcontrol.wait;
 // One volatile 16-byte load of the owner's fragment (sm_100a spells it
 // v2.b64), loaded again into the same registers while it holds a sentinel
 // lane; the op's 50 us arm the deadline, not the 1 s default, unless the
 // host set the module's override.
 // PTX:      ld.volatile.global.{{v4.b32|v2.b64}} {[[FRAGMENT:[^}]+]]}, [%rd[[ADDRESS:[0-9]+]]];
-// PTX:      ld.const.b64 %rd[[OVERRIDE:[0-9]+]], [lamport_poll_timeout_ns];
 // PTX:      selp.b64 %rd[[TIMEOUT:[0-9]+]], 50000, %rd[[OVERRIDE]],
 // PTX:      %globaltimer
 // PTX:      add.s64 {{.*}}, %rd[[TIMEOUT]];

@@ -35,9 +35,9 @@ inline constexpr std::size_t kPeers = 40;
 inline constexpr std::size_t bytes(int tp) { return kPeers + 8 * tp; }
 } // namespace descriptor
 
-/// The i64 in constant memory of each image whose kernel polls: 0 while the
-/// polls keep their compiled timeouts, else the ns every poll waits instead.
-/// The host writes it (cuModuleGetGlobal); launches after the write read it.
+/// The i64 global of each image whose kernel polls: 0 while the polls keep
+/// their compiled timeouts, else the ns every poll waits instead. The host
+/// writes it (cuModuleGetGlobal); each launch reads it as it starts.
 inline constexpr const char kPollTimeoutSymbol[] = "lamport_poll_timeout_ns";
 
 /// BF16 -0.0: every slot starts as, and is re-armed to, this bit pattern.

@@ -113,8 +113,8 @@ public:
   /// miss before it traps: \p ns, or with 0 each poll's compiled timeout
   /// again (the manifest's `timeout_ns`). The write is enqueued on \p
   /// stream, so the steps enqueued after it there see it, as do replays of
-  /// graphs captured before (the kernels read it from their images'
-  /// constant memory); steps already enqueued may see either. Set it between
+  /// graphs captured before (each kernel reads it from its image's global
+  /// as it starts); steps already enqueued may see either. Set it between
   /// steps, outside a capture: long for a first step that waits out the
   /// other ranks' warm-up, short after. Throws Error naming a kernel that
   /// polls but has no override (compiled before it).

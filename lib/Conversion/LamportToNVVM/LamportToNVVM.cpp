@@ -120,8 +120,7 @@ struct ConvertLamportToNVVMPass
                          << int64_t(timeoutNs);
       return signalPassFailure();
     }
-    if (failed(checkLowerable(module)) ||
-        failed(checkPollTimeoutSymbol(module)))
+    if (failed(checkLowerable(module)) || failed(prepareToPoll(module)))
       return signalPassFailure();
 
     MLIRContext *ctx = &getContext();

@@ -26,11 +26,11 @@ void populatePollToNVVMPatterns(LLVMTypeConverter &converter,
                                 RewritePatternSet &patterns,
                                 const LamportToNVVMOptions &options);
 
-/// Checks that `module` leaves the name of the polls' timeout override
-/// (lamport_poll_timeout_ns) free, or holds it as that override: an i64
-/// global in the constant address space. Reports on the symbol otherwise
-/// (PollToNVVM.cpp).
-LogicalResult checkPollTimeoutSymbol(gpu::GPUModuleOp module);
+/// Gives each kernel of `module` that polls the override of the polls'
+/// timeout (lamport_poll_timeout_ns, an i64 global the host may write),
+/// read once at its start, before the PDL wait, so that no poll waits for
+/// it. Reports a symbol of that name that is something else (PollToNVVM.cpp).
+LogicalResult prepareToPoll(gpu::GPUModuleOp module);
 
 /// lamport.stage.* (StageToNVVM.cpp).
 void populateStageToNVVMPatterns(LLVMTypeConverter &converter,

@@ -197,67 +197,119 @@ static void emitTimeout(OpBuilder &b, Location loc,
   LLVM::Trap::create(b, loc);
 }
 
-/// The constant address space, where the override of the polls' timeout
-/// lives: the host writes it, every thread reads it through the constant
-/// cache.
-constexpr unsigned kConstantAddressSpace = 4;
+/// The global address space, where the override of the polls' timeout
+/// lives: the host writes it, each kernel reads it once on entry. (In the
+/// constant bank ptxas may fold it into the instruction that uses it, which
+/// then waits for the bank's first read on the poll's path.)
+constexpr unsigned kGlobalAddressSpace = 1;
 
 /// Whether `symbol` is the polls' timeout override.
 static LLVM::GlobalOp asPollTimeoutGlobal(Operation *symbol) {
   auto global = dyn_cast<LLVM::GlobalOp>(symbol);
   if (!global || !global.getGlobalType().isInteger(64) ||
-      global.getAddrSpace() != kConstantAddressSpace)
+      global.getAddrSpace() != kGlobalAddressSpace)
     return nullptr;
   return global;
 }
 
-LogicalResult mlir::lamport::checkPollTimeoutSymbol(gpu::GPUModuleOp module) {
-  StringRef name = ::lamport::runtime::kPollTimeoutSymbol;
-  Operation *symbol = SymbolTable::lookupSymbolIn(module, name);
-  if (!symbol || asPollTimeoutGlobal(symbol))
-    return success();
-  return symbol->emitOpError()
-         << "takes the name '" << name
-         << "' that the polls' timeout override needs: an i64 global in "
-            "address space "
-         << kConstantAddressSpace;
+/// Whether `op` is the load of the override that prepareToPoll puts at the
+/// start of a polling kernel.
+static bool isOverrideLoad(Operation *op) {
+  auto load = dyn_cast<LLVM::LoadOp>(op);
+  auto address =
+      load ? load.getAddr().getDefiningOp<LLVM::AddressOfOp>() : nullptr;
+  return address &&
+         address.getGlobalName() == ::lamport::runtime::kPollTimeoutSymbol;
 }
 
-/// The override of the polls' timeout in `op`'s gpu.module: an i64 in constant
-/// memory, 0 (none) until the host sets it, created with the module's first
-/// poll (checkPollTimeoutSymbol rejects another symbol of its name).
-static FailureOr<LLVM::GlobalOp>
-getOrCreatePollTimeoutGlobal(ConversionPatternRewriter &rewriter,
-                             Operation *op) {
-  auto module = op->getParentOfType<gpu::GPUModuleOp>();
-  if (!module)
-    return rewriter.notifyMatchFailure(op, "a poll lowers inside a gpu.module");
-  StringRef name = ::lamport::runtime::kPollTimeoutSymbol;
-  if (Operation *existing = SymbolTable::lookupSymbolIn(module, name)) {
-    if (LLVM::GlobalOp global = asPollTimeoutGlobal(existing))
-      return global;
-    return rewriter.notifyMatchFailure(
-        op, "the name of the polls' timeout override is taken");
-  }
-  OpBuilder::InsertionGuard guard(rewriter);
-  rewriter.setInsertionPointToStart(module.getBody());
+/// The global that overrides the polls' timeout in `module`: an i64, 0
+/// (none) until the host sets it.
+static LLVM::GlobalOp createPollTimeoutGlobal(OpBuilder &b,
+                                              gpu::GPUModuleOp module) {
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(module.getBody());
   // External linkage: the PTX declares it .visible, so cuModuleGetGlobal
   // finds it, and LLVM may not fold its loads to the initial 0.
-  return LLVM::GlobalOp::create(rewriter, module.getLoc(),
-                                rewriter.getI64Type(),
-                                /*isConstant=*/false, LLVM::Linkage::External,
-                                name, rewriter.getI64IntegerAttr(0),
-                                /*alignment=*/8, kConstantAddressSpace);
+  return LLVM::GlobalOp::create(
+      b, module.getLoc(), b.getI64Type(), /*isConstant=*/false,
+      LLVM::Linkage::External, ::lamport::runtime::kPollTimeoutSymbol,
+      b.getI64IntegerAttr(0), /*alignment=*/8, kGlobalAddressSpace);
 }
 
-/// The timeout of a poll compiled with `compiledNs`: the module's override
-/// where the host set one (nonzero), else `compiledNs`.
-static Value getPollTimeout(OpBuilder &b, Location loc, LLVM::GlobalOp global,
-                            int64_t compiledNs) {
+/// A load of `global`. Not volatile: ptxas keeps other loads behind a
+/// volatile one, which held the kernel's own early loads back.
+static Value loadOverride(OpBuilder &b, Location loc, LLVM::GlobalOp global) {
   Value address = LLVM::AddressOfOp::create(b, loc, global);
-  Value override =
-      LLVM::LoadOp::create(b, loc, b.getI64Type(), address, /*alignment=*/8,
-                           /*isVolatile=*/true);
+  return LLVM::LoadOp::create(b, loc, b.getI64Type(), address,
+                              /*alignment=*/8);
+}
+
+LogicalResult mlir::lamport::prepareToPoll(gpu::GPUModuleOp module) {
+  StringRef name = ::lamport::runtime::kPollTimeoutSymbol;
+  Operation *symbol = SymbolTable::lookupSymbolIn(module, name);
+  LLVM::GlobalOp global = symbol ? asPollTimeoutGlobal(symbol) : nullptr;
+  if (symbol && !global)
+    return symbol->emitOpError()
+           << "takes the name '" << name
+           << "' that the polls' timeout override needs: an i64 global in "
+              "address space "
+           << kGlobalAddressSpace;
+  OpBuilder b(module.getContext());
+  for (auto func : module.getOps<gpu::GPUFuncOp>()) {
+    bool polls =
+        func.walk([](Operation *op) {
+              return isa<MailboxPollOp, MailboxPollAtOp, MailboxPollOwnedOp>(op)
+                         ? WalkResult::interrupt()
+                         : WalkResult::advance();
+            })
+            .wasInterrupted();
+    if (!polls || func.getBody().empty() ||
+        llvm::any_of(func.getBody().front(),
+                     [](Operation &op) { return isOverrideLoad(&op); }))
+      continue;
+    if (!global)
+      global = createPollTimeoutGlobal(b, module);
+    b.setInsertionPointToStart(&func.getBody().front());
+    loadOverride(b, func.getLoc(), global);
+  }
+  return success();
+}
+
+/// The override `op`'s kernel read on entry (prepareToPoll), else one read
+/// here, the global made where the module has none.
+static FailureOr<Value> getPollTimeoutOverride(ConversionPatternRewriter &b,
+                                               Operation *op) {
+  if (auto func = op->getParentOfType<gpu::GPUFuncOp>()) {
+    Operation *load = nullptr;
+    func.walk([&](Operation *candidate) {
+      if (!isOverrideLoad(candidate))
+        return WalkResult::advance();
+      load = candidate;
+      return WalkResult::interrupt();
+    });
+    if (load)
+      return load->getResult(0);
+  }
+  auto module = op->getParentOfType<gpu::GPUModuleOp>();
+  if (!module)
+    return b.notifyMatchFailure(op, "a poll lowers inside a gpu.module");
+  LLVM::GlobalOp global;
+  if (Operation *symbol = SymbolTable::lookupSymbolIn(
+          module, ::lamport::runtime::kPollTimeoutSymbol)) {
+    global = asPollTimeoutGlobal(symbol);
+    if (!global)
+      return b.notifyMatchFailure(
+          op, "the name of the polls' timeout override is taken");
+  } else {
+    global = createPollTimeoutGlobal(b, module);
+  }
+  return loadOverride(b, op->getLoc(), global);
+}
+
+/// The timeout of a poll compiled with `compiledNs`: `override` (the
+/// module's, as read) where the host set one (nonzero), else `compiledNs`.
+static Value getPollTimeout(OpBuilder &b, Location loc, Value override,
+                            int64_t compiledNs) {
   Value unset = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, override,
                                      constant(b, loc, 64, 0));
   return LLVM::SelectOp::create(b, loc, unset, constant(b, loc, 64, compiledNs),
@@ -265,13 +317,12 @@ static Value getPollTimeout(OpBuilder &b, Location loc, LLVM::GlobalOp global,
 }
 
 /// Polls the fragments at `addresses` (`ptr<1>`, 16-byte aligned) of
-/// `mailbox`'s own copy until none holds a sentinel lane, for at most the
-/// override in `timeoutGlobal`, else `compiledNs`, after the first miss;
+/// `mailbox`'s own copy until none holds a sentinel lane, for at most
+/// `override` (i64) where nonzero, else `compiledNs`, after the first miss;
 /// returns their words (vector<4xi32> each).
 static SmallVector<Value> emitPoll(OpBuilder &b, Location loc,
                                    const MailboxDescriptor &mailbox,
-                                   ArrayRef<Value> addresses,
-                                   LLVM::GlobalOp timeoutGlobal,
+                                   ArrayRef<Value> addresses, Value override,
                                    int64_t compiledNs) {
   assert(!addresses.empty() && addresses.size() <= 32 &&
          "a poll waits for 1..32 fragments");
@@ -279,9 +330,7 @@ static SmallVector<Value> emitPoll(OpBuilder &b, Location loc,
   SmallVector<Value> fragments;
   for (Value address : addresses)
     fragments.push_back(loadFragmentVolatile(b, loc, address));
-  // Read after the fragments are requested, before any check: the two
-  // latencies overlap and the miss path finds the timeout there.
-  Value timeout = getPollTimeout(b, loc, timeoutGlobal, compiledNs);
+  Value timeout = getPollTimeout(b, loc, override, compiledNs);
   Value pending = getPendingMask(b, loc, fragments);
 
   // Loop-carried: the pending mask, the deadline (0 while unarmed) and the
@@ -403,12 +452,11 @@ struct MailboxPollLowering : public ConvertOpToLLVMPattern<OpTy> {
         addresses.push_back(
             getElementAddress(rewriter, loc, base, op.getOffsets()[i]));
     }
-    FailureOr<LLVM::GlobalOp> global =
-        getOrCreatePollTimeoutGlobal(rewriter, op);
-    if (failed(global))
+    FailureOr<Value> override = getPollTimeoutOverride(rewriter, op);
+    if (failed(override))
       return failure();
     SmallVector<Value> fragments =
-        emitPoll(rewriter, loc, mailbox, addresses, *global,
+        emitPoll(rewriter, loc, mailbox, addresses, *override,
                  int64_t(op.getTimeoutNs().value_or(defaultTimeoutNs)));
     rewriter.replaceOp(op, packFragments(rewriter, loc, resultType, fragments));
     return success();
@@ -445,12 +493,11 @@ struct MailboxPollOwnedLowering
         constant(rewriter, loc, 64, LamportDialect::kFragmentLanes));
     Value address = getLocalAddress(rewriter, loc, mailbox, adaptor.getStage(),
                                     owner, adaptor.getToken(), column);
-    FailureOr<LLVM::GlobalOp> global =
-        getOrCreatePollTimeoutGlobal(rewriter, op);
-    if (failed(global))
+    FailureOr<Value> override = getPollTimeoutOverride(rewriter, op);
+    if (failed(override))
       return failure();
     SmallVector<Value> fragments =
-        emitPoll(rewriter, loc, mailbox, address, *global,
+        emitPoll(rewriter, loc, mailbox, address, *override,
                  int64_t(op.getTimeoutNs().value_or(defaultTimeoutNs)));
     storeFragment(rewriter, loc, getSentinelFragment(rewriter, loc), address);
     rewriter.replaceOp(op, packFragments(rewriter, loc, resultType, fragments));

@@ -73,11 +73,11 @@ gpu.module @timeout {
 
 !mb = !lamport.mailbox<tp = 2, capacity = 8, width = 512>
 
-// The polls' timeout override is the module's i64 in constant memory named
+// The polls' timeout override is the module's i64 global named
 // lamport_poll_timeout_ns; another symbol may not take that name.
 gpu.module @override_name_taken {
-  // expected-error @below {{'llvm.mlir.global' op takes the name 'lamport_poll_timeout_ns' that the polls' timeout override needs: an i64 global in address space 4}}
-  llvm.mlir.global external @lamport_poll_timeout_ns(0 : i32) {addr_space = 4 : i32} : i32
+  // expected-error @below {{'llvm.mlir.global' op takes the name 'lamport_poll_timeout_ns' that the polls' timeout override needs: an i64 global in address space 1}}
+  llvm.mlir.global external @lamport_poll_timeout_ns(0 : i32) {addr_space = 1 : i32} : i32
   gpu.func @kernel(%mb: !mb, %stage: i32, %slot: i32) kernel {
     %c0 = arith.constant 0 : index
     %f = lamport.mailbox.poll_at %mb[%stage, %slot, %c0, %c0] offsets [0]

@@ -54,14 +54,14 @@ module attributes {gpu.container_module} {
 
 // DEFAULT-PTX: .version 8.6
 // DEFAULT-PTX-NEXT: .target sm_90
-// DEFAULT-PTX: .visible .const .align 8 .u64 lamport_poll_timeout_ns;
+// DEFAULT-PTX: .visible .global .align 8 .u64 lamport_poll_timeout_ns;
 // DEFAULT-PTX-LABEL: .visible .entry exchange(
 // DEFAULT-PTX-NEXT: .param .align 8 .b8 exchange_param_0[56],
 // DEFAULT-PTX-NEXT: .param .u64 .ptr .global .align {{[0-9]+}} exchange_param_1,
 // DEFAULT-PTX-NEXT: .param .u64 .ptr .global .align {{[0-9]+}} exchange_param_2
 // DEFAULT-PTX-NEXT: )
 // DEFAULT-PTX-NOT: multimem
-// DEFAULT-PTX: ld.const.b64 %rd[[OVERRIDE:[0-9]+]], [lamport_poll_timeout_ns];
+// DEFAULT-PTX: ld.global.b64 %rd[[OVERRIDE:[0-9]+]], [lamport_poll_timeout_ns];
 // DEFAULT-PTX: setp.eq.b64 %p[[UNSET:[0-9]+]], %rd[[OVERRIDE]], 0;
 // DEFAULT-PTX-NEXT: selp.b64 %rd[[TIMEOUT:[0-9]+]], 1000000000, %rd[[OVERRIDE]], %p[[UNSET]];
 // DEFAULT-PTX: %globaltimer

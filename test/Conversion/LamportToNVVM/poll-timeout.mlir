@@ -3,18 +3,18 @@
 
 // A poll waits `timeout_ns` after its first miss: the host's override where
 // it set one (the module's lamport_poll_timeout_ns, an i64 in constant
-// memory, 0 for none), else the op's attribute, else the pass option
+// memory, 0 for none, read once as the kernel starts), else the op's attribute, else the pass option
 // `timeout-ns` (default 1 s, the dialect's default). The same value arms the
 // deadline and goes into the timeout record.
 
 !mb = !lamport.mailbox<tp = 2, capacity = 8, width = 512>
 
 // CHECK-LABEL: gpu.module @no_attribute_module
-// CHECK-NEXT: llvm.mlir.global external @lamport_poll_timeout_ns(0 : i64) {addr_space = 4 : i32, alignment = 8 : i64} : i64
+// CHECK-NEXT: llvm.mlir.global external @lamport_poll_timeout_ns(0 : i64) {addr_space = 1 : i32, alignment = 8 : i64} : i64
 // CHECK-LABEL: gpu.func @no_attribute
-// CHECK: %[[GLOBAL:.*]] = llvm.mlir.addressof @lamport_poll_timeout_ns : !llvm.ptr<4>
-// CHECK-NEXT: %[[OVERRIDE:.*]] = llvm.load volatile %[[GLOBAL]] {alignment = 8 : i64} : !llvm.ptr<4> -> i64
-// CHECK-NEXT: %[[NONE:.*]] = llvm.mlir.constant(0 : i64) : i64
+// CHECK-NEXT: %[[GLOBAL:.*]] = llvm.mlir.addressof @lamport_poll_timeout_ns : !llvm.ptr<1>
+// CHECK-NEXT: %[[OVERRIDE:.*]] = llvm.load %[[GLOBAL]] {alignment = 8 : i64} : !llvm.ptr<1> -> i64
+// CHECK: %[[NONE:.*]] = llvm.mlir.constant(0 : i64) : i64
 // CHECK-NEXT: %[[UNSET:.*]] = llvm.icmp "eq" %[[OVERRIDE]], %[[NONE]] : i64
 // DEFAULT-NEXT: %[[COMPILED:.*]] = llvm.mlir.constant(1000000000 : i64) : i64
 // OPTION-NEXT: %[[COMPILED:.*]] = llvm.mlir.constant(2500 : i64) : i64
@@ -45,12 +45,14 @@ gpu.module @no_attribute_module {
 !mb = !lamport.mailbox<tp = 2, capacity = 8, width = 512>
 
 // The attribute wins over the pass option, for every poll form; the
-// module's one override applies to each, and the module holds it once.
+// module's one override, read once, applies to each.
 // CHECK-LABEL: gpu.module @attribute_module
 // CHECK-COUNT-1: llvm.mlir.global external @lamport_poll_timeout_ns
 // CHECK-NOT: llvm.mlir.global
 // CHECK-LABEL: gpu.func @attribute
-// CHECK: %[[OVERRIDE:.*]] = llvm.load volatile %{{.*}} : !llvm.ptr<4> -> i64
+// CHECK-NEXT: llvm.mlir.addressof @lamport_poll_timeout_ns
+// CHECK-NEXT: %[[OVERRIDE:.*]] = llvm.load %{{.*}} : !llvm.ptr<1> -> i64
+// CHECK-NOT: lamport_poll_timeout_ns
 // CHECK: %[[UNSET:.*]] = llvm.icmp "eq" %[[OVERRIDE]]
 // CHECK-NEXT: %[[COMPILED:.*]] = llvm.mlir.constant(5000 : i64) : i64
 // CHECK-NEXT: %[[TIMEOUT:.*]] = llvm.select %[[UNSET]], %[[COMPILED]], %[[OVERRIDE]] : i1, i64
@@ -59,19 +61,17 @@ gpu.module @no_attribute_module {
 // CHECK-NEXT: llvm.mlir.constant(0 : i64)
 // CHECK-NEXT: llvm.icmp "eq"
 // CHECK-NEXT: llvm.add %[[NOW]], %[[TIMEOUT]] : i64
-// CHECK: %[[OVERRIDE2:.*]] = llvm.load volatile %{{.*}} : !llvm.ptr<4> -> i64
-// CHECK: %[[UNSET2:.*]] = llvm.icmp "eq" %[[OVERRIDE2]]
+// CHECK: %[[UNSET2:.*]] = llvm.icmp "eq" %[[OVERRIDE]]
 // CHECK-NEXT: %[[COMPILED2:.*]] = llvm.mlir.constant(7000 : i64) : i64
-// CHECK-NEXT: %[[TIMEOUT2:.*]] = llvm.select %[[UNSET2]], %[[COMPILED2]], %[[OVERRIDE2]] : i1, i64
+// CHECK-NEXT: %[[TIMEOUT2:.*]] = llvm.select %[[UNSET2]], %[[COMPILED2]], %[[OVERRIDE]] : i1, i64
 // CHECK: scf.while (%
 // CHECK: %[[NOW2:.*]] = nvvm.read.ptx.sreg.globaltimer : i64
 // CHECK-NEXT: llvm.mlir.constant(0 : i64)
 // CHECK-NEXT: llvm.icmp "eq"
 // CHECK-NEXT: llvm.add %[[NOW2]], %[[TIMEOUT2]] : i64
-// CHECK: %[[OVERRIDE3:.*]] = llvm.load volatile %{{.*}} : !llvm.ptr<4> -> i64
-// CHECK: %[[UNSET3:.*]] = llvm.icmp "eq" %[[OVERRIDE3]]
+// CHECK: %[[UNSET3:.*]] = llvm.icmp "eq" %[[OVERRIDE]]
 // CHECK-NEXT: %[[COMPILED3:.*]] = llvm.mlir.constant(9000 : i64) : i64
-// CHECK-NEXT: %[[TIMEOUT3:.*]] = llvm.select %[[UNSET3]], %[[COMPILED3]], %[[OVERRIDE3]] : i1, i64
+// CHECK-NEXT: %[[TIMEOUT3:.*]] = llvm.select %[[UNSET3]], %[[COMPILED3]], %[[OVERRIDE]] : i1, i64
 // CHECK: scf.while (%
 // CHECK: %[[NOW3:.*]] = nvvm.read.ptx.sreg.globaltimer : i64
 // CHECK-NEXT: llvm.mlir.constant(0 : i64)

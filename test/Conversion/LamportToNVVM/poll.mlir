@@ -18,6 +18,9 @@
 gpu.module @poll {
   // CHECK-LABEL: gpu.func @strided
   // CHECK-SAME: (%[[MB:.*]]: !llvm.struct<{{.*}}>, %{{.*}}: i32, %{{.*}}: memref<2x8xbf16, 1>)
+  // The kernel reads the override of its polls' timeout first.
+  // CHECK-NEXT: %[[GLOBAL:.*]] = llvm.mlir.addressof @lamport_poll_timeout_ns : !llvm.ptr<1>
+  // CHECK-NEXT: %[[OVERRIDE:.*]] = llvm.load %[[GLOBAL]] {alignment = 8 : i64} : !llvm.ptr<1> -> i64
   // CHECK: %[[STRIDE:.*]] = builtin.unrealized_conversion_cast %c4096 : index to i64
   // CHECK: %[[LOCAL:.*]] = llvm.extractvalue %[[MB]][0]
   // CHECK: %[[ADDRESS0:.*]] = llvm.getelementptr inbounds %[[LOCAL]][%{{.*}}] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, i16
@@ -28,8 +31,6 @@ gpu.module @poll {
   // CHECK-NEXT: %[[FIRST0:.*]] = llvm.load volatile %[[ADDRESS0]] {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xi32>
   // CHECK-NEXT: %[[FIRST1:.*]] = llvm.load volatile %[[ADDRESS1]] {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xi32>
   // The timeout: the module's override where the host set one.
-  // CHECK-NEXT: %[[GLOBAL:.*]] = llvm.mlir.addressof @lamport_poll_timeout_ns : !llvm.ptr<4>
-  // CHECK-NEXT: %[[OVERRIDE:.*]] = llvm.load volatile %[[GLOBAL]] {alignment = 8 : i64} : !llvm.ptr<4> -> i64
   // CHECK: %[[UNSET:.*]] = llvm.icmp "eq" %[[OVERRIDE]], %{{.*}} : i64
   // CHECK-NEXT: %[[COMPILED:.*]] = llvm.mlir.constant(1000000000 : i64) : i64
   // CHECK-NEXT: %[[TIMEOUT:.*]] = llvm.select %[[UNSET]], %[[COMPILED]], %[[OVERRIDE]] : i1, i64

@@ -29,7 +29,7 @@
 // A PTX without a "fake-kernel" line (one lamport-compile wrote) loads but
 // does not run: its parameter sizes come from its `.entry`, and
 // cuModuleGetGlobal finds its initialised `.global .b8` arrays (the ABI
-// records) and its `.const .u64` words (the polls' timeout override, zero),
+// records) and its `.global .u64` words (the polls' timeout override, zero),
 // so a real bundle's load checks run.
 // A module's tp, capacity and width come from a line "// fake-kernel: tp=T
 // capacity=C width=W" in its PTX. Without more, the kernel takes (mailbox,
@@ -194,7 +194,7 @@ struct Module {
   /// fake-kernel line (what lamport-compile writes).
   std::vector<size_t> entrySizes;
   /// The image's initialised `.global .b8` arrays (ABI records) and
-  /// `.const .u64` words, by name; shared with the module's functions, so a
+  /// `.global .u64` words, by name; shared with the module's functions, so a
   /// kernel sees what the host wrote to its module.
   std::map<std::string, std::shared_ptr<std::vector<uint8_t>>> globals;
 };
@@ -696,22 +696,20 @@ std::vector<size_t> readEntrySizes(const std::string &text) {
 }
 
 /// The `.global .align A .b8 NAME[N] = {b, ...};` arrays and the
-/// `.const .align 8 .u64 NAME;` words (zero) of \p text.
+/// `.global .align 8 .u64 NAME;` words (zero) of \p text.
 std::map<std::string, std::shared_ptr<std::vector<uint8_t>>>
 readGlobals(const std::string &text) {
   std::map<std::string, std::shared_ptr<std::vector<uint8_t>>> globals;
-  for (size_t at = text.find(".const "); at != std::string::npos;
-       at = text.find(".const ", at + 1)) {
-    size_t u64 = text.find(".u64 ", at), semicolon = text.find(';', at),
-           line = text.find('\n', at);
-    if (u64 > line || semicolon > line || semicolon < u64)
-      continue;
-    globals[text.substr(u64 + 5, semicolon - u64 - 5)] =
-        std::make_shared<std::vector<uint8_t>>(8, 0);
-  }
   for (size_t at = text.find(".global "); at != std::string::npos;
        at = text.find(".global ", at + 1)) {
-    size_t b8 = text.find(".b8 ", at), line = text.find('\n', at);
+    size_t u64 = text.find(".u64 ", at), semicolon = text.find(';', at),
+           line = text.find('\n', at);
+    if (u64 < line && semicolon < line && u64 < semicolon) {
+      globals[text.substr(u64 + 5, semicolon - u64 - 5)] =
+          std::make_shared<std::vector<uint8_t>>(8, 0);
+      continue;
+    }
+    size_t b8 = text.find(".b8 ", at);
     size_t bracket = text.find('[', at), brace = text.find('{', at);
     if (b8 > line || bracket > line || brace > line)
       continue;
