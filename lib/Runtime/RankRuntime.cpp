@@ -177,8 +177,9 @@ void RankRuntime::setPollTimeout(uint64_t ns, CUstream stream) {
   for (std::size_t k = 0; k < m.kernels.size(); ++k)
     if (pollTimeouts[k])
       LAMPORT_CU(cuMemcpyHtoDAsync(pollTimeouts[k], &ns, sizeof(ns), stream),
-                 concat("rank ", config.rank, ": setting kernel '",
-                        m.kernels[k].name, "''s poll timeout to ", ns, " ns"));
+                 concat("rank ", config.rank,
+                        ": setting the poll timeout of kernel '",
+                        m.kernels[k].name, "' to ", ns, " ns"));
   pollTimeoutNs = ns;
 }
 
