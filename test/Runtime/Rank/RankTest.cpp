@@ -193,70 +193,56 @@ TEST(RankRuntime, ARankThatNeverArrivesIsNamed) {
       1.5);
 }
 
+/// Rank \p rank of publish_poll_tp2: rank 1 dies after the exchange, before
+/// publishing anything; rank 0, its polls' timeout set to \p pollTimeoutNs
+/// first unless that is 0, steps once. Returns 0 where rank 0's
+/// KernelFailure holds \p expected.
+int stepAfterPeerDied(const std::string &directory, int rank,
+                      uint64_t pollTimeoutNs, const std::string &expected) {
+  RankConfig config = rankConfig(rank, 2, directory, 10);
+  RankRuntime runtime(kInputs + "/publish_poll_tp2", config);
+  if (rank == 1)
+    ::_exit(0);
+  CUdeviceptr rows = 0, out = 0;
+  LAMPORT_CU(cuMemAlloc(&rows, 1024 * 2), "rows");
+  LAMPORT_CU(cuMemAlloc(&out, 2 * 1024 * 2), "out");
+  CUstream stream;
+  LAMPORT_CU(cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING), "stream");
+  if (runtime.pollTimeout() != 0)
+    return 4;
+  if (pollTimeoutNs) {
+    runtime.setPollTimeout(pollTimeoutNs, stream);
+    if (runtime.pollTimeout() != pollTimeoutNs)
+      return 5;
+  }
+  try {
+    runtime.step(
+        stream, 1,
+        {{rows, DType::BF16, {1, 1024}}, {}, {out, DType::BF16, {2, 1, 1024}}});
+    runtime.wait(stream, 10, "the step after rank 1 died");
+  } catch (const KernelFailure &error) {
+    std::string message = error.what();
+    std::cerr << message << "\n";
+    return message.find(expected) != std::string::npos ? 0 : 2;
+  }
+  return 3;
+}
+
 TEST(RankRuntime, ARankThatDiesFailsItsPeersPollNamingIt) {
   StoreDirectory scratch;
-  const std::string &directory = scratch.path;
   std::vector<int> statuses = runRanks(2, [&](int rank) {
-    RankConfig config = rankConfig(rank, 2, directory, 10);
-    RankRuntime runtime(kInputs + "/publish_poll_tp2", config);
-    if (rank == 1)
-      ::_exit(0); // Dies after the exchange, before publishing anything.
-    CUdeviceptr rows = 0, out = 0;
-    LAMPORT_CU(cuMemAlloc(&rows, 1024 * 2), "rows");
-    LAMPORT_CU(cuMemAlloc(&out, 2 * 1024 * 2), "out");
-    CUstream stream;
-    LAMPORT_CU(cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING), "stream");
-    try {
-      runtime.step(stream, 1,
-                   {{rows, DType::BF16, {1, 1024}},
-                    {},
-                    {out, DType::BF16, {2, 1, 1024}}});
-      runtime.wait(stream, 10, "the step after rank 1 died");
-    } catch (const KernelFailure &error) {
-      std::string message = error.what();
-      std::cerr << message << "\n";
-      return message.find("slot 1 (data of rank 1 never came)") !=
-                     std::string::npos
-                 ? 0
-                 : 2;
-    }
-    return 3;
+    return stepAfterPeerDied(scratch.path, rank, 0,
+                             "slot 1 (data of rank 1 never came)");
   });
   EXPECT_EQ(statuses, (std::vector<int>{0, 0}));
 }
 
 TEST(RankRuntime, APollTimeoutSetAtRunTimeIsTheOneThatTraps) {
   StoreDirectory scratch;
-  const std::string &directory = scratch.path;
+  // The poll waits the 5 s set, not the bundle's 1 s.
   std::vector<int> statuses = runRanks(2, [&](int rank) {
-    RankConfig config = rankConfig(rank, 2, directory, 10);
-    RankRuntime runtime(kInputs + "/publish_poll_tp2", config);
-    if (rank == 1)
-      ::_exit(0); // Dies after the exchange, before publishing anything.
-    if (runtime.pollTimeout() != 0)
-      return 4;
-    CUdeviceptr rows = 0, out = 0;
-    LAMPORT_CU(cuMemAlloc(&rows, 1024 * 2), "rows");
-    LAMPORT_CU(cuMemAlloc(&out, 2 * 1024 * 2), "out");
-    CUstream stream;
-    LAMPORT_CU(cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING), "stream");
-    runtime.setPollTimeout(5000000000, stream);
-    if (runtime.pollTimeout() != 5000000000)
-      return 5;
-    try {
-      runtime.step(stream, 1,
-                   {{rows, DType::BF16, {1, 1024}},
-                    {},
-                    {out, DType::BF16, {2, 1, 1024}}});
-      runtime.wait(stream, 10, "the step after rank 1 died");
-    } catch (const KernelFailure &error) {
-      std::string message = error.what();
-      std::cerr << message << "\n";
-      // The poll waited the 5 s set, not the bundle's 1 s.
-      return message.find("(timeout 5000.000 ms)") != std::string::npos ? 0
-                                                                         : 2;
-    }
-    return 3;
+    return stepAfterPeerDied(scratch.path, rank, 5000000000,
+                             "(timeout 5000.000 ms)");
   });
   EXPECT_EQ(statuses, (std::vector<int>{0, 0}));
 }
