@@ -35,6 +35,7 @@
 #include <nlohmann/json.hpp>
 
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <iomanip>
@@ -87,6 +88,9 @@ public:
     allocateBuffers();
     LAMPORT_CU(cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING),
                concat("rank ", options.rank, ": creating its stream"));
+    if (options.pollTimeoutSeconds > 0)
+      rank.setPollTimeout(
+          uint64_t(std::llround(options.pollTimeoutSeconds * 1e9)), stream);
   }
 
   ~RankSteps() {

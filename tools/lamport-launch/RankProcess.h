@@ -28,6 +28,8 @@ struct RankOptions {
   std::string rendezvous;
   double rendezvousSeconds = 30;
   double watchdogSeconds = 30;
+  /// How long the polls wait (RankRuntime::setPollTimeout); 0: as compiled.
+  double pollTimeoutSeconds = 0;
   uint64_t steps = 64;
   int tokens = 0; ///< 0: step s carries 1 + (s mod batch) mod capacity.
   int batch = 16;

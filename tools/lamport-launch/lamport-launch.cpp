@@ -58,6 +58,7 @@ const char *kUsage =
     "         [--batch B] [--seed N] [--device D | --device-per-rank]\n"
     "         [--mps start|require|off] [--rendezvous ADDRESS]\n"
     "         [--rendezvous-timeout SECONDS] [--watchdog SECONDS]\n"
+    "         [--poll-timeout SECONDS]\n"
     "         [--grace SECONDS] [--no-pdl] [--graph [--check-every R]]\n"
     "         [--transport mailbox|nccl]\n"
     "         [--json FILE]\n"
@@ -133,6 +134,8 @@ LaunchOptions parse(int argc, char **argv) {
       o.rank.rendezvousSeconds = seconds(a, next(i));
     else if (a == "--watchdog")
       o.rank.watchdogSeconds = seconds(a, next(i));
+    else if (a == "--poll-timeout")
+      o.rank.pollTimeoutSeconds = seconds(a, next(i));
     else if (a == "--grace")
       o.graceSeconds = seconds(a, next(i));
     else if (a == "--graph")
