@@ -65,6 +65,8 @@ Harness::Harness(const Bundle &bundle, const RunOptions &options)
   config.pdl = !options.noPdl;
   config.maxTokens = options.tokens; // 0 for "all": up to the capacity
   session = std::make_unique<Session>(bundle, config);
+  if (options.pollTimeoutNs)
+    session->setPollTimeout(uint64_t(options.pollTimeoutNs));
   if (options.check)
     checkKernel = std::make_unique<CheckKernel>(*session);
   try {
@@ -122,6 +124,9 @@ void Harness::checkRequest() {
                            *timeout, "'"));
       timeoutNs = std::max<uint64_t>(timeoutNs, value);
     }
+  // The polls wait what --poll-timeout-ns sets in place of their own.
+  if (options.pollTimeoutNs)
+    timeoutNs = uint64_t(options.pollTimeoutNs);
   watchdog = options.watchdogSeconds > 0
                  ? options.watchdogSeconds
                  : (timeoutNs ? 2.0 * double(timeoutNs) / 1e9 + 10.0 : 30.0);

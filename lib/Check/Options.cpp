@@ -26,6 +26,7 @@ std::string usage() {
          "[--timeout-check]\n"
          "                   [--batch B] [--steps-per-check S] "
          "[--watchdog SECONDS]\n"
+         "                   [--poll-timeout-ns N]\n"
          "                   [--device N] [--no-pdl] [--publish-barrier] "
          "[--pipelined]\n"
          "                   [--max-host-memory GIB]\n"
@@ -187,6 +188,8 @@ RunOptions parseRunOptions(const std::vector<std::string> &args) {
           uint64_t(parseIntegerOption(arg, value(), 1, kMaxSteps));
     } else if (arg == "--watchdog") {
       o.watchdogSeconds = double(parseIntegerOption(arg, value(), 1, 3600));
+    } else if (arg == "--poll-timeout-ns") {
+      o.pollTimeoutNs = parseIntegerOption(arg, value(), 1, INT64_MAX);
     } else if (arg == "--device") {
       o.device = int(parseIntegerOption(arg, value(), 0, kMaxDevice));
     } else if (arg == "--max-host-memory") {

@@ -10,6 +10,9 @@
 #include "lamport/Runtime/Error.h"
 #include "lamport/Runtime/KernelRecord.h"
 
+#include <algorithm>
+#include <limits>
+
 namespace lamport {
 namespace runtime {
 
@@ -166,6 +169,39 @@ LoadedKernel loadKernel(const Bundle &bundle, std::size_t k,
     throw;
   }
   return loaded;
+}
+
+void setPollTimeouts(const Bundle &bundle,
+                     const std::vector<CUdeviceptr> &overrides, uint64_t ns,
+                     CUstream stream, const std::string &who) {
+  if (ns > uint64_t(std::numeric_limits<int64_t>::max()))
+    throw Error(concat(who, ": a poll timeout of ", ns, " ns is more than the ",
+                       std::numeric_limits<int64_t>::max(),
+                       " ns a compiled timeout_ns may be"));
+  const Manifest &m = bundle.manifest;
+  // Refuse before writing any: kernels that disagree on it would trap
+  // sooner or later than the caller asked.
+  for (std::size_t k = 0; k < m.kernels.size(); ++k)
+    if (!overrides[k] && m.kernels[k].attribute("timeout_ns"))
+      throw Error(concat(
+          who, ": kernel '", m.kernels[k].name, "' of bundle '",
+          bundle.directory, "' polls but has no override of its timeout (",
+          kPollTimeoutSymbol,
+          "): it was compiled before the override; compile the bundle "
+          "again"));
+  // A bundle compiled before manifests recorded timeout_ns: none has it.
+  if (std::none_of(overrides.begin(), overrides.end(),
+                   [](CUdeviceptr address) { return address != 0; }))
+    throw Error(concat(
+        who, ": no kernel of bundle '", bundle.directory,
+        "' has an override of its polls' timeout (", kPollTimeoutSymbol,
+        "): none polls, or they were compiled before the override; compile "
+        "the bundle again"));
+  for (std::size_t k = 0; k < m.kernels.size(); ++k)
+    if (overrides[k])
+      LAMPORT_CU(cuMemcpyHtoDAsync(overrides[k], &ns, sizeof(ns), stream),
+                 concat(who, ": setting the poll timeout of kernel '",
+                        m.kernels[k].name, "' to ", ns, " ns"));
 }
 
 void optIntoSharedMemory(CUfunction function, std::size_t bytes,

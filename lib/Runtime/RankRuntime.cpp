@@ -5,14 +5,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "lamport/Runtime/RankRuntime.h"
-#include "lamport/Runtime/Descriptor.h"
 #include "lamport/Runtime/Driver.h"
 #include "lamport/Runtime/KernelLoader.h"
 #include "lamport/Runtime/Session.h"
 
 #include <algorithm>
 #include <chrono>
-#include <limits>
 #include <thread>
 
 namespace lamport {
@@ -147,39 +145,9 @@ void RankRuntime::release() {
 }
 
 void RankRuntime::setPollTimeout(uint64_t ns, CUstream stream) {
-  // A compiled timeout_ns is a positive int64; so is this, so that a poll's
-  // deadline (%globaltimer + the timeout) cannot wrap.
-  if (ns > uint64_t(std::numeric_limits<int64_t>::max()))
-    throw Error(concat("rank ", config.rank, ": a poll timeout of ", ns,
-                       " ns is more than the ",
-                       std::numeric_limits<int64_t>::max(),
-                       " ns a compiled timeout_ns may be"));
-  const Manifest &m = bundle.manifest;
-  // Refuse before writing any: a rank whose kernels disagree on it would
-  // trap sooner or later than the caller asked.
-  for (std::size_t k = 0; k < m.kernels.size(); ++k)
-    if (!pollTimeouts[k] && m.kernels[k].attribute("timeout_ns"))
-      throw Error(concat(
-          "rank ", config.rank, ": kernel '", m.kernels[k].name,
-          "' of bundle '", bundle.directory,
-          "' polls but has no override of its timeout (", kPollTimeoutSymbol,
-          "): it was compiled before the override; compile the bundle "
-          "again"));
-  // A bundle compiled before manifests recorded timeout_ns: none has it.
-  if (std::none_of(pollTimeouts.begin(), pollTimeouts.end(),
-                   [](CUdeviceptr address) { return address != 0; }))
-    throw Error(concat(
-        "rank ", config.rank, ": no kernel of bundle '", bundle.directory,
-        "' has an override of its polls' timeout (", kPollTimeoutSymbol,
-        "): none polls, or they were compiled before the override; compile "
-        "the bundle again"));
   makeCurrent();
-  for (std::size_t k = 0; k < m.kernels.size(); ++k)
-    if (pollTimeouts[k])
-      LAMPORT_CU(cuMemcpyHtoDAsync(pollTimeouts[k], &ns, sizeof(ns), stream),
-                 concat("rank ", config.rank,
-                        ": setting the poll timeout of kernel '",
-                        m.kernels[k].name, "' to ", ns, " ns"));
+  setPollTimeouts(bundle, pollTimeouts, ns, stream,
+                  concat("rank ", config.rank));
   pollTimeoutNs = ns;
 }
 

@@ -14,6 +14,7 @@
 #include "lamport/Runtime/Driver.h"
 #include "lamport/Runtime/KernelLoader.h"
 
+#include <algorithm>
 #include <cstdlib>
 
 namespace lamport {
@@ -87,6 +88,20 @@ Session::~Session() {
 
 const DeviceProperties &Session::device(int rank) const {
   return ranks[rank]->properties;
+}
+
+void Session::setPollTimeout(uint64_t ns) {
+  std::vector<const DeviceModules *> done;
+  for (int r = 0; r < config.tp; ++r) {
+    DeviceModules &device = modulesOf(r);
+    if (std::find(done.begin(), done.end(), &device) != done.end())
+      continue; // Ranks that share a GPU share its modules.
+    done.push_back(&device);
+    makeCurrent(r);
+    std::string who = concat("device ", device.ordinal);
+    setPollTimeouts(bundle, device.pollTimeouts, ns, nullptr, who);
+    LAMPORT_CU(cuCtxSynchronize(), concat(who, ": setting the poll timeout"));
+  }
 }
 
 void Session::makeCurrent(int rank) const {
@@ -245,6 +260,7 @@ void Session::loadKernels() {
       LoadedKernel entry = loadKernel(bundle, k, props, who);
       deviceModules->loaded.push_back(entry.module);
       deviceModules->kernels.push_back(entry.function);
+      deviceModules->pollTimeouts.push_back(entry.pollTimeout);
       imageText = entry.image;
       if (!entry.recordChecked && unrecorded.empty())
         unrecorded = kernel.name;

@@ -41,6 +41,8 @@ struct Session::DeviceModules {
   int ordinal = -1;
   std::vector<CUmodule> loaded;
   std::vector<CUfunction> kernels;
+  /// Per kernel, its image's override of its polls' timeout (0: none).
+  std::vector<CUdeviceptr> pollTimeouts;
 };
 
 /// One mailbox on every rank.

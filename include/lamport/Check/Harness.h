@@ -103,7 +103,8 @@ public:
   }
   /// The watchdog of one wait, in seconds.
   double watchdogSeconds() const { return watchdog; }
-  /// The largest timeout_ns any kernel declares, 0 when none does.
+  /// How long the polls wait: --poll-timeout-ns where given, else the
+  /// largest timeout_ns any kernel declares, 0 when none does.
   uint64_t declaredTimeoutNs() const { return timeoutNs; }
   /// What the injected fault (--fault) did, in one sentence; empty without
   /// one.

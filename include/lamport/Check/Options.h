@@ -49,6 +49,9 @@ struct RunOptions {
   /// Host watchdog per wait, in seconds; 0 derives it from the kernels'
   /// timeout_ns.
   double watchdogSeconds = 0;
+  /// How long the polls wait (Session::setPollTimeout), in ns; 0: the
+  /// compiled timeouts.
+  int64_t pollTimeoutNs = 0;
   int device = 0;
   /// The most host memory, in GiB, the run's host copies (inputs, the
   /// simulation, the expected bytes) may take; 0: what the host has

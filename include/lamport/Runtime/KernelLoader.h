@@ -22,6 +22,7 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 namespace lamport {
 namespace runtime {
@@ -53,6 +54,19 @@ struct LoadedKernel {
 /// starting with \p who; the module is unloaded first.
 LoadedKernel loadKernel(const Bundle &bundle, std::size_t k,
                         const DeviceProperties &device, const std::string &who);
+
+/// Sets how long the polls of \p bundle's loaded kernels wait: \p ns, or with
+/// 0 each poll's compiled timeout (docs/bundle.md, "The polls' timeout
+/// override"). \p overrides holds each kernel's LoadedKernel::pollTimeout,
+/// in the manifest's order, in the current context; the writes are
+/// enqueued on \p stream. Throws Error starting with \p who, before writing
+/// any, where \p ns exceeds INT64_MAX (a compiled timeout_ns's limit, so
+/// that no deadline wraps), a kernel the manifest says polls (its
+/// `timeout_ns`) has no override, or no kernel has one (compiled before
+/// the override).
+void setPollTimeouts(const Bundle &bundle,
+                     const std::vector<CUdeviceptr> &overrides, uint64_t ns,
+                     CUstream stream, const std::string &who);
 
 /// Lets \p function launch with \p bytes of dynamic shared memory. Static
 /// and dynamic shared memory past 48 KiB together need the opt-in, so any

@@ -147,6 +147,11 @@ public:
 
   /// Makes rank \p rank's context current on this thread.
   void makeCurrent(int rank) const;
+  /// Sets how long every poll of every rank waits after its first miss:
+  /// \p ns, or with 0 the compiled timeouts (setPollTimeouts in
+  /// KernelLoader.h, which says what it refuses), and waits until the
+  /// writes have landed, so any stream's later launches see them.
+  void setPollTimeout(uint64_t ns);
   /// Loopback only: refuses a kernel that publishes and then polls in the
   /// same CTAs when the tp ranks' grids cannot all be resident on the GPU
   /// at once (cuOccupancyMaxActiveClusters), which would otherwise spin

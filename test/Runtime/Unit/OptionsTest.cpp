@@ -55,7 +55,8 @@ TEST(Options, Everything) {
       "--transport peer --tp 8 bundles/x --tokens all --steps 1000000 "
       "--check --bench --graph --json r.json --seed 9 --skip-publish 3 "
       "--timeout-check --batch 32 --watchdog 20 --device 1 --no-pdl "
-      "--publish-barrier --pipelined --max-host-memory 64");
+      "--publish-barrier --pipelined --max-host-memory 64 "
+      "--poll-timeout-ns 250000000");
   for (std::string word; words >> word;)
     args.push_back(word);
   RunOptions o = parseRunOptions(args);
@@ -74,6 +75,7 @@ TEST(Options, Everything) {
   EXPECT_TRUE(o.publishBarrier);
   EXPECT_TRUE(o.pipelined);
   EXPECT_EQ(o.maxHostMemoryGiB, 64);
+  EXPECT_EQ(o.pollTimeoutNs, 250000000);
 }
 
 TEST(Options, Errors) {
@@ -112,6 +114,8 @@ TEST(Options, Errors) {
             "--allow-multicast");
   EXPECT_EQ(errorOf(with({"--max-host-memory", "0"})),
             "--max-host-memory must be in [1, 1048576], got 0");
+  EXPECT_EQ(errorOf(with({"--poll-timeout-ns", "0"})),
+            "--poll-timeout-ns must be in [1, 9223372036854775807], got 0");
 }
 
 TEST(Options, Faults) {
