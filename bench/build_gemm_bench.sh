@@ -10,15 +10,11 @@
 #
 #===----------------------------------------------------------------------===#
 
+source "$root/test/gpu/build_runtime.sh"
+
 build_gemm_bench() {
   build=${BUILD_DIR:-$root/build-gpu}
-  if ! { cmake -G Ninja -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release \
-    -DLAMPORT_ENABLE_COMPILER=OFF -DLAMPORT_ENABLE_RUNTIME=ON &&
-    ninja -C "$build" lamport-gemm-bench; } >"$build.gemm-build.log" 2>&1; then
-    tail -30 "$build.gemm-build.log"
-    echo "$1: lamport-gemm-bench did not build"
-    return 2
-  fi
+  build_runtime "$1" "$build" "$build.gemm-build.log" lamport-gemm-bench
 }
 
 build_cuda_tool() {

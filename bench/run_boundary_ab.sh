@@ -31,13 +31,9 @@ before=${BEFORE_DIR:-$root/bundles/boundary_before}
 after=${AFTER_DIR:-$root/bundles/boundary}
 out=${OUT:-$build}/boundary_ab
 rm -rf "$out" && mkdir -p "$out"
-if ! { cmake -G Ninja -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release \
-  -DLAMPORT_ENABLE_COMPILER=OFF -DLAMPORT_ENABLE_RUNTIME=ON &&
-  ninja -C "$build" lamport-run; } >"$out/build.log" 2>&1; then
-  tail -30 "$out/build.log"
-  echo "run_boundary_ab.sh: lamport-run did not build"
+source "$root/test/gpu/build_runtime.sh"
+build_runtime run_boundary_ab.sh "$build" "$out/build.log" lamport-run ||
   exit 2
-fi
 failures=0
 for tp in ${TPS:-2 4 8}; do
   for kind in ${KINDS:-attention_boundary reduce_norm_boundary}; do

@@ -112,14 +112,9 @@ if [ -z "$dry" ]; then
   nvidia-smi topo -m >"$out/topology.txt" 2>&1
   cat "$out/devices.txt"
   echo "== build (runtime and lamport-boundary-bench, no MLIR)"
-  if ! { cmake -G Ninja -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release \
-    -DLAMPORT_ENABLE_COMPILER=OFF -DLAMPORT_ENABLE_RUNTIME=ON &&
-    ninja -C "$build" lamport-run LamportRuntimeTests; } \
-    >"$out/build.log" 2>&1; then
-    tail -30 "$out/build.log"
-    echo "run_boundary_peer.sh: the runtime did not build"
-    exit 2
-  fi
+  source "$root/test/gpu/build_runtime.sh"
+  build_runtime run_boundary_peer.sh "$build" "$out/build.log" lamport-run \
+    LamportRuntimeTests || exit 2
   ninja -C "$build" lamport-exchange-floor >>"$out/build.log" 2>&1 ||
     echo "lamport-exchange-floor not built (no nvcc?): no floor measured"
   if ! ninja -C "$build" lamport-boundary-bench LamportBoundaryBenchTests \

@@ -56,14 +56,9 @@ note() { printf '%-7s %-30s %-5s %s\n' "$1" "$2" "$3" "$4" >>"$summary"; }
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader \
   2>&1 | tee "$out/device.txt"
 echo "== build (runtime only)"
-if ! { cmake -G Ninja -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release \
-  -DLAMPORT_ENABLE_COMPILER=OFF -DLAMPORT_ENABLE_RUNTIME=ON &&
-  ninja -C "$build" lamport-run LamportRuntimeC LamportRuntimeTests; } \
-  >"$out/build.log" 2>&1; then
-  tail -30 "$out/build.log"
-  echo "boundary.sh: the runtime did not build"
-  exit 2
-fi
+source "$root/test/gpu/build_runtime.sh"
+build_runtime boundary.sh "$build" "$out/build.log" lamport-run \
+  LamportRuntimeC LamportRuntimeTests || exit 2
 run=$build/bin/lamport-run
 "$build/bin/LamportRuntimeTests" >"$out/unit.log" 2>&1 &&
   note unit all PASS "runtime unit tests" ||

@@ -97,13 +97,8 @@ if [ -n "${SKIP_BUILD:-}" ]; then
   run=${RUN:?SKIP_BUILD needs RUN=path/to/lamport-run}
 else
   echo "== build (runtime only, no MLIR)"
-  if ! { cmake -G Ninja -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release \
-    -DLAMPORT_ENABLE_COMPILER=OFF -DLAMPORT_ENABLE_RUNTIME=ON &&
-    ninja -C "$build" lamport-run; } >"$out/build.log" 2>&1; then
-    tail -30 "$out/build.log"
-    echo "faults.sh: lamport-run did not build (log: $out/build.log)"
-    exit 2
-  fi
+  source "$root/test/gpu/build_runtime.sh"
+  build_runtime faults.sh "$build" "$out/build.log" lamport-run || exit 2
   run=$build/bin/lamport-run
 fi
 

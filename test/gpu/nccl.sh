@@ -37,12 +37,9 @@ summary=$out/summary.txt
 failures=0
 
 echo "== build (runtime only, no MLIR)"
-if [ -z "${SKIP_BUILD:-}" ] && ! { cmake -G Ninja -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release \
-  -DLAMPORT_ENABLE_COMPILER=OFF -DLAMPORT_ENABLE_RUNTIME=ON &&
-  ninja -C "$build" lamport-launch; } >"$out/build.log" 2>&1; then
-  tail -30 "$out/build.log"
-  echo "nccl.sh: the runtime did not build (log: $out/build.log)"
-  exit 2
+source "$root/test/gpu/build_runtime.sh"
+if [ -z "${SKIP_BUILD:-}" ]; then
+  build_runtime nccl.sh "$build" "$out/build.log" lamport-launch || exit 2
 fi
 launch=$build/bin/lamport-launch
 

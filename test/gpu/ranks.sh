@@ -73,13 +73,9 @@ failures=0
 note() { printf '%-10s %-34s %-5s %s\n' "$1" "$2" "$3" "$4" >>"$summary"; }
 
 echo "== build (runtime only, no MLIR)"
-if ! { cmake -G Ninja -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release \
-  -DLAMPORT_ENABLE_COMPILER=OFF -DLAMPORT_ENABLE_RUNTIME=ON &&
-  ninja -C "$build" lamport-run lamport-launch LamportRuntimeC; } >"$out/build.log" 2>&1; then
-  tail -30 "$out/build.log"
-  echo "ranks.sh: the runtime did not build (log: $out/build.log)"
-  exit 2
-fi
+source "$root/test/gpu/build_runtime.sh"
+build_runtime ranks.sh "$build" "$out/build.log" lamport-run lamport-launch \
+  LamportRuntimeC || exit 2
 run=$build/bin/lamport-run
 launch=$build/bin/lamport-launch
 

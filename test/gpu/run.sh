@@ -57,13 +57,8 @@ if [ ! -e "$root/third_party_cache/nlohmann/json.hpp" ] &&
     "third_party_cache/nlohmann and copy third_party_cache to the GPU machine"
   exit 2
 fi
-if ! { cmake -G Ninja -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release \
-  -DLAMPORT_ENABLE_COMPILER=OFF -DLAMPORT_ENABLE_RUNTIME=ON &&
-  ninja -C "$build" lamport-run; } >"$out/build.log" 2>&1; then
-  tail -30 "$out/build.log"
-  echo "run.sh: the runtime did not build (log: $out/build.log)"
-  exit 2
-fi
+source "$root/test/gpu/build_runtime.sh"
+build_runtime run.sh "$build" "$out/build.log" lamport-run || exit 2
 run=$build/bin/lamport-run
 if [ -x "$build/bin/LamportRuntimeTests" ]; then
   "$build/bin/LamportRuntimeTests" >"$out/unit.log" 2>&1 &&
