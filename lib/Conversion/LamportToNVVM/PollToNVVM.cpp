@@ -213,14 +213,18 @@ static LLVM::GlobalOp asPollTimeoutGlobal(Operation *symbol) {
   return global;
 }
 
-/// Whether `op` is the load of the override that prepareToPoll puts at the
-/// start of a polling kernel.
-static bool isOverrideLoad(Operation *op) {
-  auto load = dyn_cast<LLVM::LoadOp>(op);
-  auto address =
-      load ? load.getAddr().getDefiningOp<LLVM::AddressOfOp>() : nullptr;
-  return address &&
-         address.getGlobalName() == ::lamport::runtime::kPollTimeoutSymbol;
+/// The load of the override that prepareToPoll puts at the start of `func`,
+/// or null.
+static LLVM::LoadOp findOverrideLoad(gpu::GPUFuncOp func) {
+  if (func.getBody().empty())
+    return nullptr;
+  for (auto load : func.getBody().front().getOps<LLVM::LoadOp>()) {
+    auto address = load.getAddr().getDefiningOp<LLVM::AddressOfOp>();
+    if (address &&
+        address.getGlobalName() == ::lamport::runtime::kPollTimeoutSymbol)
+      return load;
+  }
+  return nullptr;
 }
 
 /// The global that overrides the polls' timeout in `module`: an i64, 0
@@ -264,9 +268,7 @@ LogicalResult mlir::lamport::prepareToPoll(gpu::GPUModuleOp module) {
                          : WalkResult::advance();
             })
             .wasInterrupted();
-    if (!polls || func.getBody().empty() ||
-        llvm::any_of(func.getBody().front(),
-                     [](Operation &op) { return isOverrideLoad(&op); }))
+    if (!polls || func.getBody().empty() || findOverrideLoad(func))
       continue;
     if (!global)
       global = createPollTimeoutGlobal(b, module);
@@ -280,17 +282,9 @@ LogicalResult mlir::lamport::prepareToPoll(gpu::GPUModuleOp module) {
 /// here, the global made where the module has none.
 static FailureOr<Value> getPollTimeoutOverride(ConversionPatternRewriter &b,
                                                Operation *op) {
-  if (auto func = op->getParentOfType<gpu::GPUFuncOp>()) {
-    Operation *load = nullptr;
-    func.walk([&](Operation *candidate) {
-      if (!isOverrideLoad(candidate))
-        return WalkResult::advance();
-      load = candidate;
-      return WalkResult::interrupt();
-    });
-    if (load)
-      return load->getResult(0);
-  }
+  if (auto func = op->getParentOfType<gpu::GPUFuncOp>())
+    if (LLVM::LoadOp load = findOverrideLoad(func))
+      return load.getResult();
   auto module = op->getParentOfType<gpu::GPUModuleOp>();
   if (!module)
     return b.notifyMatchFailure(op, "a poll lowers inside a gpu.module");
