@@ -12,6 +12,8 @@
 
 #include <algorithm>
 #include <limits>
+#include <optional>
+#include <utility>
 
 namespace lamport {
 namespace runtime {
@@ -95,6 +97,21 @@ void checkFunction(CUfunction function, const KernelSpec &kernel,
   }
 }
 
+/// \p module's global \p symbol: its address and size, or none where the
+/// image has no such global. Throws Error starting with \p who on another
+/// driver error.
+std::optional<std::pair<CUdeviceptr, std::size_t>>
+findGlobal(CUmodule module, const std::string &symbol, const std::string &who) {
+  CUdeviceptr address = 0;
+  std::size_t bytes = 0;
+  CUresult found =
+      api().cuModuleGetGlobal(&address, &bytes, module, symbol.c_str());
+  if (found == CUDA_ERROR_NOT_FOUND)
+    return std::nullopt;
+  check(found, "cuModuleGetGlobal", concat(who, ": finding ", symbol));
+  return std::make_pair(address, bytes);
+}
+
 /// The most bytes an ABI record may take; a larger global is no record.
 constexpr std::size_t kMaxRecordBytes = 65536;
 
@@ -105,13 +122,10 @@ bool checkRecord(CUmodule module, const Bundle &bundle, std::size_t k,
                  const std::string &who) {
   const KernelSpec &kernel = bundle.manifest.kernels[k];
   std::string symbol = kernelRecordSymbol(kernel.name);
-  CUdeviceptr address = 0;
-  std::size_t bytes = 0;
-  CUresult found =
-      api().cuModuleGetGlobal(&address, &bytes, module, symbol.c_str());
-  if (found == CUDA_ERROR_NOT_FOUND)
+  auto global = findGlobal(module, symbol, who);
+  if (!global)
     return false;
-  check(found, "cuModuleGetGlobal", concat(who, ": finding ", symbol));
+  auto [address, bytes] = *global;
   if (bytes == 0 || bytes > kMaxRecordBytes)
     throw Error(concat(who, ": its ABI record ", symbol, " is ", bytes,
                        " bytes, not a record"));
@@ -131,18 +145,14 @@ bool checkRecord(CUmodule module, const Bundle &bundle, std::size_t k,
 /// The address of \p module's override of its polls' timeout, 0 where it
 /// has none.
 CUdeviceptr findPollTimeout(CUmodule module, const std::string &who) {
-  CUdeviceptr address = 0;
-  std::size_t bytes = 0;
-  CUresult found =
-      api().cuModuleGetGlobal(&address, &bytes, module, kPollTimeoutSymbol);
-  if (found == CUDA_ERROR_NOT_FOUND)
+  auto global = findGlobal(module, kPollTimeoutSymbol, who);
+  if (!global)
     return 0;
-  check(found, "cuModuleGetGlobal",
-        concat(who, ": finding ", kPollTimeoutSymbol));
-  if (bytes != sizeof(uint64_t))
-    throw Error(concat(who, ": its ", kPollTimeoutSymbol, " is ", bytes,
+  if (global->second != sizeof(uint64_t))
+    throw Error(concat(who, ": its ", kPollTimeoutSymbol, " is ",
+                       global->second,
                        " bytes, not the 8 of the polls' timeout override"));
-  return address;
+  return global->first;
 }
 
 } // namespace
