@@ -70,6 +70,7 @@
 
 #include "FakeVmm.h"
 #include "lamport/Runtime/BFloat16.h"
+#include "lamport/Runtime/Descriptor.h"
 
 #include <cuda.h>
 
@@ -329,17 +330,17 @@ bool awaitPublish(const uint16_t *element) {
   return false;
 }
 
-/// Reads every slot of rows < tokens; false (after the "trap") on a
-/// sentinel.
 /// The timeout \p m's polls record: the host's override, else the default.
 uint64_t pollTimeout(const Module &m) {
-  auto found = m.globals.find("lamport_poll_timeout_ns");
+  auto found = m.globals.find(lamport::runtime::kPollTimeoutSymbol);
   uint64_t override = 0;
   if (found != m.globals.end() && found->second->size() == sizeof(override))
     std::memcpy(&override, found->second->data(), sizeof(override));
   return override ? override : kTimeoutNs;
 }
 
+/// Reads every slot of rows < tokens; false (after the "trap") on a
+/// sentinel.
 bool pollAll(const Module &m, const Descriptor &d, int tokens,
              const std::function<void(int, int, int, uint16_t)> &use) {
   int32_t *words = at<int32_t>(d.stage);
