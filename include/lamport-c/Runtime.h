@@ -100,6 +100,20 @@ LAMPORT_RUNTIME_EXPORTED LamportStatus lamportRuntimeStep(
     LamportRuntime runtime, int tokens, double watchdogSeconds,
     LamportErrorCallback errorCallback, void *userData);
 
+/** Sets how long each poll of the runtime's kernels waits after its first
+    miss before it traps: `timeoutNs` (at most INT64_MAX), or with 0 each
+    poll's compiled timeout again (the manifest's `timeout_ns`). It reaches
+    the bundle's kernels on every rank before it returns, and the kernel
+    images a host-lowered program launches (include/lamport-c/HostRuntime.h):
+    those loaded so far before their next launches, those loaded later as
+    they load. Call it between steps. A bundle compiled before the override
+    gives an error naming its polling kernel; a host-lowered image without
+    it (one without polls) is left as it is. The watchdog of the steps
+    should exceed it. */
+LAMPORT_RUNTIME_EXPORTED LamportStatus lamportRuntimeSetPollTimeout(
+    LamportRuntime runtime, uint64_t timeoutNs,
+    LamportErrorCallback errorCallback, void *userData);
+
 #ifdef __cplusplus
 }
 #endif

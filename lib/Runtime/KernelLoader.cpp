@@ -142,8 +142,8 @@ bool checkRecord(CUmodule module, const Bundle &bundle, std::size_t k,
   return true;
 }
 
-/// The address of \p module's override of its polls' timeout, 0 where it
-/// has none.
+} // namespace
+
 CUdeviceptr findPollTimeout(CUmodule module, const std::string &who) {
   auto global = findGlobal(module, kPollTimeoutSymbol, who);
   if (!global)
@@ -155,7 +155,12 @@ CUdeviceptr findPollTimeout(CUmodule module, const std::string &who) {
   return global->first;
 }
 
-} // namespace
+void checkPollTimeout(uint64_t ns, const std::string &who) {
+  if (ns > uint64_t(std::numeric_limits<int64_t>::max()))
+    throw Error(concat(who, ": a poll timeout of ", ns, " ns is more than the ",
+                       std::numeric_limits<int64_t>::max(),
+                       " ns a compiled timeout_ns may be"));
+}
 
 LoadedKernel loadKernel(const Bundle &bundle, std::size_t k,
                         const DeviceProperties &device,
@@ -184,10 +189,7 @@ LoadedKernel loadKernel(const Bundle &bundle, std::size_t k,
 void setPollTimeouts(const Bundle &bundle,
                      const std::vector<CUdeviceptr> &overrides, uint64_t ns,
                      CUstream stream, const std::string &who) {
-  if (ns > uint64_t(std::numeric_limits<int64_t>::max()))
-    throw Error(concat(who, ": a poll timeout of ", ns, " ns is more than the ",
-                       std::numeric_limits<int64_t>::max(),
-                       " ns a compiled timeout_ns may be"));
+  checkPollTimeout(ns, who);
   const Manifest &m = bundle.manifest;
   // Refuse before writing any: kernels that disagree on it would trap
   // sooner or later than the caller asked.

@@ -91,6 +91,11 @@ const DeviceProperties &Session::device(int rank) const {
 }
 
 void Session::setPollTimeout(uint64_t ns) {
+  checkPollTimeout(ns, "setting the poll timeout");
+  if (bundle.manifest.kernels.empty()) {
+    pollTimeoutNs = ns;
+    return;
+  }
   std::vector<const DeviceModules *> done;
   for (int r = 0; r < config.tp; ++r) {
     DeviceModules &device = modulesOf(r);
@@ -102,6 +107,7 @@ void Session::setPollTimeout(uint64_t ns) {
     setPollTimeouts(bundle, device.pollTimeouts, ns, nullptr, who);
     LAMPORT_CU(cuCtxSynchronize(), concat(who, ": setting the poll timeout"));
   }
+  pollTimeoutNs = ns;
 }
 
 void Session::makeCurrent(int rank) const {

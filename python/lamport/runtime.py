@@ -101,6 +101,7 @@ def _library():
         "lamportRuntimeDownload": (status, c_void_p, c_int, c_void_p, c_u64,
                                    c_u64),
         "lamportRuntimeStep": (status, c_void_p, c_int, ctypes.c_double),
+        "lamportRuntimeSetPollTimeout": (status, c_void_p, c_u64),
     }
     _declare(lib, signatures, "lamportRuntimeDestroy")
     _lib = lib
@@ -184,6 +185,22 @@ def _seconds(what, value):
     return float(value)
 
 
+# The longest poll timeout, in ns: a compiled timeout_ns's limit (int64).
+_MAX_POLL_TIMEOUT_NS = 2**63 - 1
+
+
+def _poll_timeout_ns(seconds):
+    """The C API's poll timeout for `seconds`: 0 for None (the compiled
+    timeouts), else at least 1 ns and at most _MAX_POLL_TIMEOUT_NS."""
+    if seconds is None:
+        return 0
+    ns = max(1, round(_seconds("the poll timeout", seconds) * 1e9))
+    if ns > _MAX_POLL_TIMEOUT_NS:
+        raise ValueError(f"the poll timeout must be at most "
+                         f"{_MAX_POLL_TIMEOUT_NS / 1e9:.0f} s, got {seconds}")
+    return ns
+
+
 class _OwnedHandle:
     """A C API handle this object owns: close() destroys it once (with
     `_destroy`), and a `with` block or the garbage collector closes it."""
@@ -236,6 +253,8 @@ class Runtime(_OwnedHandle):
                   ctypes.byref(ordinal))
             self._devices.append(ordinal.value)
         self.steps = 0
+        # The override set_poll_timeout set, None for the compiled ones.
+        self.poll_timeout = None
 
     def _destroy(self, handle):
         _library().lamportRuntimeDestroy(handle)
@@ -345,6 +364,17 @@ class Runtime(_OwnedHandle):
         self._synchronize_torch()
         _call(_library().lamportRuntimeStep, self._handle, tokens, watchdog)
         self.steps += 1
+
+    def set_poll_timeout(self, seconds):
+        """How long each poll of the runtime's kernels waits for the other
+        ranks before it traps: `seconds`, or None for the timeouts the
+        bundle was compiled with. Every rank's kernels have it when this
+        returns; set it between steps (long for a first step that waits out
+        a slow start, short after), and keep the step watchdog longer."""
+        self._check_open()
+        _call(_library().lamportRuntimeSetPollTimeout, self._handle,
+              _poll_timeout_ns(seconds))
+        self.poll_timeout = seconds
 
     def _synchronize_torch(self):
         import sys

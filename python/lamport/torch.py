@@ -42,8 +42,6 @@ class _Buffer(ctypes.Structure):
 
 
 _lib = None
-# The longest poll timeout, as the compiler's timeout_ns: an int64 of ns.
-_MAX_TIMEOUT_NS = 2**63 - 1
 
 
 def _library():
@@ -222,13 +220,8 @@ class Rank(_OwnedHandle):
         captured before. Set it between steps, outside a capture: long for
         a first step that waits out the other ranks' warm-up (a
         torch.compile), short after. Keep wait()'s watchdog longer."""
-        ns = 0 if seconds is None else max(
-            1, round(_runtime._seconds("the poll timeout", seconds) * 1e9))
-        if ns > _MAX_TIMEOUT_NS:
-            raise ValueError(f"the poll timeout must be at most "
-                             f"{_MAX_TIMEOUT_NS / 1e9:.0f} s, got {seconds}")
         _call(_library().lamportRankSetPollTimeout, self._handle,
-              ctypes.c_void_p(int(stream)), ns)
+              ctypes.c_void_p(int(stream)), _runtime._poll_timeout_ns(seconds))
         self.poll_timeout = seconds
 
     def _destroy(self, handle):

@@ -26,6 +26,8 @@
 //   download RANK A OFF BYTES NULL  lamportRuntimeDownload from it
 //   step TOKENS WATCHDOG        lamportRuntimeStep (WATCHDOG as strtod
 //                               reads it: nan, inf and 1e300 included)
+//   timeout NS                  lamportRuntimeSetPollTimeout (NS as
+//                               strtoull reads it: -1 is UINT64_MAX)
 //
 // Calls before a create, or after a failed one, pass a null runtime. The
 // script never lies about memory, because the runtime cannot check what a
@@ -122,6 +124,11 @@ public:
                          rest.size() > 1 ? std::strtod(rest[1].c_str(), nullptr)
                                          : 5.0,
                          ignoreError, nullptr);
+    else if (verb == "timeout")
+      lamportRuntimeSetPollTimeout(
+          runtime,
+          rest.empty() ? 0 : std::strtoull(rest[0].c_str(), nullptr, 0),
+          ignoreError, nullptr);
   }
 
 private:

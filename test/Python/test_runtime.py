@@ -5,7 +5,9 @@ all_reduce and poll_rows run as host code), so the whole path -- bundle,
 session, binding, launches, waits, errors -- runs in CI. The GPU run of the
 same API with PyTorch tensors is test/gpu/python_runtime.py."""
 
+import json
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -214,3 +216,77 @@ def test_null_result_and_host_pointers_are_errors():
             "bytes") in out
     assert ("refused: lamportRuntimeDownload: the host pointer is null, for 64 "
             "bytes") in out
+
+
+def lonely_poller(directory, override=True):
+    """publish_poll_tp2 copied to `directory` without its publish launch, so
+    every poll misses and traps after its timeout; with override False its
+    poller's image also lacks lamport_poll_timeout_ns (a bundle compiled
+    before the override)."""
+    source = os.path.join(ROOT, "test", "Runtime", "Inputs",
+                          "publish_poll_tp2")
+    bundle = os.path.join(directory, "lonely_poller")
+    shutil.copytree(source, bundle)
+    manifest_path = os.path.join(bundle, "manifest.json")
+    with open(manifest_path) as f:
+        manifest = json.load(f)
+    manifest["launches"] = [launch for launch in manifest["launches"]
+                            if launch["kernel"] != "publish_rows_0"]
+    with open(manifest_path, "w") as f:
+        json.dump(manifest, f)
+    if not override:
+        image = os.path.join(bundle, "poll_rows_0.ptx")
+        with open(image) as f:
+            lines = f.readlines()
+        assert any("lamport_poll_timeout_ns" in line for line in lines)
+        with open(image, "w") as f:
+            f.writelines(line for line in lines
+                         if "lamport_poll_timeout_ns" not in line)
+    return bundle
+
+
+POLL_TIMEOUT_STEP = """
+    def lonely_step(group):
+        rows = [group.allocate(r, 1024 * 2) for r in range(2)]
+        outs = [group.allocate(r, 2 * 1024 * 2) for r in range(2)]
+        group.step(1, [{{"rows": rows[r], "out": outs[r]}} for r in range(2)])
+
+    with lamport.Runtime({bundle!r}, tp=2) as group:
+        assert group.poll_timeout is None
+{body}
+"""
+
+
+@requires_runtime
+@pytest.mark.parametrize("seconds, record", [
+    (0.25, "(timeout 250.000 ms)"), (None, "(timeout 1000.000 ms)")])
+def test_the_poll_timeout_set_at_run_time_is_the_one_that_traps(
+        tmp_path, seconds, record):
+    body = textwrap.indent(textwrap.dedent(f"""
+        for bad, kind in ((-1, ValueError), (float("nan"), ValueError),
+                          (0, ValueError), (1e30, ValueError),
+                          (True, TypeError), ("1", TypeError)):
+            expect(lambda: group.set_poll_timeout(bad), kind, "poll timeout")
+        assert group.poll_timeout is None
+        group.set_poll_timeout(60.0)
+        group.set_poll_timeout({seconds!r})
+        assert group.poll_timeout == {seconds!r}
+        expect(lambda: lonely_step(group), lamport.KernelFailure,
+               "slot 0 (data of rank 0 never came)", {record!r})
+    """), "        ")
+    out = run_child(POLL_TIMEOUT_STEP.format(
+        bundle=lonely_poller(str(tmp_path)), body=body))
+    assert out.count("ok:") == 7
+
+
+@requires_runtime
+def test_a_bundle_without_the_override_is_named(tmp_path):
+    bundle = lonely_poller(str(tmp_path), override=False)
+    body = textwrap.indent(textwrap.dedent(f"""
+        expect(lambda: group.set_poll_timeout(5.0), lamport.RuntimeFailure,
+               "kernel 'poll_rows_0' of bundle '{bundle}' polls but has no "
+               "override of its timeout (lamport_poll_timeout_ns)")
+        assert group.poll_timeout is None
+    """), "        ")
+    out = run_child(POLL_TIMEOUT_STEP.format(bundle=bundle, body=body))
+    assert out.count("ok:") == 1

@@ -55,6 +55,17 @@ struct LoadedKernel {
 LoadedKernel loadKernel(const Bundle &bundle, std::size_t k,
                         const DeviceProperties &device, const std::string &who);
 
+/// The address of \p module's override of its polls' timeout
+/// (kPollTimeoutSymbol), 0 where it has none: it does not poll, or was
+/// compiled before the override. Throws Error starting with \p who for a
+/// symbol of that name that is not 8 bytes.
+CUdeviceptr findPollTimeout(CUmodule module, const std::string &who);
+
+/// Checks \p ns as a poll timeout: at most INT64_MAX (a compiled
+/// timeout_ns's limit, so that no deadline wraps). Throws Error starting
+/// with \p who.
+void checkPollTimeout(uint64_t ns, const std::string &who);
+
 /// Sets how long the polls of \p bundle's loaded kernels wait: \p ns, or with
 /// 0 each poll's compiled timeout (docs/bundle.md, "The polls' timeout
 /// override"). \p overrides holds each kernel's LoadedKernel::pollTimeout,

@@ -150,8 +150,12 @@ public:
   /// Sets how long every poll of every rank waits after its first miss:
   /// \p ns, or with 0 the compiled timeouts (setPollTimeouts in
   /// KernelLoader.h, which says what it refuses), and waits until the
-  /// writes have landed, so any stream's later launches see them.
+  /// writes have landed, so any stream's later launches see them. A
+  /// manifest without kernels (a host-lowered program's, whose modules
+  /// load at their first launch) only records it: pollTimeout().
   void setPollTimeout(uint64_t ns);
+  /// The override setPollTimeout set, 0 for none.
+  uint64_t pollTimeout() const { return pollTimeoutNs; }
   /// Loopback only: refuses a kernel that publishes and then polls in the
   /// same CTAs when the tp ranks' grids cannot all be resident on the GPU
   /// at once (cuOccupancyMaxActiveClusters), which would otherwise spin
@@ -281,6 +285,7 @@ private:
   std::vector<CUgraphExec> graphExecs;
   CUstream main = nullptr;
   CUevent forkEvent = nullptr;
+  uint64_t pollTimeoutNs = 0;
   std::unique_ptr<StreamFork> streamFork;
   std::string imageText;
 };

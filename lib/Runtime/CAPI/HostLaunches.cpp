@@ -65,8 +65,8 @@ HostLaunches::~HostLaunches() {
   // Best effort: after a trap the context is lost and these calls fail.
   for (auto &[key, loaded] : modules) {
     try {
-      session.makeCurrent(loaded.second);
-      api().cuModuleUnload(loaded.first);
+      session.makeCurrent(loaded.rank);
+      api().cuModuleUnload(loaded.module);
     } catch (const Error &) {
     }
   }
@@ -274,7 +274,7 @@ CUmodule HostLaunches::loadModule(LamportModule_ &module, int rank) {
   auto key = std::make_pair(module.serial, ordinal);
   auto found = modules.find(key);
   if (found != modules.end())
-    return found->second.first;
+    return found->second.module;
   session.makeCurrent(rank);
   CUmodule loaded = nullptr;
   std::string who =
@@ -297,8 +297,36 @@ CUmodule HostLaunches::loadModule(LamportModule_ &module, int rank) {
                          describeResult(result),
                          log[0] ? concat("\n", log) : std::string()));
   }
-  modules.emplace(key, std::make_pair(loaded, rank));
+  LoadedModule entry;
+  entry.module = loaded;
+  entry.rank = rank;
+  try {
+    entry.pollTimeout = findPollTimeout(loaded, who);
+    if (entry.pollTimeout && session.pollTimeout())
+      writePollTimeout(entry);
+  } catch (...) {
+    api().cuModuleUnload(loaded);
+    throw;
+  }
+  modules.emplace(key, entry);
   return loaded;
+}
+
+void HostLaunches::applyPollTimeout() {
+  for (const auto &[key, loaded] : modules)
+    if (loaded.pollTimeout)
+      writePollTimeout(loaded);
+}
+
+void HostLaunches::writePollTimeout(const LoadedModule &module) {
+  uint64_t ns = session.pollTimeout();
+  session.makeCurrent(module.rank);
+  LAMPORT_CU(cuMemcpyHtoDAsync(module.pollTimeout, &ns, sizeof(ns),
+                               session.stream(module.rank)),
+             concat("rank ", module.rank,
+                    ": setting the poll timeout of a kernel image of the "
+                    "program to ",
+                    ns, " ns"));
 }
 
 } // namespace runtime

@@ -113,6 +113,12 @@ public:
   /// Keeps \p message as the step's error unless one is kept already.
   void keepError(const std::string &message);
 
+  /// Writes the session's poll timeout (Session::pollTimeout) into the
+  /// override of every image loaded so far, on each rank's stream, so the
+  /// launches issued after it see it; an image loaded later gets it as it
+  /// loads. Images without the override (no polls) are left as they are.
+  void applyPollTimeout();
+
 private:
   /// A kernel loaded on one device, and its parameters' sizes.
   struct Loaded {
@@ -128,9 +134,21 @@ private:
     std::vector<std::size_t> offsets;
   };
 
+  /// An image loaded on one device.
+  struct LoadedModule {
+    CUmodule module = nullptr;
+    /// The rank whose context holds it.
+    int rank = 0;
+    /// Its polls' timeout override, 0 where it has none.
+    CUdeviceptr pollTimeout = 0;
+  };
+
   const Loaded &load(LamportFunction_ &function, int rank);
   CUmodule loadModule(LamportModule_ &module, int rank);
   void issue(int rank, Held &launch);
+  /// Enqueues the session's poll timeout into \p module's override on its
+  /// rank's stream.
+  void writePollTimeout(const LoadedModule &module);
   /// Throws KernelFailure when a rank's stream reports a failure.
   void failIfStreamFailed();
 
@@ -139,9 +157,8 @@ private:
   TensorMapSlot lastTensorMap;
   std::vector<std::unique_ptr<LamportStream_>> streams;
   std::vector<std::unique_ptr<LamportMailbox_>> mailboxes; // [id * tp + rank]
-  /// Loaded images by (module serial, device ordinal), with the rank whose
-  /// context holds each.
-  std::map<std::pair<uint64_t, int>, std::pair<CUmodule, int>> modules;
+  /// Loaded images by (module serial, device ordinal).
+  std::map<std::pair<uint64_t, int>, LoadedModule> modules;
   std::map<std::tuple<uint64_t, std::string, int>, Loaded> functions;
   std::vector<std::unique_ptr<uint8_t[]>> zeroDescriptors;
   std::vector<std::vector<Held>> held; // per rank

@@ -122,3 +122,14 @@ LamportStatus lamportRuntimeStep(LamportRuntime runtime, int tokens,
     runnerOf(runtime).step(tokens, watchdogSeconds);
   });
 }
+
+LamportStatus lamportRuntimeSetPollTimeout(LamportRuntime runtime,
+                                           uint64_t timeoutNs,
+                                           LamportErrorCallback errorCallback,
+                                           void *userData) {
+  return guarded(errorCallback, userData, [&] {
+    runnerOf(runtime).getSession().setPollTimeout(timeoutNs);
+    if (runtime->host)
+      runtime->host->applyPollTimeout();
+  });
+}

@@ -15,6 +15,13 @@
 //   outside-step   the program called with no step begun;
 //   wrong-mailbox  a mailbox of another capacity than the program's;
 //   missing-rank   rank 1 never calls the program, so rank 0's poll traps;
+//   timeout-before-load  the same after the polls' timeout is set to 250 ms
+//                  before any image has loaded (each image takes it as it
+//                  loads);
+//   timeout-after-load   the same after a full step loaded the images and
+//                  the timeout was set then;
+//   timeout-restored  set to 250 ms before a full step, then back to the
+//                  compiled timeout (0) before the missing rank's step;
 //   api-errors     the C API's refusals, each printed.
 //
 //===----------------------------------------------------------------------===//
@@ -138,16 +145,43 @@ static int runSteps(void) {
 
 /// Runs one step in which the program is called as `mode` says; prints the
 /// status of its end.
-static int runFaultyStep(const char *mode) {
+/// A full step of 2 tokens: it loads the program's images.
+static int runFullStep(void) {
   if (prepare(2))
     return 1;
+  CHECK(lamportRuntimeBeginStep(runtime, printError, NULL));
+  for (int r = 0; r < kTp; ++r)
+    callProgram(r, 2);
+  CHECK(lamportRuntimeEndStep(runtime, 10.0, printError, NULL));
+  return 0;
+}
+
+static int runFaultyStep(const char *mode) {
+  const uint64_t quarterSecondNs = 250000000;
+  if (strcmp(mode, "timeout-before-load") == 0 ||
+      strcmp(mode, "timeout-restored") == 0)
+    CHECK(lamportRuntimeSetPollTimeout(runtime, quarterSecondNs, printError,
+                                       NULL));
+  if (strcmp(mode, "timeout-after-load") == 0 ||
+      strcmp(mode, "timeout-restored") == 0)
+    if (runFullStep())
+      return 1;
+  if (strcmp(mode, "timeout-after-load") == 0)
+    CHECK(lamportRuntimeSetPollTimeout(runtime, quarterSecondNs, printError,
+                                       NULL));
+  if (strcmp(mode, "timeout-restored") == 0)
+    CHECK(lamportRuntimeSetPollTimeout(runtime, 0, printError, NULL));
+  if (prepare(2))
+    return 1;
+  int missingRank =
+      strcmp(mode, "missing-rank") == 0 || strncmp(mode, "timeout-", 8) == 0;
   if (strcmp(mode, "outside-step") == 0) {
     callProgram(0, 2);
     CHECK(lamportRuntimeBeginStep(runtime, printError, NULL));
   } else {
     CHECK(lamportRuntimeBeginStep(runtime, printError, NULL));
     for (int r = 0; r < kTp; ++r)
-      if (r == 0 || strcmp(mode, "missing-rank") != 0)
+      if (r == 0 || !missingRank)
         callProgram(r, 2);
   }
   LamportStatus status = lamportRuntimeEndStep(runtime, 10.0, printError, NULL);
@@ -178,6 +212,8 @@ static int apiErrors(void) {
   unsigned one[3] = {1, 1, 1};
   lamportLaunchKernel(NULL, (LamportStream)&handle, one, one, NULL, 0, NULL, 0,
                       printError, NULL);
+  lamportRuntimeSetPollTimeout(runtime, UINT64_MAX, printError, NULL);
+  lamportRuntimeSetPollTimeout(NULL, 1, printError, NULL);
   return 0;
 }
 
