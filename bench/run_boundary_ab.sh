@@ -35,6 +35,7 @@ source "$root/test/gpu/build_runtime.sh"
 build_runtime run_boundary_ab.sh "$build" "$out/build.log" lamport-run ||
   exit 2
 failures=0
+run=0 # numbers the JSON files: each round times each side twice
 for tp in ${TPS:-2 4 8}; do
   for kind in ${KINDS:-attention_boundary reduce_norm_boundary}; do
     for m in ${MS:-1 16}; do
@@ -42,7 +43,8 @@ for tp in ${TPS:-2 4 8}; do
         for side in before after after before; do
           dir=$before
           [ "$side" = after ] && dir=$after
-          json=$out/${kind}_tp${tp}_m${m}_${side}_${round}_$RANDOM.json
+          run=$((run + 1))
+          json=$out/${kind}_tp${tp}_m${m}_${side}_${round}_$run.json
           timeout 120 "$build/bin/lamport-run" "$dir/${kind}_tp$tp" \
             --tp "$tp" --transport loopback --tokens "$m" \
             --steps "${STEPS:-4000}" --batch 8 --graph --bench \

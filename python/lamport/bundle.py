@@ -487,7 +487,6 @@ class Bundle:
         """The launch plan as `lamport-run BUNDLE --plan` prints it: the
         mailboxes, the arguments, then each launch of a step in stream order
         with its launch shape, parameters, roles and attributes."""
-        m = self.manifest
         lines = [f"program {self.program or '(unnamed)'}: chip {self.chip}, "
                  f"transport {self.transport}, manifest version {self.version}"]
         for mb in self.mailboxes:

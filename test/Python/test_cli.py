@@ -6,8 +6,6 @@ import re
 import subprocess
 import sys
 
-import pytest
-
 import lamport
 from conftest import EXAMPLES, requires_ptxas
 from test_lamport import python_md_block
