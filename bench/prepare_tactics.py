@@ -19,8 +19,8 @@ counts and bulk rings (lamport-tune --variants), as for the fitted shapes
 bundles/tactics/explore: launch shapes outside
 the sweep (8 splits, kw 256) at the shapes of large K. Ten launch shapes a
 point, not lamport-tune's six: the tuned best a point is judged against
-should not be only what the model ranks high (about 2,100 candidates,
-five minutes to compile here). The directory is packed into
+should not be only what the model ranks high (about 5,800 candidates
+with the variants, twelve to seventeen minutes to compile on two cores). The directory is packed into
 bundles/tactics.tar.xz, which the GPU machine unpacks
 (bench/run_tactics.sh): the bundles' PTX packs about tenfold. Carry it and
 third_party_cache (nlohmann/json's headers, copied here).
