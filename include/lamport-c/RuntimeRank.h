@@ -103,8 +103,9 @@ lamportRankWait(LamportRank rank, void *stream, double watchdogSeconds,
     before; call it between steps, outside a capture (e.g. a long timeout
     for a first step that waits out the other ranks' warm-up, a short one
     after). A bundle compiled before the override gives an error naming its
-    polling kernel. The watchdog given to lamportRankWait should exceed
-    it. */
+    polling kernel, and so does a call while `stream` captures a CUDA graph
+    (nothing is enqueued; the capture goes on). The watchdog given to
+    lamportRankWait should exceed it. */
 LAMPORT_RUNTIME_EXPORTED LamportStatus
 lamportRankSetPollTimeout(LamportRank rank, void *stream, uint64_t timeoutNs,
                           LamportErrorCallback errorCallback, void *userData);

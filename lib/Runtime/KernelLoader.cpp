@@ -209,6 +209,19 @@ void setPollTimeouts(const Bundle &bundle,
         "' has an override of its polls' timeout (", kPollTimeoutSymbol,
         "): none polls, or they were compiled before the override; compile "
         "the bundle again"));
+  // A copy from host memory cannot be captured: CUDA would end the
+  // caller's capture with an error of its own.
+  CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
+  CUresult queried = api().cuStreamIsCapturing(stream, &capture);
+  if (queried == CUDA_ERROR_STREAM_CAPTURE_IMPLICIT ||
+      (queried == CUDA_SUCCESS && capture != CU_STREAM_CAPTURE_STATUS_NONE))
+    throw Error(
+        concat(who, ": the poll timeout cannot be set while ",
+               stream ? "its stream" : "a stream of the process",
+               " is capturing a CUDA graph; set it before or after the capture "
+               "(replays of the graph see the latest value)"));
+  check(queried, "cuStreamIsCapturing",
+        concat(who, ": asking whether the stream is capturing"));
   for (std::size_t k = 0; k < m.kernels.size(); ++k)
     if (overrides[k])
       LAMPORT_CU(cuMemcpyHtoDAsync(overrides[k], &ns, sizeof(ns), stream),

@@ -217,7 +217,8 @@ class Rank(_OwnedHandle):
         ranks before it traps: `seconds`, or None for the timeouts the
         bundle was compiled with. The change is enqueued on `stream`: the
         steps enqueued there after it see it, as do replays of CUDA graphs
-        captured before. Set it between steps, outside a capture: long for
+        captured before. Set it between steps, outside a capture (during
+        one it raises RuntimeFailure and the capture goes on): long for
         a first step that waits out the other ranks' warm-up (a
         torch.compile), short after. Keep wait()'s watchdog longer."""
         _call(_library().lamportRankSetPollTimeout, self._handle,

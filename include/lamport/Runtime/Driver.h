@@ -76,6 +76,7 @@ namespace runtime {
   X(cuStreamQuery)                                                             \
   X(cuStreamWaitEvent)                                                         \
   X(cuStreamBeginCapture)                                                      \
+  X(cuStreamIsCapturing)                                                       \
   X(cuStreamEndCapture)                                                        \
   X(cuEventCreate)                                                             \
   X(cuEventDestroy)                                                            \

@@ -117,7 +117,9 @@ public:
   /// as it starts); steps already enqueued may see either. Set it between
   /// steps, outside a capture: long for a first step that waits out the
   /// other ranks' warm-up, short after. Throws Error naming a kernel that
-  /// polls but has no override (compiled before it).
+  /// polls but has no override (compiled before it), and while \p stream
+  /// captures a CUDA graph (a copy from the host cannot be captured; the
+  /// capture goes on).
   void setPollTimeout(uint64_t ns, CUstream stream);
   /// The override setPollTimeout set, 0 for none.
   uint64_t pollTimeout() const { return pollTimeoutNs; }

@@ -159,6 +159,8 @@ long flipYAt() {
 }
 long gemmLaunches = 0;
 bool capturing = false;
+/// The stream being captured while capturing.
+CUstream captureStream = nullptr;
 std::vector<std::function<void()>> captured;
 
 /// The polls' timeout as the fake's records report it.
@@ -1040,9 +1042,18 @@ CUresult cuStreamWaitEvent(CUstream stream, CUevent, unsigned) {
 CUresult cuLaunchHostFunc(CUstream stream, CUhostFn function, void *data) {
   return enqueue([=] { function(data); }, false, stream);
 }
-CUresult cuStreamBeginCapture_v2(CUstream, CUstreamCaptureMode) {
+CUresult cuStreamBeginCapture_v2(CUstream stream, CUstreamCaptureMode) {
   capturing = true;
+  captureStream = stream;
   captured.clear();
+  return sticky;
+}
+/// The captured stream is active; the rest, the legacy stream among them
+/// (captures here are relaxed), are not.
+CUresult cuStreamIsCapturing(CUstream stream, CUstreamCaptureStatus *status) {
+  *status = capturing && stream == captureStream
+                ? CU_STREAM_CAPTURE_STATUS_ACTIVE
+                : CU_STREAM_CAPTURE_STATUS_NONE;
   return sticky;
 }
 CUresult cuStreamEndCapture(CUstream, CUgraph *graph) {

@@ -133,6 +133,19 @@ int publishPollRank(const std::string &address, int rank) {
   // carry it through every replay.
   LAMPORT_CU(cuStreamBeginCapture(stream, CU_STREAM_CAPTURE_MODE_RELAXED),
              "capture");
+  // Refused, and the capture goes on: CUDA would end it for a host copy.
+  try {
+    runtime.setPollTimeout(5000000000, stream);
+    return 30;
+  } catch (const Error &error) {
+    if (std::string(error.what())
+                .find(concat("rank ", rank,
+                             ": the poll timeout cannot be set while its "
+                             "stream is capturing "
+                             "a CUDA graph")) != 0 ||
+        runtime.pollTimeout() != 0)
+      return 31;
+  }
   runtime.step(stream, 4, buffers(4));
   CUgraph graph;
   CUgraphExec exec;
