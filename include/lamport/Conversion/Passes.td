@@ -47,9 +47,12 @@ def ConvertLamportToNVVMPass
       set-active store after a system-scope release fence; tickets are
       shifts by 16.
   }];
+  // memref: the PDL wait's guard address (memref.extract_aligned_pointer_as
+  // _index), which a kernel without other memref ops would not load.
   let dependentDialects = [
     "::mlir::LLVM::LLVMDialect",
     "::mlir::NVVM::NVVMDialect",
+    "::mlir::memref::MemRefDialect",
     "::mlir::scf::SCFDialect",
   ];
   let options = [
