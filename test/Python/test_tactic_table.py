@@ -307,6 +307,16 @@ def test_emit_refuses_bad_options(tmp_path, option, message):
             message)
 
 
+@pytest.mark.parametrize("shape", [
+    "shape:1024", "shape:1024:4096:2", "a b:1024:4096", "../x:1024:4096",
+    "1st:1024:4096", "shape:1\u00b2:4096", "shape:-16:4096", "shape:0x10:64"])
+def test_emit_refuses_bad_shapes(tmp_path, shape):
+    """A shape that is not NAME:N:K is named before anything runs; a NAME
+    that is no identifier would otherwise reach the program's text and the
+    bundles' paths."""
+    refused(["emit", "-o", str(tmp_path), shape], "is not NAME:N:K")
+
+
 def test_merge_refuses_bad_gain(tmp_path):
     refused(["merge", str(tmp_path), "--min-gain", "2"],
             "'2' is not a fraction from 0 up to 1")
