@@ -76,7 +76,9 @@ def run(opt, path, pipeline):
     command = [opt, path, "--split-input-file", "-o", os.devnull,
                f"--pass-pipeline=builtin.module({pipeline})"]
     try:
-        result = subprocess.run(command, capture_output=True, text=True,
+        # Diagnostics quote the input, which need not be UTF-8.
+        result = subprocess.run(command, capture_output=True,
+                                encoding="utf-8", errors="replace",
                                 timeout=300)
     except subprocess.TimeoutExpired:
         return f"timed out after 300 s: {' '.join(command)}"
