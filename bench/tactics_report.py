@@ -4,8 +4,8 @@ bench/run_tactics.sh's reports.
 
   tactics_report.py SEED.json SET_DIR...
   tactics_report.py --explore EXPLORE.json SET_DIR...
-  tactics_report.py [--repick LAMPORT_OPT] [--stream STREAM.md]
-                    --summary SET_DIR...
+  tactics_report.py [--repick LAMPORT_OPT [--timed-picks DIR]...]
+                    [--stream STREAM.md] --summary SET_DIR...
 
 The first table: the seed shapes, each point's bundle from the sm_90 table
 (_table) and with the hand-written tactics (_hand) timed in one process;
@@ -27,7 +27,10 @@ the last (docs/performance.md's tables). With --repick LAMPORT_OPT and
 lamport-select-tactics makes now (prior-only with the sm_90 table, and
 no-table), each looked up among the set's measured candidates, rather
 than those marked when the set was emitted; a point whose pick or model
-alone was not measured is left out and counted. With --stream, a table of
+alone was not measured is left out and counted, unless --timed-picks names
+a directory of bench/untimed_picks.py that timed it beside the point's
+fastest stored kernel (its time there is taken times that kernel's stored
+time over its time there). With --stream, a table of
 lamport-stream-floor at every weight size of the sets (`--mib` in MiB; a
 missing size is named): the last column is the speedup over cuBLAS of
 that kernel, which reads W once and does nothing else, at its best launch
@@ -142,11 +145,26 @@ def repicked(opt, key):
     return pick, alone
 
 
-def picks(directory, opt=None):
+def timed_elsewhere(timed, key, knobs, best):
+    """The record of tactic `knobs` at point `key` from the untimed picks'
+    runs `timed` ({key: records}), its time scaled by the point's fastest
+    stored kernel `best` over that kernel's time in the same run; None
+    where that run did not time both."""
+    records = tune.passing_of(timed.get(key, []))
+    found = next((r for r in records if r["tactic"] == knobs), None)
+    anchor = next((r for r in records if r["tactic"] == best["tactic"]), None)
+    if not found or not anchor:
+        return None
+    return dict(found, us=found["us"] * best["us"] / anchor["us"],
+                cublas_us=best["cublas_us"])
+
+
+def picks(directory, opt=None, timed=None):
     """([(key, pick, model alone, best)], points left out) of a set's plain
     points: the pass's pick (model_pick, or `opt`'s now), the model's own
     first choice (model_rank 0, or `opt`'s no-table pick now) and the
-    fastest passing candidate."""
+    fastest passing candidate; a pick `opt` makes that the set did not
+    time is looked up in `timed` (timed_elsewhere)."""
     _, points = tune.load_points(directory)
     keys = [key for key in sorted(points, key=lambda k: (k[0], k[3]))
             if not key[4]]
@@ -165,6 +183,10 @@ def picks(directory, opt=None):
                         None)
             alone = next((r for r in records if r["tactic"] == alone_knobs),
                          None)
+            if best and timed:
+                pick = pick or timed_elsewhere(timed, key, pick_knobs, best)
+                alone = alone or timed_elsewhere(timed, key, alone_knobs,
+                                                 best)
         else:
             pick = next((r for r in records if r["model_pick"]), None)
             alone = next((r for r in records if r["model_rank"] == 0), None)
@@ -227,14 +249,18 @@ def by_tokens(sets, directories):
               f" | {geomean(bound):.3f}x | {faster} |")
 
 
-def summary(directories, opt=None, stream=None):
+def summary(directories, opt=None, stream=None, timed_dirs=()):
     """Per set: the pick and the model alone against the tuned best, the
     best over cuBLAS and cuBLAS over the copy floor (with `stream`, the
     speedup over cuBLAS of a kernel that only reads W); then the points
     where either misses 10%, and each point of the last set."""
     sets, left_out = [], {}
+    timed = {}
+    for d in timed_dirs:
+        for key, records in tune.load_points(d)[1].items():
+            timed.setdefault(key, []).extend(records)
     for d in directories:
-        rows, left = picks(d, opt)
+        rows, left = picks(d, opt, timed)
         sets.append((os.path.basename(os.path.normpath(d)), rows))
         left_out[sets[-1][0]] = left
     streamed, held = stream_times(stream) if stream else (None, False)
@@ -321,6 +347,9 @@ def main(argv):
                         help="each set's pick and model against the best")
     parser.add_argument("--repick", metavar="LAMPORT_OPT",
                         help="with --summary, the picks lamport-opt makes now")
+    parser.add_argument("--timed-picks", metavar="DIR", action="append",
+                        default=[], help="with --repick, the runs of "
+                        "bench/untimed_picks.py")
     parser.add_argument("--stream", metavar="STREAM.md",
                         help="with --summary, lamport-stream-floor's table")
     parser.add_argument("paths", nargs="+", metavar="PATH",
@@ -331,12 +360,14 @@ def main(argv):
         parser.error("--explore and --summary are two reports: give one")
     if (args.repick or args.stream) and not args.summary:
         parser.error("--repick and --stream go with --summary")
+    if args.timed_picks and not args.repick:
+        parser.error("--timed-picks goes with --repick")
     if args.explore:
         explore_report(args.explore, args.paths)
         print()
         return 0
     if args.summary:
-        summary(args.paths, args.repick, args.stream)
+        summary(args.paths, args.repick, args.stream, args.timed_picks)
         print()
         return 0
     if len(args.paths) < 2:
