@@ -23,7 +23,9 @@ alone (no-table), as LAMPORT_OPT's lamport-select-tactics makes them
 gets a bundle of each such tactic and one of the point's fastest stored
 kernel, its anchor: the report takes a pick's time as its time here times
 the anchor's stored time over its time here, so that what differs between
-the two runs cancels.
+the two runs cancels. LAMPORT_COMPILE builds the anchor too: the scaling
+holds while its kernels are those of the stored run (a change to the cost
+model, not to the generator).
 """
 import argparse
 import json
