@@ -321,12 +321,16 @@ void HostLaunches::applyPollTimeout() {
 void HostLaunches::writePollTimeout(const LoadedModule &module) {
   uint64_t ns = session.pollTimeout();
   session.makeCurrent(module.rank);
-  LAMPORT_CU(cuMemcpyHtoDAsync(module.pollTimeout, &ns, sizeof(ns),
-                               session.stream(module.rank)),
-             concat("rank ", module.rank,
-                    ": setting the poll timeout of a kernel image of the "
-                    "program to ",
-                    ns, " ns"));
+  std::string what =
+      concat("rank ", module.rank,
+             ": setting the poll timeout of a kernel image of the program to ",
+             ns, " ns");
+  // Ranks that share a GPU share the image but not the stream: the write
+  // lands before any of them launches from it.
+  CUstream stream = session.stream(module.rank);
+  LAMPORT_CU(cuMemcpyHtoDAsync(module.pollTimeout, &ns, sizeof(ns), stream),
+             what);
+  LAMPORT_CU(cuCtxSynchronize(), what);
 }
 
 } // namespace runtime

@@ -114,7 +114,7 @@ public:
   void keepError(const std::string &message);
 
   /// Writes the session's poll timeout (Session::pollTimeout) into the
-  /// override of every image loaded so far, on each rank's stream, so the
+  /// override of every image loaded so far and waits for the writes, so the
   /// launches issued after it see it; an image loaded later gets it as it
   /// loads. Images without the override (no polls) are left as they are.
   void applyPollTimeout();
@@ -146,8 +146,9 @@ private:
   const Loaded &load(LamportFunction_ &function, int rank);
   CUmodule loadModule(LamportModule_ &module, int rank);
   void issue(int rank, Held &launch);
-  /// Enqueues the session's poll timeout into \p module's override on its
-  /// rank's stream.
+  /// Writes the session's poll timeout into \p module's override and waits
+  /// for it: the ranks that share the image launch on streams of their
+  /// own.
   void writePollTimeout(const LoadedModule &module);
   /// Throws KernelFailure when a rank's stream reports a failure.
   void failIfStreamFailed();
