@@ -71,10 +71,10 @@ void checkPollTimeout(uint64_t ns, const std::string &who);
 /// override"). \p overrides holds each kernel's LoadedKernel::pollTimeout,
 /// in the manifest's order, in the current context; the writes are
 /// enqueued on \p stream. Throws Error starting with \p who, before writing
-/// any, where \p ns exceeds INT64_MAX (a compiled timeout_ns's limit, so
-/// that no deadline wraps), a kernel the manifest says polls (its
-/// `timeout_ns`) has no override, or no kernel has one (compiled before
-/// the override).
+/// any, where checkPollTimeout refuses \p ns, a kernel the manifest says
+/// polls (its `timeout_ns`) has no override, no kernel has one (compiled
+/// before the override), or \p stream captures a CUDA graph (a copy from
+/// the host cannot be captured).
 void setPollTimeouts(const Bundle &bundle,
                      const std::vector<CUdeviceptr> &overrides, uint64_t ns,
                      CUstream stream, const std::string &who);

@@ -227,10 +227,14 @@ static LLVM::LoadOp findOverrideLoad(gpu::GPUFuncOp func) {
   return nullptr;
 }
 
-/// The global that overrides the polls' timeout in `module`: an i64, 0
-/// (none) until the host sets it.
-static LLVM::GlobalOp createPollTimeoutGlobal(OpBuilder &b,
-                                              gpu::GPUModuleOp module) {
+/// The global that overrides the polls' timeout in `module` (an i64, 0
+/// until the host sets it), created where the module has none; null where
+/// another symbol takes its name.
+static LLVM::GlobalOp getOrCreatePollTimeoutGlobal(OpBuilder &b,
+                                                   gpu::GPUModuleOp module) {
+  if (Operation *symbol = SymbolTable::lookupSymbolIn(
+          module, ::lamport::runtime::kPollTimeoutSymbol))
+    return asPollTimeoutGlobal(symbol);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(module.getBody());
   // External linkage: the PTX declares it .visible, so cuModuleGetGlobal
@@ -252,14 +256,14 @@ static Value loadOverride(OpBuilder &b, Location loc, LLVM::GlobalOp global) {
 LogicalResult mlir::lamport::prepareToPoll(gpu::GPUModuleOp module) {
   StringRef name = ::lamport::runtime::kPollTimeoutSymbol;
   Operation *symbol = SymbolTable::lookupSymbolIn(module, name);
-  LLVM::GlobalOp global = symbol ? asPollTimeoutGlobal(symbol) : nullptr;
-  if (symbol && !global)
+  if (symbol && !asPollTimeoutGlobal(symbol))
     return symbol->emitOpError()
            << "takes the name '" << name
            << "' that the polls' timeout override needs: an i64 global in "
               "address space "
            << kGlobalAddressSpace;
   OpBuilder b(module.getContext());
+  LLVM::GlobalOp global;
   for (auto func : module.getOps<gpu::GPUFuncOp>()) {
     bool polls =
         func.walk([](Operation *op) {
@@ -271,7 +275,7 @@ LogicalResult mlir::lamport::prepareToPoll(gpu::GPUModuleOp module) {
     if (!polls || func.getBody().empty() || findOverrideLoad(func))
       continue;
     if (!global)
-      global = createPollTimeoutGlobal(b, module);
+      global = getOrCreatePollTimeoutGlobal(b, module);
     b.setInsertionPointToStart(&func.getBody().front());
     loadOverride(b, func.getLoc(), global);
   }
@@ -288,16 +292,10 @@ static FailureOr<Value> getPollTimeoutOverride(ConversionPatternRewriter &b,
   auto module = op->getParentOfType<gpu::GPUModuleOp>();
   if (!module)
     return b.notifyMatchFailure(op, "a poll lowers inside a gpu.module");
-  LLVM::GlobalOp global;
-  if (Operation *symbol = SymbolTable::lookupSymbolIn(
-          module, ::lamport::runtime::kPollTimeoutSymbol)) {
-    global = asPollTimeoutGlobal(symbol);
-    if (!global)
-      return b.notifyMatchFailure(
-          op, "the name of the polls' timeout override is taken");
-  } else {
-    global = createPollTimeoutGlobal(b, module);
-  }
+  LLVM::GlobalOp global = getOrCreatePollTimeoutGlobal(b, module);
+  if (!global)
+    return b.notifyMatchFailure(
+        op, "the name of the polls' timeout override is taken");
   return loadOverride(b, op->getLoc(), global);
 }
 
