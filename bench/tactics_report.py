@@ -145,6 +145,21 @@ def repicked(opt, key):
     return pick, alone
 
 
+def plain_points(directory):
+    """(keys, points) of a set: its plain (non-publishing) points' keys in
+    report order, and every point's records (tune.load_points)."""
+    _, points = tune.load_points(directory)
+    keys = [key for key in sorted(points, key=lambda k: (k[0], k[3]))
+            if not key[4]]
+    return keys, points
+
+
+def repicked_all(opt, keys):
+    """{key: repicked(opt, key)} for every key, on every core."""
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+        return dict(zip(keys, pool.map(lambda key: repicked(opt, key), keys)))
+
+
 def timed_elsewhere(timed, key, knobs, best):
     """The record of tactic `knobs` at point `key` from the untimed picks'
     runs `timed` ({key: records}), its time scaled by the point's fastest
@@ -165,14 +180,8 @@ def picks(directory, opt=None, timed=None):
     first choice (model_rank 0, or `opt`'s no-table pick now) and the
     fastest passing candidate; a pick `opt` makes that the set did not
     time is looked up in `timed` (timed_elsewhere)."""
-    _, points = tune.load_points(directory)
-    keys = [key for key in sorted(points, key=lambda k: (k[0], k[3]))
-            if not key[4]]
-    chosen = {}
-    if opt:
-        with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
-            chosen = dict(zip(keys, pool.map(lambda key: repicked(opt, key),
-                                             keys)))
+    keys, points = plain_points(directory)
+    chosen = repicked_all(opt, keys) if opt else {}
     out, left_out = [], 0
     for key in keys:
         records = points[key]

@@ -31,9 +31,8 @@ import argparse
 import json
 import os
 import sys
-from concurrent.futures import ThreadPoolExecutor
 
-from tactics_report import repicked
+from tactics_report import plain_points, repicked_all
 from tune_module import compile_programs, tune
 
 
@@ -41,12 +40,8 @@ def untimed(opt, directories):
     """[(key, anchor knobs, [untimed knobs])] over the sets' plain points."""
     out = []
     for directory in directories:
-        _, points = tune.load_points(directory)
-        keys = [key for key in sorted(points, key=lambda k: (k[0], k[3]))
-                if not key[4]]
-        with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
-            chosen = list(pool.map(lambda key: repicked(opt, key), keys))
-        for key, tactics in zip(keys, chosen):
+        keys, points = plain_points(directory)
+        for key, tactics in repicked_all(opt, keys).items():
             timed = [r["tactic"] for r in tune.passing_of(points[key])]
             best = tune.best_of(points[key])
             missing = []
