@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <utility>
 
@@ -186,10 +187,9 @@ LoadedKernel loadKernel(const Bundle &bundle, std::size_t k,
   return loaded;
 }
 
-void setPollTimeouts(const Bundle &bundle,
-                     const std::vector<CUdeviceptr> &overrides, uint64_t ns,
-                     CUstream stream, const std::string &who) {
-  checkPollTimeout(ns, who);
+void checkPollTimeoutOverrides(const Bundle &bundle,
+                               const std::vector<CUdeviceptr> &overrides,
+                               const std::string &who) {
   const Manifest &m = bundle.manifest;
   // Refuse before writing any: kernels that disagree on it would trap
   // sooner or later than the caller asked.
@@ -209,6 +209,13 @@ void setPollTimeouts(const Bundle &bundle,
         "' has an override of its polls' timeout (", kPollTimeoutSymbol,
         "): none polls, or they were compiled before the override; compile "
         "the bundle again"));
+}
+
+void setPollTimeouts(const Bundle &bundle,
+                     const std::vector<CUdeviceptr> &overrides, uint64_t ns,
+                     CUstream stream, const std::string &who) {
+  checkPollTimeout(ns, who);
+  checkPollTimeoutOverrides(bundle, overrides, who);
   // A copy from host memory cannot be captured: CUDA would end the
   // caller's capture with an error of its own.
   CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
@@ -222,11 +229,44 @@ void setPollTimeouts(const Bundle &bundle,
                "(replays of the graph see the latest value)"));
   check(queried, "cuStreamIsCapturing",
         concat(who, ": asking whether the stream is capturing"));
-  for (std::size_t k = 0; k < m.kernels.size(); ++k)
+  for (std::size_t k = 0; k < overrides.size(); ++k)
     if (overrides[k])
       LAMPORT_CU(cuMemcpyHtoDAsync(overrides[k], &ns, sizeof(ns), stream),
                  concat(who, ": setting the poll timeout of kernel '",
-                        m.kernels[k].name, "' to ", ns, " ns"));
+                        bundle.manifest.kernels[k].name, "' to ", ns, " ns"));
+}
+
+namespace {
+/// The calling thread in the relaxed capture mode while it lives: its calls
+/// then never invalidate a capture of the process's other streams.
+class RelaxedCaptureMode {
+public:
+  explicit RelaxedCaptureMode(const std::string &who) {
+    LAMPORT_CU(cuThreadExchangeStreamCaptureMode(&previous),
+               concat(who, ": entering the relaxed capture mode"));
+  }
+  ~RelaxedCaptureMode() { api().cuThreadExchangeStreamCaptureMode(&previous); }
+  RelaxedCaptureMode(const RelaxedCaptureMode &) = delete;
+  RelaxedCaptureMode &operator=(const RelaxedCaptureMode &) = delete;
+
+private:
+  CUstreamCaptureMode previous = CU_STREAM_CAPTURE_MODE_RELAXED;
+};
+} // namespace
+
+void writePollTimeoutsNow(const std::vector<CUdeviceptr> &overrides,
+                          uint64_t ns, const std::string &who) {
+  RelaxedCaptureMode relaxed(who);
+  CUstream stream = nullptr;
+  LAMPORT_CU(cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING),
+             concat(who, ": creating a stream for the poll timeout's write"));
+  std::unique_ptr<CUstream_st, void (*)(CUstream)> owned(
+      stream, [](CUstream s) { api().cuStreamDestroy(s); });
+  std::string what = concat(who, ": setting the poll timeout to ", ns, " ns");
+  for (CUdeviceptr address : overrides)
+    if (address)
+      LAMPORT_CU(cuMemcpyHtoDAsync(address, &ns, sizeof(ns), stream), what);
+  LAMPORT_CU(cuStreamSynchronize(stream), what);
 }
 
 void optIntoSharedMemory(CUfunction function, std::size_t bytes,

@@ -91,21 +91,21 @@ const DeviceProperties &Session::device(int rank) const {
 }
 
 void Session::setPollTimeout(uint64_t ns) {
-  if (bundle.manifest.kernels.empty()) {
-    checkPollTimeout(ns, "setting the poll timeout");
-    pollTimeoutNs = ns;
-    return;
-  }
+  checkPollTimeout(ns, "setting the poll timeout");
+  // Every device loads the same kernels: checked on the first, before any
+  // write.
+  if (!bundle.manifest.kernels.empty())
+    checkPollTimeoutOverrides(bundle, modulesOf(0).pollTimeouts,
+                              concat("device ", modulesOf(0).ordinal));
   std::vector<const DeviceModules *> done;
-  for (int r = 0; r < config.tp; ++r) {
+  for (int r = 0; r < config.tp && !bundle.manifest.kernels.empty(); ++r) {
     DeviceModules &device = modulesOf(r);
     if (std::find(done.begin(), done.end(), &device) != done.end())
       continue; // Ranks that share a GPU share its modules.
     done.push_back(&device);
     makeCurrent(r);
-    std::string who = concat("device ", device.ordinal);
-    setPollTimeouts(bundle, device.pollTimeouts, ns, nullptr, who);
-    LAMPORT_CU(cuCtxSynchronize(), concat(who, ": setting the poll timeout"));
+    writePollTimeoutsNow(device.pollTimeouts, ns,
+                         concat("device ", device.ordinal));
   }
   pollTimeoutNs = ns;
 }

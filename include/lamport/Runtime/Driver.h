@@ -74,10 +74,12 @@ namespace runtime {
   X(cuStreamCreate)                                                            \
   X(cuStreamDestroy)                                                           \
   X(cuStreamQuery)                                                             \
+  X(cuStreamSynchronize)                                                       \
   X(cuStreamWaitEvent)                                                         \
   X(cuStreamBeginCapture)                                                      \
   X(cuStreamIsCapturing)                                                       \
   X(cuStreamEndCapture)                                                        \
+  X(cuThreadExchangeStreamCaptureMode)                                         \
   X(cuEventCreate)                                                             \
   X(cuEventDestroy)                                                            \
   X(cuEventRecord)                                                             \

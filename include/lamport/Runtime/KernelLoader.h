@@ -66,18 +66,32 @@ CUdeviceptr findPollTimeout(CUmodule module, const std::string &who);
 /// with \p who.
 void checkPollTimeout(uint64_t ns, const std::string &who);
 
+/// Checks that \p bundle's loaded kernels can take a poll timeout set at run
+/// time: \p overrides holds each kernel's LoadedKernel::pollTimeout, in the
+/// manifest's order. Throws Error starting with \p who where a kernel the
+/// manifest says polls (its `timeout_ns`) has no override, or none has one
+/// (compiled before the override).
+void checkPollTimeoutOverrides(const Bundle &bundle,
+                               const std::vector<CUdeviceptr> &overrides,
+                               const std::string &who);
+
 /// Sets how long the polls of \p bundle's loaded kernels wait: \p ns, or with
 /// 0 each poll's compiled timeout (docs/bundle.md, "The polls' timeout
-/// override"). \p overrides holds each kernel's LoadedKernel::pollTimeout,
-/// in the manifest's order, in the current context; the writes are
-/// enqueued on \p stream. Throws Error starting with \p who, before writing
-/// any, where checkPollTimeout refuses \p ns, a kernel the manifest says
-/// polls (its `timeout_ns`) has no override, no kernel has one (compiled
-/// before the override), or \p stream captures a CUDA graph (a copy from
-/// the host cannot be captured).
+/// override"), the writes enqueued on \p stream in the current context.
+/// Throws Error starting with \p who, before writing any, where
+/// checkPollTimeout or checkPollTimeoutOverrides refuses, or \p stream
+/// captures a CUDA graph (a copy from the host cannot be captured).
 void setPollTimeouts(const Bundle &bundle,
                      const std::vector<CUdeviceptr> &overrides, uint64_t ns,
                      CUstream stream, const std::string &who);
+
+/// Writes \p ns into every nonzero address of \p overrides in the current
+/// context and waits for those writes alone: on a stream of its own, in the
+/// relaxed capture mode, so a CUDA graph another stream of the process is
+/// capturing goes on undisturbed (a context-wide wait would end it). Throws
+/// Error starting with \p who.
+void writePollTimeoutsNow(const std::vector<CUdeviceptr> &overrides,
+                          uint64_t ns, const std::string &who);
 
 /// Lets \p function launch with \p bytes of dynamic shared memory. Static
 /// and dynamic shared memory past 48 KiB together need the opt-in, so any

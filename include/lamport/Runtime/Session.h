@@ -148,9 +148,10 @@ public:
   /// Makes rank \p rank's context current on this thread.
   void makeCurrent(int rank) const;
   /// Sets how long every poll of every rank waits after its first miss:
-  /// \p ns, or with 0 the compiled timeouts (setPollTimeouts in
-  /// KernelLoader.h, which says what it refuses), and waits until the
-  /// writes have landed, so any stream's later launches see them. A
+  /// \p ns, or with 0 the compiled timeouts (checkPollTimeout and
+  /// checkPollTimeoutOverrides in KernelLoader.h say what it refuses), and
+  /// waits until the writes alone have landed (writePollTimeoutsNow), so
+  /// any stream's later launches see them. A
   /// manifest without kernels (a host-lowered program's, whose modules
   /// load at their first launch) only records it: pollTimeout().
   void setPollTimeout(uint64_t ns);

@@ -326,11 +326,9 @@ void HostLaunches::writePollTimeout(const LoadedModule &module) {
              ": setting the poll timeout of a kernel image of the program to ",
              ns, " ns");
   // Ranks that share a GPU share the image but not the stream: the write
-  // lands before any of them launches from it.
-  CUstream stream = session.stream(module.rank);
-  LAMPORT_CU(cuMemcpyHtoDAsync(module.pollTimeout, &ns, sizeof(ns), stream),
-             what);
-  LAMPORT_CU(cuCtxSynchronize(), what);
+  // lands before any of them launches from it, and waits for nothing the
+  // ranks enqueued (a poll waiting for a rank the program has yet to call).
+  writePollTimeoutsNow({module.pollTimeout}, ns, what);
 }
 
 } // namespace runtime

@@ -1056,6 +1056,16 @@ CUresult cuStreamIsCapturing(CUstream stream, CUstreamCaptureStatus *status) {
                 : CU_STREAM_CAPTURE_STATUS_NONE;
   return sticky;
 }
+/// Operations run as they are enqueued, or wait in a capture or behind a
+/// held stream, which a wait for another stream does not release.
+CUresult cuStreamSynchronize(CUstream) { return sticky; }
+/// Each thread's mode, swapped as the driver does; captures here are
+/// never invalidated, so it changes nothing else.
+CUresult cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode *mode) {
+  thread_local CUstreamCaptureMode threadMode = CU_STREAM_CAPTURE_MODE_GLOBAL;
+  std::swap(*mode, threadMode);
+  return CUDA_SUCCESS;
+}
 CUresult cuStreamEndCapture(CUstream, CUgraph *graph) {
   capturing = false;
   *graph = reinterpret_cast<CUgraph>(new Graph{captured});
