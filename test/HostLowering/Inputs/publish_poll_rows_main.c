@@ -22,6 +22,9 @@
 //                  the timeout was set then;
 //   timeout-restored  set to 250 ms before a full step, then back to the
 //                  compiled timeout (0) before the missing rank's step;
+//   timeout-then-steps  the steps of `steps` after the timeout is set to 5 s
+//                  before any image has loaded (each image takes it as it
+//                  loads);
 //   api-errors     the C API's refusals, each printed.
 //
 //===----------------------------------------------------------------------===//
@@ -232,6 +235,11 @@ int main(int argc, char **argv) {
     CHECK(lamportRuntimeAllocate(runtime, r,
                                  (uint64_t)kTp * kCapacity * kWidth * 2,
                                  &outOnDevice[r], printError, NULL));
+  }
+  if (strcmp(mode, "timeout-then-steps") == 0) {
+    CHECK(
+        lamportRuntimeSetPollTimeout(runtime, 5000000000ull, printError, NULL));
+    mode = "steps";
   }
   int failed = strcmp(mode, "steps") == 0        ? runSteps()
                : strcmp(mode, "api-errors") == 0 ? apiErrors()
