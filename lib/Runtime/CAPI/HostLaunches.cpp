@@ -303,7 +303,7 @@ CUmodule HostLaunches::loadModule(LamportModule_ &module, int rank) {
   try {
     entry.pollTimeout = findPollTimeout(loaded, who);
     if (entry.pollTimeout && session.pollTimeout())
-      writePollTimeout(entry);
+      writePollTimeouts(rank, {entry.pollTimeout});
   } catch (...) {
     api().cuModuleUnload(loaded);
     throw;
@@ -313,22 +313,30 @@ CUmodule HostLaunches::loadModule(LamportModule_ &module, int rank) {
 }
 
 void HostLaunches::applyPollTimeout() {
+  // One write and wait a device: its images share one context.
+  std::map<int, std::pair<int, std::vector<CUdeviceptr>>> byDevice;
   for (const auto &[key, loaded] : modules)
-    if (loaded.pollTimeout)
-      writePollTimeout(loaded);
+    if (loaded.pollTimeout) {
+      auto &[rank, overrides] = byDevice[key.second];
+      rank = loaded.rank;
+      overrides.push_back(loaded.pollTimeout);
+    }
+  for (const auto &[ordinal, images] : byDevice)
+    writePollTimeouts(images.first, images.second);
 }
 
-void HostLaunches::writePollTimeout(const LoadedModule &module) {
+void HostLaunches::writePollTimeouts(
+    int rank, const std::vector<CUdeviceptr> &overrides) {
   uint64_t ns = session.pollTimeout();
-  session.makeCurrent(module.rank);
-  std::string what =
-      concat("rank ", module.rank,
-             ": setting the poll timeout of a kernel image of the program to ",
-             ns, " ns");
-  // Ranks that share a GPU share the image but not the stream: the write
-  // lands before any of them launches from it, and waits for nothing the
+  session.makeCurrent(rank);
+  // Ranks that share a GPU share the images but not the streams: the writes
+  // land before any of them launches from one, and wait for nothing the
   // ranks enqueued (a poll waiting for a rank the program has yet to call).
-  writePollTimeoutsNow({module.pollTimeout}, ns, what);
+  writePollTimeoutsNow(overrides, ns,
+                       concat("rank ", rank,
+                              ": setting the poll timeout of the program's "
+                              "kernel images to ",
+                              ns, " ns"));
 }
 
 } // namespace runtime

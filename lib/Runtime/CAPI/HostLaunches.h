@@ -146,10 +146,10 @@ private:
   const Loaded &load(LamportFunction_ &function, int rank);
   CUmodule loadModule(LamportModule_ &module, int rank);
   void issue(int rank, Held &launch);
-  /// Writes the session's poll timeout into \p module's override and waits
-  /// for it: the ranks that share the image launch on streams of their
-  /// own.
-  void writePollTimeout(const LoadedModule &module);
+  /// Writes the session's poll timeout into \p overrides, images' overrides
+  /// in rank \p rank's context, and waits for those writes alone
+  /// (writePollTimeoutsNow).
+  void writePollTimeouts(int rank, const std::vector<CUdeviceptr> &overrides);
   /// Throws KernelFailure when a rank's stream reports a failure.
   void failIfStreamFailed();
 
