@@ -330,13 +330,9 @@ void HostLaunches::writePollTimeouts(
   uint64_t ns = session.pollTimeout();
   session.makeCurrent(rank);
   // Ranks that share a GPU share the images but not the streams: the writes
-  // land before any of them launches from one, and wait for nothing the
-  // ranks enqueued (a poll waiting for a rank the program has yet to call).
+  // land before any of them launches from one.
   writePollTimeoutsNow(overrides, ns,
-                       concat("rank ", rank,
-                              ": setting the poll timeout of the program's "
-                              "kernel images to ",
-                              ns, " ns"));
+                       concat("rank ", rank, ": the program's kernel images"));
 }
 
 } // namespace runtime
