@@ -82,7 +82,7 @@ lowered() {
   done
   if [ -z "$missing" ]; then
     note "$name" "$mode" PASS \
-      "[$((SECONDS - start)) s] $(grep -E 'timed out|step 3' "$log" | head -1 | grep -Eo '(after [0-9.]+ ms \(timeout [0-9.]+ ms\)|step 3: .*)')"
+      "[$((SECONDS - start)) s] $(grep -Eo '(after [0-9.]+ ms \(timeout [0-9.]+ ms\)|step 3: .*)' "$log" | head -1)"
   else
     note "$name" "$mode" FAIL "${missing:0:300}"
     failures=$((failures + 1))
