@@ -106,10 +106,12 @@ LAMPORT_RUNTIME_EXPORTED LamportStatus lamportRuntimeStep(
     the bundle's kernels on every rank before it returns, and the kernel
     images a host-lowered program launches (include/lamport-c/HostRuntime.h):
     those loaded so far before their next launches, those loaded later as
-    they load. Call it between steps. A bundle compiled before the override
-    gives an error naming its polling kernel; a host-lowered image without
-    it (one without polls) is left as it is. The watchdog of the steps
-    should exceed it. */
+    they load. Call it between steps; a CUDA graph another stream of the
+    process is capturing meanwhile goes on (the writes go on a stream of
+    their own, in the relaxed capture mode). A bundle compiled before the
+    override gives an error naming its polling kernel; a host-lowered image
+    without it (one without polls) is left as it is. The watchdog of the
+    steps should exceed it. */
 LAMPORT_RUNTIME_EXPORTED LamportStatus lamportRuntimeSetPollTimeout(
     LamportRuntime runtime, uint64_t timeoutNs,
     LamportErrorCallback errorCallback, void *userData);
