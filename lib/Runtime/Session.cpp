@@ -93,21 +93,23 @@ const DeviceProperties &Session::device(int rank) const {
 void Session::setPollTimeout(uint64_t ns) {
   checkPollTimeout(ns, "setting the poll timeout");
   // A manifest without kernels (a host-lowered program's) only records it.
-  if (!bundle.manifest.kernels.empty()) {
-    // Every device loads the same kernels: checked on the first, before
-    // any write.
-    checkPollTimeoutOverrides(bundle, modulesOf(0).pollTimeouts,
-                              concat("device ", modulesOf(0).ordinal));
-    std::vector<const DeviceModules *> done;
-    for (int r = 0; r < config.tp; ++r) {
-      DeviceModules &device = modulesOf(r);
-      if (std::find(done.begin(), done.end(), &device) != done.end())
-        continue; // Ranks that share a GPU share its modules.
-      done.push_back(&device);
-      makeCurrent(r);
-      writePollTimeoutsNow(device.pollTimeouts, ns,
-                           concat("device ", device.ordinal));
-    }
+  if (bundle.manifest.kernels.empty()) {
+    pollTimeoutNs = ns;
+    return;
+  }
+  // Every device loads the same kernels: checked on the first, before any
+  // write.
+  checkPollTimeoutOverrides(bundle, modulesOf(0).pollTimeouts,
+                            concat("device ", modulesOf(0).ordinal));
+  std::vector<const DeviceModules *> done;
+  for (int r = 0; r < config.tp; ++r) {
+    DeviceModules &device = modulesOf(r);
+    if (std::find(done.begin(), done.end(), &device) != done.end())
+      continue; // Ranks that share a GPU share its modules.
+    done.push_back(&device);
+    makeCurrent(r);
+    writePollTimeoutsNow(device.pollTimeouts, ns,
+                         concat("device ", device.ordinal));
   }
   pollTimeoutNs = ns;
 }

@@ -151,9 +151,9 @@ public:
   /// \p ns, or with 0 the compiled timeouts (checkPollTimeout and
   /// checkPollTimeoutOverrides in KernelLoader.h say what it refuses), and
   /// waits until the writes alone have landed (writePollTimeoutsNow), so
-  /// any stream's later launches see them. A
-  /// manifest without kernels (a host-lowered program's, whose modules
-  /// load at their first launch) only records it: pollTimeout().
+  /// any stream's later launches see them. A manifest without kernels (a
+  /// host-lowered program's, whose modules load at their first launch) only
+  /// records it: pollTimeout().
   void setPollTimeout(uint64_t ns);
   /// The override setPollTimeout set, 0 for none.
   uint64_t pollTimeout() const { return pollTimeoutNs; }
