@@ -66,6 +66,7 @@ CONSTANTS = {
     "dram": 4.25e6,        # weight-stream bandwidth, bytes/us
     "sm": 81.9e3,          # what one SM's loads pull, bytes/us
     "l2": 11.9e6,          # activations from L2, bytes/us
+    "x_tile_saving": 0.5,  # x's time falls as tiles^-this, not 1 / tiles
     "publish": 4.4e6,      # the publishing epilogue's copies, bytes/us
     "launch": 0.641,       # fixed cost of a launch under PDL, us
     "latency": 0.565,      # a memory round trip under load, us
@@ -307,7 +308,7 @@ def estimate(c, n, k, m, t, publishes=False, tp=1):
         stream *= c["no_hint"]
 
     x_bytes = 2.0 * grid_x * m * k
-    activations = x_bytes / c["l2"]
+    activations = x_bytes / c["l2"] * tiles ** (1.0 - c["x_tile_saving"])
     late = t["late_chunks"]
     late_gain = activations * (c["late1"] if late == 1 else c["late2"]) \
         if late else 0

@@ -13,11 +13,13 @@
 // is 8 chunks, 64 registers, 1 load; kw 64 2 chunks, 16 registers, the
 // whole first fill (2, 3 or 4 stages).
 
-// o_proj tp8: the best launch shape s1 kw128 tiles4 is 8 warps over 64
-// rows; a stage of one chunk of 32 K a warp is 64 x 2 x 32 x 8 = 32 KiB, so
-// 1024 K is 4 loads, through 2 stages (64 KiB) or 4 (128 KiB; 4 is the
-// default, not printed). s1 kw64 tiles4 is 16 warps: the smallest stage is
-// 64 KiB, 2 loads, so both rings are 2 stages: one variant. Last, the bulk
+// o_proj tp8: the best launch shape s1 kw128 (one tile) carries
+// late_chunks = 2, so 0 and 1 follow it. It is 8 warps over 16 rows: all
+// of a CTA's weights, 16 x 1024 x 2 bytes, are one stage of 32 KiB (one
+// copy, one lane), so both rings are that one stage: one variant. s1 kw128 tiles4 is 8 warps over
+// 64 rows; a stage of one chunk of 32 K a warp is 64 x 2 x 32 x 8 = 32 KiB,
+// so 1024 K is 4 loads, through 2 stages (64 KiB) or 4 (128 KiB; 4 is the
+// default, not printed). Last, the bulk
 // pipeline's own launch shapes: one split, 4 warps (kw 256), 8 (kw 128) or
 // 16 (kw 64), the passes and tiles that leave at least 96 CTAs (one tile
 // and 2 or 4 passes, two tiles and 2), rings of about 96, 128 and 192 KiB;
@@ -28,6 +30,11 @@
 // copy a lane (at 64 rows, the 2-stage ring above; at 32 rows, 3 stages).
 // CHECK-LABEL: func.func @oproj_tp8
 // CHECK: lamport.candidates = [
+// CHECK-SAME: #lamport.tactic<splits = 1, kw = 128, accs = 2, min_ctas_per_sm = 1, early_dependents = true, late_chunks = 2, token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>,
+// CHECK-SAME: #lamport.tactic<splits = 1, kw = 128, accs = 2, min_ctas_per_sm = 1, early_dependents = true, token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>,
+// CHECK-SAME: #lamport.tactic<splits = 1, kw = 128, accs = 2, min_ctas_per_sm = 1, early_dependents = true, late_chunks = 1, token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>,
+// CHECK-SAME: #lamport.tactic<splits = 1, kw = 128, accs = 2, min_ctas_per_sm = 1, early_dependents = true, pipeline = bulk, stages = 1, stage_bytes = 32768, token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>,
+// CHECK-SAME: #lamport.tactic<splits = 1, kw = 128, accs = 2, min_ctas_per_sm = 1, early_dependents = true, pipeline = bulk, stages = 1, stage_bytes = 32768, early_reads = 0, token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>,
 // CHECK-SAME: #lamport.tactic<splits = 1, kw = 128, accs = 4, tiles = 4, min_ctas_per_sm = 1, early_dependents = true, token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>,
 // CHECK-SAME: #lamport.tactic<splits = 1, kw = 128, accs = 4, tiles = 4, min_ctas_per_sm = 1, early_dependents = true, late_chunks = 1, token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>,
 // CHECK-SAME: #lamport.tactic<splits = 1, kw = 128, accs = 4, tiles = 4, min_ctas_per_sm = 1, early_dependents = true, late_chunks = 2, token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>,
@@ -35,10 +42,6 @@
 // CHECK-SAME: #lamport.tactic<splits = 1, kw = 128, accs = 4, tiles = 4, min_ctas_per_sm = 1, early_dependents = true, pipeline = bulk, stages = 2, stage_bytes = 32768, early_reads = 0, token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>,
 // CHECK-SAME: #lamport.tactic<splits = 1, kw = 128, accs = 4, tiles = 4, min_ctas_per_sm = 1, early_dependents = true, pipeline = bulk, stage_bytes = 32768, producer_lanes = 32, token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>,
 // CHECK-SAME: #lamport.tactic<splits = 1, kw = 128, accs = 4, tiles = 4, min_ctas_per_sm = 1, early_dependents = true, pipeline = bulk, stage_bytes = 32768, producer_lanes = 32, early_reads = 0, token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>,
-// CHECK-SAME: #lamport.tactic<splits = 1, kw = 64, accs = 2, tiles = 4, min_ctas_per_sm = 1, early_dependents = true, token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>,
-// CHECK-SAME: #lamport.tactic<splits = 1, kw = 64, accs = 2, tiles = 4, min_ctas_per_sm = 1, early_dependents = true, late_chunks = 1, token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>,
-// CHECK-SAME: #lamport.tactic<splits = 1, kw = 64, accs = 2, tiles = 4, min_ctas_per_sm = 1, early_dependents = true, pipeline = bulk, stages = 2, stage_bytes = 65536, producer_lanes = 32, token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>,
-// CHECK-SAME: #lamport.tactic<splits = 1, kw = 64, accs = 2, tiles = 4, min_ctas_per_sm = 1, early_dependents = true, pipeline = bulk, stages = 2, stage_bytes = 65536, producer_lanes = 32, early_reads = 0, token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>,
 // CHECK-SAME: #lamport.tactic<splits = 1, kw = 256, accs = 2, passes = 2, min_ctas_per_sm = 1, early_dependents = true, pipeline = bulk, stages = 2, stage_bytes = 32768, token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>,
 // CHECK-SAME: #lamport.tactic<splits = 1, kw = 256, accs = 2, passes = 2, min_ctas_per_sm = 1, early_dependents = true, pipeline = bulk, stages = 2, stage_bytes = 32768, early_reads = 1, token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>,
 // CHECK-SAME: #lamport.tactic<splits = 1, kw = 256, accs = 2, tiles = 2, passes = 2, min_ctas_per_sm = 1, early_dependents = true, pipeline = bulk, stages = 3, stage_bytes = 32768, producer_lanes = 2, token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>,
@@ -71,7 +74,7 @@
 // CHECK-SAME: #lamport.tactic<splits = 1, kw = 64, accs = 2, passes = 4, min_ctas_per_sm = 1, early_dependents = true, pipeline = bulk, stage_bytes = 32768, early_reads = 4, token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>]
 // Without the option, the two launch shapes alone.
 // PLAIN-LABEL: func.func @oproj_tp8
-// PLAIN: lamport.candidates = [#lamport.tactic<splits = 1, kw = 128, accs = 4, tiles = 4, {{[^>]*}}>, #lamport.tactic<splits = 1, kw = 64, accs = 2, tiles = 4, {{[^>]*}}>]
+// PLAIN: lamport.candidates = [#lamport.tactic<splits = 1, kw = 128, accs = 2, {{[^>]*}}late_chunks = 2, {{[^>]*}}>, #lamport.tactic<splits = 1, kw = 128, accs = 4, tiles = 4, {{[^>]*}}>]
 func.func @oproj_tp8(%x: memref<8x1024xbf16>, %w: memref<8192x1024xbf16>,
                      %y: memref<8x8192xbf16>) {
   lamport.gemm_publish %x, %w into %y {pdl}

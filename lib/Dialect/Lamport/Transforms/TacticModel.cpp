@@ -278,9 +278,12 @@ static double estimateRegister(const ChipModel &chip,
     stream *= chip.noHintFactor;
 
   // x from L2 after the wait: every CTA of a split reads its K slice of M
-  // rows, once for all passes; late chunks overlap part of it.
+  // rows, once for all passes; late chunks overlap part of it. More tiles
+  // a CTA mean fewer CTAs reading x, but the time falls slower than the
+  // bytes (measured: docs/tactics.md, "The cost model").
   double xBytes = 2.0 * shape.gridX() * m * problem.k;
-  double activations = xBytes / chip.l2BytesPerUs;
+  double activations = xBytes / chip.l2BytesPerUs *
+                       std::pow(shape.tiles, 1.0 - chip.xTileSaving);
   int64_t late = tactic.getLateChunks();
   double lateGain =
       late ? activations * (late == 1 ? chip.lateOverlap1 : chip.lateOverlap2)

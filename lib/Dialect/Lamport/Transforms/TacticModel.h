@@ -46,6 +46,9 @@ struct ChipModel {
   double smBytesPerUs = 81.9e3;
   /// L2 to SM bandwidth for the activations, bytes per us.
   double l2BytesPerUs = 11.9e6;
+  /// How x's time from L2 falls with the tiles a CTA owns: as
+  /// tiles^-xTileSaving, not as the bytes (1 / tiles) the fewer CTAs read.
+  double xTileSaving = 0.5;
   /// Bandwidth of the publishing epilogue's copies, bytes per us.
   double publishBytesPerUs = 4.4e6;
   /// A kernel's fixed cost under PDL in a graph, us.
