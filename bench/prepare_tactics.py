@@ -25,6 +25,7 @@ bundles/tactics.tar.xz, which the GPU machine unpacks
 (bench/run_tactics.sh): the bundles' PTX packs about tenfold. Carry it and
 third_party_cache (nlohmann/json's headers, copied here).
 """
+import argparse
 import json
 import os
 import subprocess
@@ -160,19 +161,48 @@ def compile_program(compile_tool, work, name, text, out, required=True):
 SETS = ("tune", "fresh", "unseen", "untabled")
 
 
+def positive_int(text):
+    """argparse type: an integer of at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a positive integer")
+    return value
+
+
+def set_list(text):
+    """argparse type: a comma-separated list of SETS."""
+    sets = tuple(text.split(","))
+    unknown = [name for name in sets if name not in SETS]
+    if unknown:
+        raise argparse.ArgumentTypeError(
+            f"{', '.join(unknown)}: not a set (each of {', '.join(SETS)})")
+    return sets
+
+
 def main(argv):
-    candidates, sets = "10", SETS
-    while argv[:1] in (["--candidates"], ["--sets"]):
-        if argv[0] == "--candidates":
-            candidates = argv[1]
-        else:
-            sets = tuple(argv[1].split(","))
-            if not set(sets) <= set(SETS):
-                sys.exit(f"--sets: each of {', '.join(SETS)}")
-        argv = argv[2:]
-    bin_dir = argv[0] if argv else os.path.join(ROOT, "build", "bin")
-    opt = os.path.join(bin_dir, "lamport-opt")
-    compile_tool = os.path.join(bin_dir, "lamport-compile")
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--candidates", type=positive_int, default=10,
+                        help="launch shapes a point (default 10)")
+    parser.add_argument("--sets", type=set_list, default=SETS,
+                        help=f"some of {','.join(SETS)} (default all)")
+    parser.add_argument("bin_dir", nargs="?", metavar="BUILD_BIN",
+                        default=os.path.join(ROOT, "build", "bin"),
+                        help="holds lamport-opt and lamport-compile "
+                        "(default build/bin)")
+    args = parser.parse_args(argv)
+    candidates, sets = str(args.candidates), args.sets
+    opt = os.path.join(args.bin_dir, "lamport-opt")
+    compile_tool = os.path.join(args.bin_dir, "lamport-compile")
+    # Before the previous bundles are removed: a wrong directory leaves them.
+    for tool in (opt, compile_tool):
+        if not os.access(tool, os.X_OK):
+            parser.error(f"{tool}: no such program (BUILD_BIN must hold "
+                         "lamport-opt and lamport-compile)")
     seed = os.path.join(ROOT, "bundles", "tactics", "seed")
     work = os.path.join(ROOT, "bundles", "tactics", "programs")
     subprocess.run(["rm", "-rf", os.path.join(ROOT, "bundles", "tactics")])
