@@ -16,6 +16,7 @@
 #   python3 bench/prepare_gemm_bulk.py [LAMPORT_COMPILE]
 #
 #===----------------------------------------------------------------------===#
+import argparse
 import os
 import shutil
 import subprocess
@@ -26,8 +27,7 @@ from concurrent.futures import ThreadPoolExecutor
 from tune_module import tune
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-COMPILE = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
-    ROOT, "build/bin/lamport-compile")
+COMPILE = os.path.join(ROOT, "build/bin/lamport-compile")
 OUT = os.path.join(ROOT, "bundles/gemm_bulk")
 
 # shape: (N, K, tp, [(splits, kw, tiles, passes, stages, stage KiB, lanes)])
@@ -97,7 +97,17 @@ def compile_one(item, scratch):
     return None
 
 
-def main():
+def main(argv):
+    global COMPILE
+    parser = argparse.ArgumentParser(
+        description="Compiles the bulk pipeline's sweep of the seed shapes "
+        "into bundles/gemm_bulk.")
+    parser.add_argument("compile", nargs="?", metavar="LAMPORT_COMPILE",
+                        default=COMPILE, help="default build/bin/lamport-compile")
+    COMPILE = parser.parse_args(argv).compile
+    # Before the previous bundles are removed: a wrong path leaves them.
+    if not os.access(COMPILE, os.X_OK):
+        parser.error(f"{COMPILE}: no such program")
     shutil.rmtree(OUT, ignore_errors=True)
     os.makedirs(OUT)
     with tempfile.TemporaryDirectory() as scratch:
@@ -111,4 +121,4 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))
