@@ -27,7 +27,7 @@ from concurrent.futures import ThreadPoolExecutor
 from tune_module import tune
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-COMPILE = os.path.join(ROOT, "build/bin/lamport-compile")
+DEFAULT_COMPILE = os.path.join(ROOT, "build/bin/lamport-compile")
 OUT = os.path.join(ROOT, "bundles/gemm_bulk")
 
 # shape: (N, K, tp, [(splits, kw, tiles, passes, stages, stage KiB, lanes)])
@@ -81,12 +81,12 @@ def jobs():
                            tune.program(shape, n, k, m, text, tp))
 
 
-def compile_one(item, scratch):
+def compile_one(compile_tool, item, scratch):
     name, text = item
     source = os.path.join(scratch, name + ".mlir")
     with open(source, "w") as f:
         f.write(text)
-    args = [COMPILE, source, "-o", os.path.join(OUT, name)]
+    args = [compile_tool, source, "-o", os.path.join(OUT, name)]
     if "_publish" in name:
         args.append("--protocol-check=false")
     run = subprocess.run(args, capture_output=True, text=True)
@@ -98,21 +98,22 @@ def compile_one(item, scratch):
 
 
 def main(argv):
-    global COMPILE
     parser = argparse.ArgumentParser(
         description="Compiles the bulk pipeline's sweep of the seed shapes "
         "into bundles/gemm_bulk.")
     parser.add_argument("compile", nargs="?", metavar="LAMPORT_COMPILE",
-                        default=COMPILE, help="default build/bin/lamport-compile")
-    COMPILE = parser.parse_args(argv).compile
+                        default=DEFAULT_COMPILE,
+                        help="default build/bin/lamport-compile")
+    compile_tool = parser.parse_args(argv).compile
     # Before the previous bundles are removed: a wrong path leaves them.
-    if not os.access(COMPILE, os.X_OK):
-        parser.error(f"{COMPILE}: no such program")
+    if not os.access(compile_tool, os.X_OK):
+        parser.error(f"{compile_tool}: no such program")
     shutil.rmtree(OUT, ignore_errors=True)
     os.makedirs(OUT)
     with tempfile.TemporaryDirectory() as scratch:
         with ThreadPoolExecutor(max_workers=2) as pool:
-            results = list(pool.map(lambda j: compile_one(j, scratch), jobs()))
+            results = list(pool.map(
+                lambda j: compile_one(compile_tool, j, scratch), jobs()))
     notes = [r for r in results if r]
     for note in notes:
         print(note)
