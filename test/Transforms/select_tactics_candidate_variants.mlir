@@ -16,10 +16,10 @@
 // o_proj tp8: the best launch shape s1 kw128 (one tile) carries
 // late_chunks = 2, so 0 and 1 follow it. It is 8 warps over 16 rows: all
 // of a CTA's weights, 16 x 1024 x 2 bytes, are one stage of 32 KiB (one
-// copy, one lane), so both rings are that one stage: one variant. s1 kw128 tiles4 is 8 warps over
-// 64 rows; a stage of one chunk of 32 K a warp is 64 x 2 x 32 x 8 = 32 KiB,
-// so 1024 K is 4 loads, through 2 stages (64 KiB) or 4 (128 KiB; 4 is the
-// default, not printed). Last, the bulk
+// copy, one lane), so both rings are that one stage: one variant. s1 kw128
+// tiles4 is 8 warps over 64 rows; a stage of one chunk of 32 K a warp is
+// 64 x 2 x 32 x 8 = 32 KiB, so 1024 K is 4 loads, through 2 stages (64 KiB)
+// or 4 (128 KiB; 4 is the default, not printed). Last, the bulk
 // pipeline's own launch shapes: one split, 4 warps (kw 256), 8 (kw 128) or
 // 16 (kw 64), the passes and tiles that leave at least 96 CTAs (one tile
 // and 2 or 4 passes, two tiles and 2), rings of about 96, 128 and 192 KiB;
