@@ -195,7 +195,7 @@ def estimate_bulk(c, n, k, m, t, publishes=False, tp=1):
 
 
 # appendBulkLaunches (TacticModel.cpp): the bulk-stream family's sweep.
-BULK_MIN_CTAS, BULK_OTHER_REGISTERS = 96, 24
+BULK_MIN_CTAS, BULK_OTHER_REGISTERS = 64, 24
 BULK_RINGS = (96 * 1024, 128 * 1024, 192 * 1024)
 
 

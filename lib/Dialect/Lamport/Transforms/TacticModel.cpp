@@ -406,8 +406,11 @@ void mlir::lamport::appendBulkLaunches(MLIRContext *ctx,
                                        int64_t tokenTile,
                                        ArrayRef<int64_t> tokenTiles,
                                        SmallVectorImpl<TacticAttr> &tactics) {
-  // Enough CTAs for about three quarters of an H200's 132 SMs.
-  constexpr int64_t kMinCtas = 96;
+  // Enough CTAs for about half of an H200's 132 SMs: grids of 64-95 (72 at
+  // N = 4608 with two tiles in 2 passes) were the better picks where a
+  // least grid of 96 left them out (docs/tactics.md, "The bulk pipeline's
+  // estimate").
+  constexpr int64_t kMinCtas = 64;
   // Registers of a thread besides x and the sums (addresses, the ring's
   // phases, the loop).
   constexpr int64_t kOtherRegisters = 24;
@@ -514,7 +517,7 @@ static std::string whyNotBulk(MLIRContext *ctx, const GemmProblem &problem) {
   if (!shared.empty())
     return shared;
   return "no launch of one split, 4, 8 or 16 warps and 2, 4 or 8 passes "
-         "leaves 96 CTAs with a ring that fits";
+         "leaves 64 CTAs with a ring that fits";
 }
 
 ArrayRef<TacticFamily> mlir::lamport::getTacticFamilies() {

@@ -140,7 +140,7 @@ TacticAttr earlyReadsTwin(const GemmProblem &problem, TacticAttr tactic);
 
 /// The bulk pipeline's own launch shapes, which lamport-tune times beside
 /// the model's: one split, 4, 8 or 16 warps (kw = K / warps, outside the
-/// register sweep at large K), 2, 4 or 8 passes over grids of at least 96
+/// register sweep at large K), 2, 4 or 8 passes over grids of at least 64
 /// CTAs, 1 or 2 tiles, x and the sums within a thread's registers at
 /// `tokenTile`, rings of about 96, 128 and 192 KiB in stages of about
 /// 32 KiB. A
