@@ -401,16 +401,17 @@ TacticAttr mlir::lamport::earlyReadsTwin(const GemmProblem &problem,
   return TacticAttr::get(tactic.getContext(), knobs);
 }
 
+/// The least grid of the bulk pipeline's own launch shapes: enough CTAs for
+/// about half of an H200's 132 SMs. Grids of 64-95 (72 at N = 4608 with two
+/// tiles in 2 passes) were the better picks where a least grid of 96 left
+/// them out (docs/tactics.md, "The bulk pipeline's estimate").
+static constexpr int64_t kBulkMinCtas = 64;
+
 void mlir::lamport::appendBulkLaunches(MLIRContext *ctx,
                                        const GemmProblem &problem,
                                        int64_t tokenTile,
                                        ArrayRef<int64_t> tokenTiles,
                                        SmallVectorImpl<TacticAttr> &tactics) {
-  // Enough CTAs for about half of an H200's 132 SMs: grids of 64-95 (72 at
-  // N = 4608 with two tiles in 2 passes) were the better picks where a
-  // least grid of 96 left them out (docs/tactics.md, "The bulk pipeline's
-  // estimate").
-  constexpr int64_t kMinCtas = 64;
   // Registers of a thread besides x and the sums (addresses, the ring's
   // phases, the loop).
   constexpr int64_t kOtherRegisters = 24;
@@ -424,7 +425,7 @@ void mlir::lamport::appendBulkLaunches(MLIRContext *ctx,
       for (int64_t tiles : {1, 2}) {
         int64_t rows = kFeaturesPerTile * tiles;
         if (problem.n % (rows * passes) ||
-            problem.n / (rows * passes) < kMinCtas)
+            problem.n / (rows * passes) < kBulkMinCtas)
           continue;
         // x of every chunk and the sums stay in registers for all passes.
         int64_t registers = kOtherRegisters + kw / kChunkK * tokenBlocks * 4 +
@@ -517,7 +518,8 @@ static std::string whyNotBulk(MLIRContext *ctx, const GemmProblem &problem) {
   if (!shared.empty())
     return shared;
   return "no launch of one split, 4, 8 or 16 warps and 2, 4 or 8 passes "
-         "leaves 64 CTAs with a ring that fits";
+         "leaves " +
+         std::to_string(kBulkMinCtas) + " CTAs with a ring that fits";
 }
 
 ArrayRef<TacticFamily> mlir::lamport::getTacticFamilies() {
