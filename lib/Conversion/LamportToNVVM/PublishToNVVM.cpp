@@ -14,8 +14,8 @@
 
 #include "Descriptor.h"
 #include "Fragment.h"
-#include "Patterns.h"
 #include "PTX.h"
+#include "Patterns.h"
 
 #include "mlir/Conversion/LLVMCommon/Pattern.h"
 

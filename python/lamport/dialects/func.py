@@ -1,7 +1,7 @@
 """func.func and func.return, as upstream's mlir.dialects.func builds them."""
 
 from .. import _lamport
-from ..ir import FunctionType, InsertionPoint, Location, Operation, _location
+from ..ir import FunctionType, Location, Operation, _location
 
 __all__ = ["FuncOp", "ReturnOp"]
 
