@@ -353,6 +353,41 @@ def test_time_and_emit_name_missing_inputs(tmp_path):
              str(tmp_path / "none.mlir")], "cannot read program")
 
 
+@pytest.mark.parametrize("command,option", [
+    (["time", "DIR"], "--bench"),
+    (["emit", "-o", "DIR", "shape:1024:4096"], "--opt"),
+    (["emit", "-o", "DIR", "shape:1024:4096"], "--compile"),
+])
+@pytest.mark.parametrize("given", ["/nonexistent/tool", "NOT_EXECUTABLE",
+                                   "no-such-tool-on-path"])
+def test_a_given_tool_must_be_there(tmp_path, command, option, given):
+    """A tool named on the command line that is missing or not executable is
+    refused by name, not replaced by one found elsewhere (another build)
+    nor a Python traceback once it is run."""
+    (tmp_path / "bundles" / "shape_m1_a").mkdir(parents=True)
+    if given == "NOT_EXECUTABLE":
+        given = str(tmp_path / "plain_file")
+        (tmp_path / "plain_file").write_text("not a program\n")
+        os.chmod(given, 0o644)
+    command = [str(tmp_path) if part == "DIR" else part for part in command]
+    refused([*command, option, given],
+            f"{option} {given}: not an executable file")
+
+
+def test_time_names_a_bench_it_cannot_run(tmp_path):
+    """An executable the system cannot run (no program inside) is named
+    with the reason, status 1, not a Python traceback."""
+    (tmp_path / "bundles" / "shape_m1_a").mkdir(parents=True)
+    bench = tmp_path / "bench"
+    bench.write_text("not a program\n")
+    os.chmod(bench, 0o755)
+    run = subprocess.run([TUNE, "time", str(tmp_path), "--bench", str(bench)],
+                         capture_output=True, text=True)
+    assert run.returncode == 1, run.stderr
+    assert f"cannot run {bench}: Exec format error" in run.stderr, run.stderr
+    assert "Traceback" not in run.stderr, run.stderr
+
+
 def test_time_drops_an_earlier_timing(tmp_path):
     """A bench that fails before it writes a report leaves no results.json
     behind: the last timing's must not pass for this one's."""
