@@ -476,6 +476,16 @@ void LamportSelectTacticsPass::explainWritten(GemmPublishOp op) {
 
 void LamportSelectTacticsPass::runOnOperation() {
   ModuleOp module = getOperation();
+  // no-table reads no table, so an option that names or uses one would be
+  // silently ignored.
+  if (noTable && (priorOnly || !tacticTable.empty())) {
+    module.emitError() << "lamport-select-tactics: no-table reads no tactic "
+                          "table, so it cannot be combined with "
+                       << (priorOnly ? "prior-only (which takes the timed "
+                                       "points of one)"
+                                     : "tactic-table (which names one)");
+    return signalPassFailure();
+  }
   SmallVector<GemmPublishOp> ops;
   module.walk([&](GemmPublishOp op) { ops.push_back(op); });
   if (ops.empty())

@@ -133,7 +133,8 @@ def LamportSelectTactics : Pass<"lamport-select-tactics", "ModuleOp"> {
            "Tactic table to read instead of the chip's installed one "
            "(empty: the chip's; no-table reads none)">,
     Option<"noTable", "no-table", "bool", "false",
-           "Read no tactic table: the cost model alone chooses every tactic">,
+           "Read no tactic table: the cost model alone chooses every tactic "
+           "(an error with tactic-table or prior-only)">,
     Option<"priorOnly", "prior-only", "bool", "false",
            "Take no tactic from the table, only the timed points of its "
            "nearest shapes as the cost model's prior: the choice a shape "
