@@ -158,3 +158,22 @@ func.func @tactic_early_reads() attributes {
         token_tiles = [8]>} {
   return
 }
+
+// The knobs may be written in any order; they print in one order, those at
+// their defaults left out, so tactics that differ only in how they were
+// written are one attribute.
+// CHECK-LABEL: func.func @tactic_any_order
+// CHECK-SAME: reversed = #lamport.tactic<splits = 2, kw = 128, accs = 1, tiles = 2, early_dependents = true, late_chunks = 2, token_tiles = [16]>
+// CHECK-SAME: ring_first = #lamport.tactic<splits = 1, kw = 256, accs = 1, passes = 2, pipeline = bulk, stages = 3, early_reads = 1, token_tiles = [8]>
+// CHECK-SAME: tiles_last = #lamport.tactic<splits = 2, kw = 128, accs = 1, tiles = 2, early_dependents = true, late_chunks = 2, token_tiles = [16]>
+func.func @tactic_any_order() attributes {
+    reversed = #lamport.tactic<token_tiles = [16], late_chunks = 2,
+        early_dependents = true, tiles = 2, accs = 1, kw = 128, splits = 2>,
+    tiles_last = #lamport.tactic<splits = 2, kw = 128, accs = 1,
+        early_dependents = true, late_chunks = 2, token_tiles = [16],
+        tiles = 2>,
+    ring_first = #lamport.tactic<pipeline = bulk, early_reads = 1,
+        stages = 3, splits = 1, kw = 256, accs = 1, passes = 2,
+        token_tiles = [8], stage_bytes = 16384>} {
+  return
+}

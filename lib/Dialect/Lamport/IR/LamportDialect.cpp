@@ -13,6 +13,8 @@
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <limits>
@@ -70,6 +72,186 @@ TacticAttr TacticAttr::get(MLIRContext *context, const Knobs &knobs) {
              knobs.passes, knobs.minCtasPerSm, knobs.earlyDependents,
              knobs.lateChunks, knobs.pipeline, knobs.stages, knobs.stageBytes,
              knobs.producerLanes, knobs.earlyReads, knobs.tokenTiles);
+}
+
+/// The knobs of `#lamport.tactic<...>` in the order they print; the first
+/// three and token_tiles must be written, the others default.
+static constexpr StringLiteral kTacticKnobs[] = {"splits",
+                                                 "kw",
+                                                 "accs",
+                                                 "tiles",
+                                                 "passes",
+                                                 "min_ctas_per_sm",
+                                                 "early_dependents",
+                                                 "late_chunks",
+                                                 "pipeline",
+                                                 "stages",
+                                                 "stage_bytes",
+                                                 "producer_lanes",
+                                                 "early_reads",
+                                                 "token_tiles"};
+static constexpr StringLiteral kRequiredTacticKnobs[] = {"splits", "kw", "accs",
+                                                         "token_tiles"};
+
+ArrayRef<StringLiteral> TacticAttr::getKnobNames() { return kTacticKnobs; }
+
+/// Parses `name = value` into the knob of that name.
+static ParseResult parseTacticKnob(AsmParser &parser, StringRef name,
+                                   TacticAttr::Knobs &knobs) {
+  auto count = [&](unsigned &knob) -> ParseResult {
+    FailureOr<unsigned> value = parseCountParameter(parser);
+    if (failed(value))
+      return failure();
+    knob = *value;
+    return success();
+  };
+  // A knob whose value is a word `accept` takes, `what` in the error.
+  auto word =
+      [&](StringRef what,
+          function_ref<bool(StringRef)> accept) -> FailureOr<StringRef> {
+    SMLoc loc = parser.getCurrentLocation();
+    StringRef value;
+    if (succeeded(parser.parseOptionalKeyword(&value)) && accept(value))
+      return value;
+    InFlightDiagnostic diag = parser.emitError(loc)
+                              << "expected " << what << " after '" << name
+                              << " ='";
+    if (!value.empty())
+      diag << ", got '" << value << "'";
+    return failure();
+  };
+  using Knobs = TacticAttr::Knobs;
+  static constexpr std::pair<StringLiteral, unsigned Knobs::*> kCounts[] = {
+      {"splits", &Knobs::splits},
+      {"kw", &Knobs::kw},
+      {"accs", &Knobs::accs},
+      {"tiles", &Knobs::tiles},
+      {"passes", &Knobs::passes},
+      {"min_ctas_per_sm", &Knobs::minCtasPerSm},
+      {"late_chunks", &Knobs::lateChunks},
+      {"stages", &Knobs::stages},
+      {"stage_bytes", &Knobs::stageBytes},
+      {"producer_lanes", &Knobs::producerLanes}};
+  for (auto [knob, member] : kCounts)
+    if (name == knob)
+      return count(knobs.*member);
+  if (name == "early_reads") {
+    unsigned reads = 0;
+    if (count(reads))
+      return failure();
+    knobs.earlyReads = reads;
+    return success();
+  }
+  if (name == "early_dependents") {
+    FailureOr<StringRef> value = word("true or false", [](StringRef value) {
+      return value == "true" || value == "false";
+    });
+    if (failed(value))
+      return failure();
+    knobs.earlyDependents = *value == "true";
+    return success();
+  }
+  if (name == "pipeline") {
+    FailureOr<StringRef> value = word("registers or bulk", [](StringRef value) {
+      return symbolizeGemmPipeline(value).has_value();
+    });
+    if (failed(value))
+      return failure();
+    knobs.pipeline = *symbolizeGemmPipeline(*value);
+    return success();
+  }
+  assert(name == "token_tiles" && "a knob of kTacticKnobs");
+  knobs.tokenTiles.clear();
+  return parser.parseCommaSeparatedList(
+      AsmParser::Delimiter::Square,
+      [&]() -> ParseResult {
+        int64_t tile = 0;
+        if (parser.parseInteger(tile))
+          return failure();
+        knobs.tokenTiles.push_back(tile);
+        return success();
+      },
+      " in token_tiles");
+}
+
+/// `<knob = value, ...>` with the knobs in any order: a tactic written by
+/// hand need not follow the printed order, and a misspelt, repeated or
+/// missing knob is an error that names it (and lists the knobs).
+Attribute TacticAttr::parse(AsmParser &parser, Type) {
+  SMLoc start = parser.getCurrentLocation();
+  if (parser.parseLess())
+    return {};
+  Knobs knobs;
+  llvm::SmallDenseSet<StringRef, 16> written;
+  auto knobList = [](InFlightDiagnostic &diag) {
+    llvm::interleaveComma(kTacticKnobs, diag);
+  };
+  if (failed(parser.parseOptionalGreater())) {
+    do {
+      SMLoc loc = parser.getCurrentLocation();
+      StringRef name;
+      if (failed(parser.parseOptionalKeyword(&name))) {
+        InFlightDiagnostic diag = parser.emitError(loc)
+                                  << "expected a tactic knob: ";
+        knobList(diag);
+        return {};
+      }
+      if (!llvm::is_contained(kTacticKnobs, name)) {
+        InFlightDiagnostic diag = parser.emitError(loc)
+                                  << "unknown tactic knob '" << name
+                                  << "'; the knobs are ";
+        knobList(diag);
+        return {};
+      }
+      if (!written.insert(name).second) {
+        parser.emitError(loc) << "tactic knob '" << name << "' written twice";
+        return {};
+      }
+      if (parser.parseEqual() || parseTacticKnob(parser, name, knobs))
+        return {};
+    } while (succeeded(parser.parseOptionalComma()));
+    if (parser.parseGreater())
+      return {};
+  }
+  SmallVector<StringRef> missing;
+  for (StringRef name : kRequiredTacticKnobs)
+    if (!written.contains(name))
+      missing.push_back(name);
+  if (!missing.empty()) {
+    InFlightDiagnostic diag = parser.emitError(start) << "tactic lacks ";
+    llvm::interleaveComma(missing, diag);
+    diag << " (splits, kw, accs and token_tiles are required)";
+    return {};
+  }
+  return get(parser.getContext(), knobs);
+}
+
+/// Every knob in kTacticKnobs' order, those at their defaults (Knobs')
+/// left out, so that IR written before a knob existed prints as written.
+void TacticAttr::print(AsmPrinter &printer) const {
+  printer << "<splits = " << getSplits() << ", kw = " << getKw()
+          << ", accs = " << getAccs() << ", ";
+  const Knobs defaults;
+  auto countIfSet = [&](StringRef name, unsigned value, unsigned byDefault) {
+    if (value != byDefault)
+      printer << name << " = " << value << ", ";
+  };
+  countIfSet("tiles", getTiles(), defaults.tiles);
+  countIfSet("passes", getPasses(), defaults.passes);
+  countIfSet("min_ctas_per_sm", getMinCtasPerSm(), defaults.minCtasPerSm);
+  if (getEarlyDependents() != defaults.earlyDependents)
+    printer << "early_dependents = true, ";
+  countIfSet("late_chunks", getLateChunks(), defaults.lateChunks);
+  if (getPipeline() != defaults.pipeline)
+    printer << "pipeline = " << stringifyGemmPipeline(getPipeline()) << ", ";
+  countIfSet("stages", getStages(), defaults.stages);
+  countIfSet("stage_bytes", getStageBytes(), defaults.stageBytes);
+  countIfSet("producer_lanes", getProducerLanes(), defaults.producerLanes);
+  if (std::optional<unsigned> reads = getEarlyReads())
+    printer << "early_reads = " << *reads << ", ";
+  printer << "token_tiles = [";
+  llvm::interleaveComma(getTokenTiles(), printer);
+  printer << "]>";
 }
 
 /// `tactic(#lamport.tactic<...>, ...)`: lamport.gemm_publish's tactics as a

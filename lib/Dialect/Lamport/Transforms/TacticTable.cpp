@@ -146,8 +146,9 @@ static std::string unknownField(const llvm::json::Object &object,
       .str();
 }
 
-/// The fields of the table, of an entry, of a timed point, of one of its
-/// candidates and of a tactic (docs/tactics.schema.json).
+/// The fields of the table, of an entry, of a timed point and of one of its
+/// candidates (docs/tactics.schema.json); a tactic's are its knobs but
+/// token_tiles, which the entry's range of M gives.
 static constexpr StringLiteral kTableFields[] = {"chip", "description",
                                                  "entries", "measured"};
 static constexpr StringLiteral kEntryFields[] = {
@@ -155,19 +156,6 @@ static constexpr StringLiteral kEntryFields[] = {
 static constexpr StringLiteral kPointFields[] = {
     "n", "k", "m", "publishes", "transport", "source", "candidates"};
 static constexpr StringLiteral kCandidateFields[] = {"tactic", "over_best"};
-static constexpr StringLiteral kTacticFields[] = {"splits",
-                                                  "kw",
-                                                  "accs",
-                                                  "tiles",
-                                                  "passes",
-                                                  "min_ctas_per_sm",
-                                                  "early_dependents",
-                                                  "late_chunks",
-                                                  "pipeline",
-                                                  "stages",
-                                                  "stage_bytes",
-                                                  "producer_lanes",
-                                                  "early_reads"};
 
 /// An error of the table's reading, its message as given.
 static llvm::Error fail(const Twine &message) {
@@ -180,7 +168,8 @@ static llvm::Expected<TacticAttr> readTactic(MLIRContext *ctx,
                                              int64_t n, int64_t k) {
   if (!knobs)
     return fail("'tactic' must be an object");
-  std::string error = unknownField(*knobs, kTacticFields);
+  std::string error =
+      unknownField(*knobs, TacticAttr::getKnobNames().drop_back());
   if (!error.empty())
     return fail("tactic: " + error);
   // Each knob left out takes the attribute's default.

@@ -105,7 +105,9 @@ def Lamport_TacticAttr : AttrDef<Lamport_Dialect, "Tactic"> {
     x's loads otherwise queue behind the CTA's whole weight share), and
     `token_tiles[m-1]` is the token tile (8 or 16) the kernel uses for m
     tokens. Warps per CTA follow: K / (splits * kw); CTAs along grid x:
-    N / (16 * tiles * passes).
+    N / (16 * tiles * passes). `splits`, `kw`, `accs` and `token_tiles` are
+    required, the others default; the knobs may be written in any order and
+    print in that of the examples below, token_tiles last.
 
     `pipeline` picks how the weights travel: `registers` (the default, not
     printed) loads them straight into registers with 16-byte loads; `bulk`
@@ -182,20 +184,10 @@ def Lamport_TacticAttr : AttrDef<Lamport_Dialect, "Tactic"> {
       ArrayRefParameter<"int64_t", "token_tiles[m - 1]: the token tile, 8 or "
                                    "16, the kernel uses for m tokens">
           :$token_tiles);
-  let assemblyFormat = [{
-    `<` `splits` `=` $splits `,` `kw` `=` $kw `,` `accs` `=` $accs `,`
-        (`tiles` `=` $tiles^ `,`)?
-        (`passes` `=` $passes^ `,`)?
-        (`min_ctas_per_sm` `=` $min_ctas_per_sm^ `,`)?
-        (`early_dependents` `=` $early_dependents^ `,`)?
-        (`late_chunks` `=` $late_chunks^ `,`)?
-        (`pipeline` `=` $pipeline^ `,`)?
-        (`stages` `=` $stages^ `,`)?
-        (`stage_bytes` `=` $stage_bytes^ `,`)?
-        (`producer_lanes` `=` $producer_lanes^ `,`)?
-        (`early_reads` `=` $early_reads^ `,`)?
-        `token_tiles` `=` `[` $token_tiles `]` `>`
-  }];
+  // Parsed by hand (TacticAttr::parse): the knobs may come in any order,
+  // and a misspelt, repeated or missing knob is an error that names it. The
+  // printer writes them in the order of the parameters, defaults left out.
+  let hasCustomAssemblyFormat = 1;
   let extraClassDeclaration = [{
     /// Every knob as a plain value, each left out defaulted as the
     /// attribute defaults it: a tactic that differs from another in a few
@@ -214,6 +206,9 @@ def Lamport_TacticAttr : AttrDef<Lamport_Dialect, "Tactic"> {
     };
     Knobs getKnobs() const;
     static TacticAttr get(::mlir::MLIRContext *context, const Knobs &knobs);
+    /// The knobs' names as written in `#lamport.tactic<...>`, in the order
+    /// they print, token_tiles last.
+    static ::llvm::ArrayRef<::llvm::StringLiteral> getKnobNames();
   }];
 }
 
