@@ -625,6 +625,45 @@ func.func @late_chunks_leave_none(%x: memref<?x1024xbf16>,
 
 // -----
 
+func.func @ring_knobs_without_ring(%x: memref<?x1024xbf16>,
+                                   %w: memref<8192x1024xbf16>,
+                                   %y: memref<?x8192xbf16>) {
+  // expected-error @+1 {{'lamport.gemm_publish' op stages = 3 needs pipeline = bulk (the register pipeline has no ring)}}
+  lamport.gemm_publish %x, %w into %y
+      tactic(#lamport.tactic<splits = 1, kw = 64, accs = 2, stages = 3,
+                             token_tiles = [8]>)
+      : memref<?x1024xbf16>, memref<8192x1024xbf16>, memref<?x8192xbf16>
+  return
+}
+
+// -----
+
+func.func @stage_bytes_without_ring(%x: memref<?x1024xbf16>,
+                                    %w: memref<8192x1024xbf16>,
+                                    %y: memref<?x8192xbf16>) {
+  // expected-error @+1 {{'lamport.gemm_publish' op stage_bytes = 32768 needs pipeline = bulk (the register pipeline has no ring)}}
+  lamport.gemm_publish %x, %w into %y
+      tactic(#lamport.tactic<splits = 1, kw = 64, accs = 2,
+                             stage_bytes = 32768, token_tiles = [8]>)
+      : memref<?x1024xbf16>, memref<8192x1024xbf16>, memref<?x8192xbf16>
+  return
+}
+
+// -----
+
+func.func @producer_lanes_without_ring(%x: memref<?x1024xbf16>,
+                                       %w: memref<8192x1024xbf16>,
+                                       %y: memref<?x8192xbf16>) {
+  // expected-error @+1 {{'lamport.gemm_publish' op producer_lanes = 4 needs pipeline = bulk (the register pipeline has no ring)}}
+  lamport.gemm_publish %x, %w into %y
+      tactic(#lamport.tactic<splits = 1, kw = 64, accs = 2, producer_lanes = 4,
+                             pipeline = registers, token_tiles = [8]>)
+      : memref<?x1024xbf16>, memref<8192x1024xbf16>, memref<?x8192xbf16>
+  return
+}
+
+// -----
+
 func.func @early_reads_without_ring(%x: memref<?x1024xbf16>,
                                     %w: memref<8192x1024xbf16>,
                                     %y: memref<?x8192xbf16>) {

@@ -77,6 +77,22 @@ std::string GemmPublishOp::launchUnsupported(int64_t n, int64_t k,
                            "after the PDL wait",
                            *early, tactic.getStages());
   }
+  // The ring's knobs on the register pipeline would be ignored: a tactic
+  // written as bulk that lost its `pipeline = bulk` must not run silently
+  // as another kernel.
+  if (tactic.getPipeline() != GemmPipeline::bulk) {
+    TacticAttr::Knobs defaults;
+    for (auto [name, value, byDefault] :
+         {std::tuple("stages", tactic.getStages(), defaults.stages),
+          std::tuple("stage_bytes", tactic.getStageBytes(),
+                     defaults.stageBytes),
+          std::tuple("producer_lanes", tactic.getProducerLanes(),
+                     defaults.producerLanes)})
+      if (value != byDefault)
+        return llvm::formatv("{0} = {1} needs pipeline = bulk (the register "
+                             "pipeline has no ring)",
+                             name, value);
+  }
   if (k % (int64_t(splits) * kw))
     return llvm::formatv("K = {0} does not split into {1} x warps x {2}", k,
                          splits, kw);
