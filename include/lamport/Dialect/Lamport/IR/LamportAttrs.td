@@ -118,11 +118,11 @@ def Lamport_TacticAttr : AttrDef<Lamport_Dialect, "Tactic"> {
     transactions) from `producer_lanes` lanes of warp 0 (1 when left out),
     and read by every warp with 16-byte shared loads. `stages`,
     `stage_bytes` and `producer_lanes` are printed only where they differ
-    from their defaults, and the register pipeline takes them only there. `early_reads` is how many of the ring's first
-    loads each warp reads into registers before the PDL wait (at most
-    `stages`); left out (not printed), the generator decides: with one
-    pass, as many as fit 64 registers of weight fragments, with several,
-    none.
+    from their defaults, and the register pipeline takes them only there.
+    `early_reads` is how many of the ring's first loads each warp reads
+    into registers before the PDL wait (at most `stages`); left out (not
+    printed), the generator decides: with one pass, as many as fit 64
+    registers of weight fragments, with several, none.
 
     ```mlir
     #lamport.tactic<splits = 4, kw = 64, accs = 2,
