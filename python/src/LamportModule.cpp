@@ -1059,30 +1059,43 @@ void bindAttributeBuilders(nb::module_ &m) {
       "values"_a, "context"_a = nb::none());
   m.def(
       "tactic_attr",
-      [](int64_t splits, int64_t kw, int64_t accs, int64_t tiles,
-         int64_t passes, int64_t minCtasPerSm, bool earlyDependents,
-         int64_t lateChunks, const std::string &pipeline, int64_t stages,
-         int64_t stageBytes, int64_t producerLanes,
-         std::optional<int64_t> earlyReads,
-         const std::vector<int64_t> &tokenTiles, nb::object context) {
+      [](int64_t splits, int64_t kw, int64_t accs,
+         const std::vector<int64_t> &tokenTiles, std::optional<int64_t> tiles,
+         std::optional<int64_t> passes, std::optional<int64_t> minCtasPerSm,
+         std::optional<bool> earlyDependents, std::optional<int64_t> lateChunks,
+         std::optional<std::string> pipeline, std::optional<int64_t> stages,
+         std::optional<int64_t> stageBytes,
+         std::optional<int64_t> producerLanes,
+         std::optional<int64_t> earlyReads, nb::object context) {
         context = resolveContext(context);
+        // A knob left as None keeps the attribute's own default, which only
+        // the dialect states.
         MlirLamportTactic tactic = mlirLamportTacticGetDefault();
+        auto setCount = [](uint32_t &knob, const char *what,
+                           std::optional<int64_t> value) {
+          if (value)
+            knob = count(what, *value);
+        };
         tactic.splits = count("splits", splits);
         tactic.kw = count("kw", kw);
         tactic.accs = count("accs", accs);
-        tactic.tiles = count("tiles", tiles);
-        tactic.passes = count("passes", passes);
-        tactic.minCtasPerSm = count("min_ctas_per_sm", minCtasPerSm);
-        tactic.earlyDependents = earlyDependents;
-        tactic.lateChunks = count("late_chunks", lateChunks);
-        if (pipeline != "registers" && pipeline != "bulk")
-          throw nb::value_error(
-              ("pipeline must be 'registers' or 'bulk', got '" + pipeline + "'")
-                  .c_str());
-        tactic.bulkPipeline = pipeline == "bulk";
-        tactic.stages = count("stages", stages);
-        tactic.stageBytes = count("stage_bytes", stageBytes);
-        tactic.producerLanes = count("producer_lanes", producerLanes);
+        setCount(tactic.tiles, "tiles", tiles);
+        setCount(tactic.passes, "passes", passes);
+        setCount(tactic.minCtasPerSm, "min_ctas_per_sm", minCtasPerSm);
+        if (earlyDependents)
+          tactic.earlyDependents = *earlyDependents;
+        setCount(tactic.lateChunks, "late_chunks", lateChunks);
+        if (pipeline) {
+          if (*pipeline != "registers" && *pipeline != "bulk")
+            throw nb::value_error(("pipeline must be 'registers' or 'bulk', "
+                                   "got '" +
+                                   *pipeline + "'")
+                                      .c_str());
+          tactic.bulkPipeline = *pipeline == "bulk";
+        }
+        setCount(tactic.stages, "stages", stages);
+        setCount(tactic.stageBytes, "stage_bytes", stageBytes);
+        setCount(tactic.producerLanes, "producer_lanes", producerLanes);
         // The C API keeps -1 for "left out", so the count is an int32_t.
         if (earlyReads) {
           if (*earlyReads < 0 || *earlyReads > INT32_MAX)
@@ -1097,10 +1110,11 @@ void bindAttributeBuilders(nb::module_ &m) {
         return PyAttribute(
             context, mlirLamportTacticAttrGet(contextOf(context), tactic));
       },
-      "splits"_a, "kw"_a, "accs"_a, "tiles"_a, "passes"_a, "min_ctas_per_sm"_a,
-      "early_dependents"_a, "late_chunks"_a, "pipeline"_a, "stages"_a,
-      "stage_bytes"_a, "producer_lanes"_a, "early_reads"_a.none(),
-      "token_tiles"_a, "context"_a = nb::none());
+      "splits"_a, "kw"_a, "accs"_a, "token_tiles"_a, "tiles"_a.none(),
+      "passes"_a.none(), "min_ctas_per_sm"_a.none(),
+      "early_dependents"_a.none(), "late_chunks"_a.none(), "pipeline"_a.none(),
+      "stages"_a.none(), "stage_bytes"_a.none(), "producer_lanes"_a.none(),
+      "early_reads"_a.none(), "context"_a = nb::none());
   m.def(
       "transport_attr",
       [](const std::string &name, nb::object context) {

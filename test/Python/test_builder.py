@@ -288,6 +288,14 @@ def test_types_and_attributes(context):
             "token_tiles = [8, 8, 8, 8, 8, 8, 8, 8, 16, 16, 16, 16, 16, 16, "
             "16, 16]>")
         assert tactic == Attribute.parse(str(tactic))
+        # Knobs left out take the dialect's defaults, as in the syntax.
+        plain = lp.TacticAttr.get(splits=1, kw=64, accs=1, token_tiles=[8])
+        assert plain == Attribute.parse(
+            "#lamport.tactic<splits = 1, kw = 64, accs = 1, token_tiles = [8]>")
+        assert lp.TacticAttr.get(splits=1, kw=64, accs=1, token_tiles=[8],
+                                 tiles=1, passes=1, late_chunks=0,
+                                 early_dependents=False,
+                                 pipeline="registers") == plain
         bulk = lp.TacticAttr.get(splits=1, kw=64, accs=1, tiles=2,
                                  pipeline="bulk", stages=2,
                                  stage_bytes=32768, token_tiles=[8] * 8)

@@ -45,15 +45,18 @@ class TacticAttr:
     tokens; early_reads None leaves the knob to the generator's rule."""
 
     @staticmethod
-    def get(*, splits, kw, accs, token_tiles, tiles=1, passes=1,
-            min_ctas_per_sm=0, early_dependents=False, late_chunks=0,
-            pipeline="registers", stages=4, stage_bytes=16384,
-            producer_lanes=1, early_reads=None, context=None):
-        return _lamport.tactic_attr(splits, kw, accs, tiles, passes,
-                                    min_ctas_per_sm, bool(early_dependents),
-                                    late_chunks, pipeline, stages,
-                                    stage_bytes, producer_lanes, early_reads,
-                                    list(token_tiles), context)
+    def get(*, splits, kw, accs, token_tiles, tiles=None, passes=None,
+            min_ctas_per_sm=None, early_dependents=None, late_chunks=None,
+            pipeline=None, stages=None, stage_bytes=None,
+            producer_lanes=None, early_reads=None, context=None):
+        """A knob left as None takes the attribute's default (the dialect's
+        docs, `#lamport.tactic`)."""
+        return _lamport.tactic_attr(
+            splits, kw, accs, list(token_tiles), tiles, passes,
+            min_ctas_per_sm,
+            None if early_dependents is None else bool(early_dependents),
+            late_chunks, pipeline, stages, stage_bytes, producer_lanes,
+            early_reads, context)
 
 
 class TransportAttr:
