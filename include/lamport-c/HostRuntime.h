@@ -73,17 +73,16 @@ LAMPORT_RUNTIME_EXPORTED LamportStatus lamportRuntimeGetMailbox(
 /** Starts a step: the launches of the lowered program's calls are held
     until lamportRuntimeEndStep. */
 LAMPORT_RUNTIME_EXPORTED LamportStatus lamportRuntimeBeginStep(
-    LamportRuntime runtime, LamportErrorCallback errorCallback,
-    void *userData);
+    LamportRuntime runtime, LamportErrorCallback errorCallback, void *userData);
 
 /** Issues the step's held launches, every rank's i-th launch before any
     rank's (i+1)-th, each on its rank's stream, and waits for them at most
     `watchdogSeconds`. Reports the first error the step's calls kept (and
     then launches nothing), or the GPU's failure (KERNEL_FAILURE, with the
     timeout records of the polls that trapped). */
-LAMPORT_RUNTIME_EXPORTED LamportStatus lamportRuntimeEndStep(
-    LamportRuntime runtime, double watchdogSeconds,
-    LamportErrorCallback errorCallback, void *userData);
+LAMPORT_RUNTIME_EXPORTED LamportStatus
+lamportRuntimeEndStep(LamportRuntime runtime, double watchdogSeconds,
+                      LamportErrorCallback errorCallback, void *userData);
 
 /** Called by lowered code at each launch that takes `mailbox`: the packed
     descriptor (docs/bundle.md, 40 + 8 * tp bytes) the kernel takes by value.
@@ -116,8 +115,9 @@ lamportMailboxStream(LamportMailbox mailbox);
     embedded constant does). With `bytes` 0 the image is NUL-terminated
     PTX, JIT-compiled by the driver at `optLevel` (0-4); otherwise a cubin
     or fatbin of `bytes` bytes. Never fails: errors surface at the launch. */
-LAMPORT_RUNTIME_EXPORTED LamportModule
-lamportModuleLoad(const void *image, size_t bytes, int optLevel);
+LAMPORT_RUNTIME_EXPORTED LamportModule lamportModuleLoad(const void *image,
+                                                         size_t bytes,
+                                                         int optLevel);
 
 /** Forgets `module`; runtimes unload their copies when destroyed. Null is a
     no-op. */

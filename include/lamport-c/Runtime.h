@@ -57,18 +57,18 @@ typedef struct LamportRuntime_ *LamportRuntime;
     `transport`: "loopback" (every rank on device `firstDevice`) or "peer"
     (rank r on device firstDevice + r). `pdl` nonzero launches kernels whose
     manifest says pdl with programmatic stream serialization. */
-LAMPORT_RUNTIME_EXPORTED LamportStatus lamportRuntimeCreate(
-    const char *bundle, int tp, const char *transport, int firstDevice,
-    int pdl, LamportRuntime *runtime, LamportErrorCallback errorCallback,
-    void *userData);
+LAMPORT_RUNTIME_EXPORTED LamportStatus
+lamportRuntimeCreate(const char *bundle, int tp, const char *transport,
+                     int firstDevice, int pdl, LamportRuntime *runtime,
+                     LamportErrorCallback errorCallback, void *userData);
 
 /** Frees the runtime, its mailboxes and what it allocated. Null is a no-op. */
 LAMPORT_RUNTIME_EXPORTED void lamportRuntimeDestroy(LamportRuntime runtime);
 
 /** The CUDA device ordinal rank `rank` runs on. */
-LAMPORT_RUNTIME_EXPORTED LamportStatus lamportRuntimeGetDevice(
-    LamportRuntime runtime, int rank, int *device,
-    LamportErrorCallback errorCallback, void *userData);
+LAMPORT_RUNTIME_EXPORTED LamportStatus
+lamportRuntimeGetDevice(LamportRuntime runtime, int rank, int *device,
+                        LamportErrorCallback errorCallback, void *userData);
 
 /** Binds buffer argument `argument` (its index in the manifest) of rank
     `rank` to `pointer` (a device address on that rank's GPU, 16-byte
@@ -96,9 +96,9 @@ LAMPORT_RUNTIME_EXPORTED LamportStatus lamportRuntimeDownload(
     waits for it, at most `watchdogSeconds` (a host watchdog; the kernels'
     own poll timeouts trap sooner). Every buffer argument of every rank must
     be bound to at least the bytes the step needs. */
-LAMPORT_RUNTIME_EXPORTED LamportStatus lamportRuntimeStep(
-    LamportRuntime runtime, int tokens, double watchdogSeconds,
-    LamportErrorCallback errorCallback, void *userData);
+LAMPORT_RUNTIME_EXPORTED LamportStatus
+lamportRuntimeStep(LamportRuntime runtime, int tokens, double watchdogSeconds,
+                   LamportErrorCallback errorCallback, void *userData);
 
 /** Sets how long each poll of the runtime's kernels waits after its first
     miss before it traps: `timeoutNs` (at most INT64_MAX), or with 0 each

@@ -53,14 +53,13 @@ LAMPORT_MGPU_EXPORTED void *mgpuModuleGetFunction(void *module,
 }
 
 LAMPORT_MGPU_EXPORTED void
-mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY,
-                 intptr_t gridZ, intptr_t blockX, intptr_t blockY,
-                 intptr_t blockZ, int32_t sharedBytes, void *stream,
-                 void **params, void **extra, size_t paramCount) {
+mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY, intptr_t gridZ,
+                 intptr_t blockX, intptr_t blockY, intptr_t blockZ,
+                 int32_t sharedBytes, void *stream, void **params, void **extra,
+                 size_t paramCount) {
   (void)extra;
   unsigned grid[3] = {dimension(gridX), dimension(gridY), dimension(gridZ)};
-  unsigned block[3] = {dimension(blockX), dimension(blockY),
-                       dimension(blockZ)};
+  unsigned block[3] = {dimension(blockX), dimension(blockY), dimension(blockZ)};
   lamportLaunchKernel((LamportFunction)function, (LamportStream)stream, grid,
                       block, NULL, (unsigned)sharedBytes, params,
                       (int)paramCount, printError, NULL);
@@ -76,8 +75,7 @@ mgpuLaunchClusterKernel(void *function, intptr_t clusterX, intptr_t clusterY,
   unsigned cluster[3] = {dimension(clusterX), dimension(clusterY),
                          dimension(clusterZ)};
   unsigned grid[3] = {dimension(gridX), dimension(gridY), dimension(gridZ)};
-  unsigned block[3] = {dimension(blockX), dimension(blockY),
-                       dimension(blockZ)};
+  unsigned block[3] = {dimension(blockX), dimension(blockY), dimension(blockZ)};
   lamportLaunchKernel((LamportFunction)function, (LamportStream)stream, grid,
                       block, cluster, (unsigned)sharedBytes, params, -1,
                       printError, NULL);
