@@ -73,6 +73,13 @@ if ptxas:
     config.available_features.add("ptxas")
     config.substitutions.append(("%ptxas", ptxas))
 
+# LLVM 22's clang-format checks the sources' format (test/Format); the
+# test is unsupported where it is not installed.
+clang_format = os.path.join(config.llvm_tools_dir, "clang-format")
+if os.path.exists(clang_format):
+    config.available_features.add("clang-format")
+    config.substitutions.append(("%clang_format", clang_format))
+
 python = shutil.which("python3")
 config.substitutions.append(("%python", python or "python3"))
 # How a command ended ("exit N" or "signal NAME"), after its own output: a

@@ -67,22 +67,17 @@ TEST(CheckedMath, ArgumentSizes) {
   EXPECT_EQ(buffer({-1, 1024}).bytes(16), 32768u);
   // Each dimension fits an int32; the product does not fit 64 bits (it
   // wrapped to 0 before).
-  EXPECT_EQ(errorOf([] {
-              buffer({65536, 65536, 65536, 65536}).elements(1);
-            }),
+  EXPECT_EQ(errorOf([] { buffer({65536, 65536, 65536, 65536}).elements(1); }),
             "argument 'extra' [65536, 65536, 65536, 65536] bf16: its element "
             "count is more than 2^64 - 1");
-  EXPECT_EQ(errorOf([] {
-              buffer({-1, 1 << 30, 1 << 30, 1 << 30}).bytes(16);
-            }),
+  EXPECT_EQ(errorOf([] { buffer({-1, 1 << 30, 1 << 30, 1 << 30}).bytes(16); }),
             "argument 'extra' [16, 1073741824, 1073741824, 1073741824] "
             "bf16: its element count is more than 2^64 - 1");
   // The elements fit, the bytes do not.
-  EXPECT_EQ(errorOf([] {
-              buffer({2147483647, 2147483647, 4}, DType::F32).bytes(1);
-            }),
-            "argument 'extra' [2147483647, 2147483647, 4] f32: its byte count "
-            "is more than 2^64 - 1");
+  EXPECT_EQ(
+      errorOf([] { buffer({2147483647, 2147483647, 4}, DType::F32).bytes(1); }),
+      "argument 'extra' [2147483647, 2147483647, 4] f32: its byte count "
+      "is more than 2^64 - 1");
   MailboxSpec mailbox;
   mailbox.name = "mb";
   mailbox.tp = 64;

@@ -684,15 +684,11 @@ TEST(PlanErrors, ShapesDtypesAndAttributes) {
             "'stream' (argument 'stream') is [-1, 256] bf16, but "
             "all_reduce_dual_norm needs [-1, 256] f32 (mailbox 'mb' is 256 "
             "wide)");
-  EXPECT_EQ(errorWith([](json &m) {
-              m["arguments"][0]["shape"] = {-1, 32};
-            }),
+  EXPECT_EQ(errorWith([](json &m) { m["arguments"][0]["shape"] = {-1, 32}; }),
             "kernel 'gemm_publish_0' (gemm_publish): role 'x' (argument "
             "'attn') is [-1, 32] bf16, but gemm_publish needs [-1, 64] bf16 "
             "(K = 64 from the weight)");
-  EXPECT_EQ(errorWith([](json &m) {
-              m["arguments"][1]["shape"] = {128, 64};
-            }),
+  EXPECT_EQ(errorWith([](json &m) { m["arguments"][1]["shape"] = {128, 64}; }),
             "kernel 'gemm_publish_0' (gemm_publish): role 'weight' (argument "
             "'o_proj') has N = 128 rows, but mailbox 'mb' is 256 wide: the "
             "GEMM publishes y [m, N] into it");
@@ -718,16 +714,12 @@ TEST(PlanErrors, ShapesDtypesAndAttributes) {
             "attribute sum_order: unknown sum_order 'tree' (expected "
             "'rank_ascending' or 'pairwise')");
   // A fixed token dimension must hold the most tokens a step carries.
-  EXPECT_EQ(errorWith([](json &m) {
-              m["arguments"][9]["shape"] = {8, 256};
-            }),
+  EXPECT_EQ(errorWith([](json &m) { m["arguments"][9]["shape"] = {8, 256}; }),
             "kernel 'all_reduce_dual_norm_1' (all_reduce_dual_norm): role "
             "'out' (argument 'out') is [8, 256] bf16, but "
             "all_reduce_dual_norm needs [-1, 256] bf16 (mailbox 'mb' is 256 "
             "wide)");
-  EXPECT_EQ(errorWith([](json &m) {
-              m["arguments"][9]["shape"] = {16, 256};
-            }),
+  EXPECT_EQ(errorWith([](json &m) { m["arguments"][9]["shape"] = {16, 256}; }),
             "");
 }
 
