@@ -75,5 +75,5 @@ func.func private @tactic_token_tiles_not_integers() attributes {t = #lamport.ta
 
 // -----
 
-// expected-error @+1 {{expected '>'}}
-func.func private @tactic_unclosed() attributes {t = #lamport.tactic<splits = 1, kw = 64, accs = 1, token_tiles = [8] tiles = 2>}
+// expected-error @+1 {{expected ',' before the next tactic knob or '>' after the last}}
+func.func private @tactic_knobs_without_comma() attributes {t = #lamport.tactic<splits = 1, kw = 64, accs = 1, token_tiles = [8] tiles = 2>}

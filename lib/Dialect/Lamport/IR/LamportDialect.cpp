@@ -210,8 +210,11 @@ Attribute TacticAttr::parse(AsmParser &parser, Type) {
       if (parser.parseEqual() || parseTacticKnob(parser, name, knobs))
         return {};
     } while (succeeded(parser.parseOptionalComma()));
-    if (parser.parseGreater())
+    if (failed(parser.parseOptionalGreater())) {
+      parser.emitError(parser.getCurrentLocation())
+          << "expected ',' before the next tactic knob or '>' after the last";
       return {};
+    }
   }
   SmallVector<StringRef> missing;
   for (StringRef name : kRequiredTacticKnobs)
