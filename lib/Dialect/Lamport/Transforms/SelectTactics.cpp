@@ -58,8 +58,9 @@ struct Ranked {
 struct Choice {
   const TacticTableEntry *entry = nullptr;
   Ranked pick;
-  /// The runner-up's estimate, and weighed by the prior.
-  double runnerUpUs = 0, runnerUpScoreUs = 0;
+  /// The best ranked tactic other than the pick (null tactic where the
+  /// pick had no rival).
+  Ranked runnerUp;
   /// The table's timed points the model's ranking leaned on.
   SmallVector<const MeasuredPoint *> prior;
 };
@@ -307,10 +308,6 @@ LogicalResult LamportSelectTacticsPass::selectFor(GemmPublishOp op) {
         choice.prior = table->nearestMeasured(problem, m, kPriorShapes);
       auto ranked = rank(problem, tactics, m, choice.prior);
       choice.pick = ranked.front();
-      if (ranked.size() > 1) {
-        choice.runnerUpUs = ranked[1].estimateUs;
-        choice.runnerUpScoreUs = ranked[1].score;
-      }
       // Not across a pipeline the prior's timed points put first.
       if (!runs.empty() && !runs.back().choice.entry) {
         TacticAttr previous = runs.back().choice.pick.tactic;
@@ -321,6 +318,11 @@ LogicalResult LamportSelectTacticsPass::selectFor(GemmPublishOp op) {
                previous.getPipeline() == ranked.front().tactic.getPipeline()))
             choice.pick = candidate;
       }
+      for (const Ranked &candidate : ranked)
+        if (candidate.tactic != choice.pick.tactic) {
+          choice.runnerUp = candidate;
+          break;
+        }
     }
     if (!runs.empty() && runs.back().choice.pick.tactic == choice.pick.tactic &&
         runs.back().choice.entry == choice.entry) {
@@ -416,22 +418,29 @@ LogicalResult LamportSelectTacticsPass::selectFor(GemmPublishOp op) {
           remark << ", " << run.choice.entry->source;
         remark << ");";
       } else {
+        const Ranked &runnerUp = run.choice.runnerUp;
         remark << llvm::formatv(
                       " from the cost model ({0}; estimate {1:F2} us at M = "
-                      "{2}, the runner-up {3:F2} us",
+                      "{2}",
                       !table ? noTableReason
                       : priorOnly
                           ? "the table " + table->path + " as a prior only"
                           : "no entry in the table " + table->path,
-                      run.choice.pick.estimateUs, run.lastM,
-                      run.choice.runnerUpUs)
+                      run.choice.pick.estimateUs, run.lastM)
                       .str();
+        if (runnerUp.tactic)
+          remark << llvm::formatv(", the runner-up {0} {1:F2} us",
+                                  describe(runnerUp.tactic),
+                                  runnerUp.estimateUs)
+                        .str();
+        else
+          remark << ", the only tactic that launches";
         if (!run.choice.prior.empty()) {
           remark << llvm::formatv(
                         "; weighed by the prior {0:F2} and {1:F2} us (the "
                         "pick's slowdown there {2:F3}, {3}), leaning on the "
                         "table's timed points ",
-                        run.choice.pick.score, run.choice.runnerUpScoreUs,
+                        run.choice.pick.score, runnerUp.score,
                         run.choice.pick.slowdown,
                         run.choice.pick.timed ? "as timed"
                                               : "their median: not timed there")
