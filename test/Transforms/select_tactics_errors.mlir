@@ -20,3 +20,16 @@ func.func @k_not_chunked(%x: memref<?x48xbf16>, %w: memref<1024x48xbf16>,
       : memref<?x48xbf16>, memref<1024x48xbf16>, memref<?x1024xbf16>
   return
 }
+
+// -----
+
+// A K so deep that even 8 splits of 32 warps leave a thread more chunks
+// than it may hold (2048 at kw = 65536), in either pipeline.
+func.func @k_past_a_thread(%x: memref<?x16777216xbf16>,
+                           %w: memref<4096x16777216xbf16>,
+                           %y: memref<?x4096xbf16>) {
+  // expected-error @+1 {{'lamport.gemm_publish' op no tactic launches N = 4096, K = 16777216: register-direct kernel: kw = 65536 holds 2048 chunks of 32 K in a thread (the register pipeline holds the weights of each); at most 128: past that the kernel spills them and its compile time grows as the square of their count; bulk-stream kernel: kw = 1048576 holds 32768 chunks of 32 K in a thread (the bulk pipeline holds x of each); at most 128:}}
+  lamport.gemm_publish %x, %w into %y
+      : memref<?x16777216xbf16>, memref<4096x16777216xbf16>, memref<?x4096xbf16>
+  return
+}

@@ -703,3 +703,33 @@ func.func @static_m_not_covered(%x: memref<4x1024xbf16>,
       : memref<4x1024xbf16>, memref<8192x1024xbf16>, memref<4x8192xbf16>
   return
 }
+
+// -----
+
+// The register pipeline holds the weights of kw / 32 chunks x tiles in a
+// thread, at most 128 of them: 33 x 4 here.
+func.func @register_chunks_past_a_thread(%x: memref<?x1056xbf16>,
+                                         %w: memref<8192x1056xbf16>,
+                                         %y: memref<?x8192xbf16>) {
+  // expected-error @+1 {{'lamport.gemm_publish' op kw = 1056 x tiles = 4 holds 132 chunks of 32 K in a thread (the register pipeline holds the weights of each); at most 128: past that the kernel spills them and its compile time grows as the square of their count}}
+  lamport.gemm_publish %x, %w into %y
+      tactic(#lamport.tactic<splits = 1, kw = 1056, accs = 1, tiles = 4,
+                             token_tiles = [8]>)
+      : memref<?x1056xbf16>, memref<8192x1056xbf16>, memref<?x8192xbf16>
+  return
+}
+
+// -----
+
+// The bulk pipeline holds x of each chunk, whatever the tiles: kw = 4096 is
+// the most (128 chunks), 4128 one chunk too many.
+func.func @bulk_chunks_past_a_thread(%x: memref<?x4128xbf16>,
+                                     %w: memref<8192x4128xbf16>,
+                                     %y: memref<?x8192xbf16>) {
+  // expected-error @+1 {{'lamport.gemm_publish' op kw = 4128 holds 129 chunks of 32 K in a thread (the bulk pipeline holds x of each); at most 128}}
+  lamport.gemm_publish %x, %w into %y
+      tactic(#lamport.tactic<splits = 1, kw = 4128, accs = 1, passes = 2,
+                             pipeline = bulk, token_tiles = [8]>)
+      : memref<?x4128xbf16>, memref<8192x4128xbf16>, memref<?x8192xbf16>
+  return
+}

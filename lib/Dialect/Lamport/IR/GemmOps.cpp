@@ -61,6 +61,19 @@ std::string GemmPublishOp::launchUnsupported(int64_t n, int64_t k,
     return llvm::formatv("kw = {0} must be a positive multiple of {1} (the "
                          "MMA's K)",
                          kw, kBlockK);
+  bool bulk = tactic.getPipeline() == GemmPipeline::bulk;
+  int64_t heldChunks = llvm::divideCeil(kw, kChunkK) * (bulk ? 1 : tiles);
+  if (heldChunks > kMaxHeldChunks)
+    return llvm::formatv(
+        "kw = {0}{1} holds {2} chunks of {3} K in a thread ({4}); at most {5}: "
+        "past that the kernel spills them and its compile time grows as the "
+        "square of their count",
+        kw,
+        bulk || tiles == 1 ? "" : llvm::formatv(" x tiles = {0}", tiles).str(),
+        heldChunks, kChunkK,
+        bulk ? "the bulk pipeline holds x of each"
+             : "the register pipeline holds the weights of each",
+        kMaxHeldChunks);
   if (int64_t(tactic.getLateChunks()) * kChunkK >= kw)
     return llvm::formatv("late_chunks = {0} must leave a chunk before the PDL "
                          "wait: {0} x {1} K must be less than kw = {2}",

@@ -307,12 +307,15 @@ static std::string whyNotRegister(MLIRContext *ctx,
   if (!tactics.empty())
     return "";
   // The rules of the launch, at the tactic that asks the least of the shape:
-  // one tile and split, the smallest kw that K's chunks allow.
+  // one tile, one split (the most where one would hold more chunks than a
+  // thread may), the smallest kw that K's chunks allow.
+  int64_t splits =
+      problem.k / 32 > GemmPublishOp::kMaxHeldChunks * kChunkK ? 8 : 1;
   int64_t kw = problem.k > 0 && problem.k % kChunkK == 0
-                   ? std::max<int64_t>(kChunkK, problem.k / 32)
+                   ? std::max<int64_t>(kChunkK, problem.k / (splits * 32))
                    : kChunkK;
   kw = (kw + kChunkK - 1) / kChunkK * kChunkK;
-  auto tactic = registerTactic(ctx, 1, kw, 1, 1, 1, 0, false, 0, {8});
+  auto tactic = registerTactic(ctx, splits, kw, 1, 1, 1, 0, false, 0, {8});
   std::string reason = registerUnsupported(problem.n, problem.k, tactic);
   if (reason.empty())
     reason = "K = " + std::to_string(problem.k) +
@@ -513,6 +516,19 @@ static std::string whyNotBulk(MLIRContext *ctx, const GemmProblem &problem) {
     enumerateBulk(ctx, problem, tokenTile, /*wide=*/false, tactics);
   if (!tactics.empty())
     return "";
+  // A K the bulk launches' 16 warps of one split cannot hold: x of more
+  // chunks than a thread may hold.
+  int64_t kw =
+      llvm::divideCeil(std::max<int64_t>(problem.k, 1), 16 * kChunkK) * kChunkK;
+  if (kw > GemmPublishOp::kMaxHeldChunks * kChunkK) {
+    TacticAttr::Knobs knobs;
+    knobs.kw = kw;
+    knobs.accs = 1;
+    knobs.pipeline = GemmPipeline::bulk;
+    knobs.tokenTiles = {8};
+    return GemmPublishOp::launchUnsupported(problem.n, problem.k,
+                                            TacticAttr::get(ctx, knobs));
+  }
   // The MMA's rows and K chunks bind both kernels.
   std::string shared = whyNotRegister(ctx, problem);
   if (!shared.empty())

@@ -88,6 +88,12 @@ def Lamport_GemmPublishOp : Lamport_ProgramOp<"gemm_publish",
     /// K of one chunk: 16 bytes of one weight row per lane, 4 lanes a row.
     /// A tactic's late_chunks counts these.
     static constexpr int64_t kChunkK = 32;
+    /// Most chunks a thread's unrolled loop holds: kw / kChunkK, times the
+    /// tiles in the register pipeline (their weights) or once in the bulk
+    /// pipeline (x). Past it the kernel spills what it holds and its
+    /// compile time grows as the square (512 chunks took 37 s, 2048 did not
+    /// finish in two minutes).
+    static constexpr int64_t kMaxHeldChunks = 128;
     /// Largest M this op accepts: 16, or the mailbox capacity if smaller.
     int64_t getMaxTokens();
     /// Why `tactic` cannot launch an [n, k] weight, or an empty string: the
