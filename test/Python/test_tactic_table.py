@@ -317,6 +317,22 @@ def test_emit_refuses_bad_shapes(tmp_path, shape):
     refused(["emit", "-o", str(tmp_path), shape], "is not NAME:N:K")
 
 
+@pytest.mark.parametrize("shape,message", [
+    ("down:0:4096", "N = 0 must be in 1..2147483647"),
+    ("down:1024:2147483648", "K = 2147483648 must be in 1..2147483647"),
+])
+def test_emit_refuses_dimensions_no_bundle_has(tmp_path, shape, message):
+    refused(["emit", "-o", str(tmp_path), shape], message)
+
+
+def test_emit_refuses_two_shapes_of_one_name(tmp_path):
+    """A name is a program's function and its bundles' directory: the second
+    shape of a name would overwrite the first's candidates."""
+    refused(["emit", "-o", str(tmp_path), "down:1024:4096", "down:2048:4096"],
+            "two shapes are named 'down' (1024 x 4096 and 2048 x 4096)")
+    assert not (tmp_path / "candidates.json").exists()
+
+
 def test_merge_refuses_bad_gain(tmp_path):
     refused(["merge", str(tmp_path), "--min-gain", "2"],
             "'2' is not a fraction from 0 up to 1")
