@@ -437,10 +437,13 @@ LogicalResult LamportSelectTacticsPass::selectFor(GemmPublishOp op) {
           remark << ", the only tactic that launches";
         if (!run.choice.prior.empty()) {
           remark << llvm::formatv(
-                        "; weighed by the prior {0:F2} and {1:F2} us (the "
-                        "pick's slowdown there {2:F3}, {3}), leaning on the "
-                        "table's timed points ",
-                        run.choice.pick.score, runnerUp.score,
+                        "; weighed by the prior {0:F2}{1} us (the pick's "
+                        "slowdown there {2:F3}, {3}), leaning on the table's "
+                        "timed points ",
+                        run.choice.pick.score,
+                        runnerUp.tactic
+                            ? llvm::formatv(" and {0:F2}", runnerUp.score).str()
+                            : std::string(),
                         run.choice.pick.slowdown,
                         run.choice.pick.timed ? "as timed"
                                               : "their median: not timed there")
