@@ -448,6 +448,67 @@ func.func @token_tile_not_generated(%x: memref<?x1024xbf16>,
 
 // -----
 
+// With a static M of 4 the op launches M = 4 only, but the entries past it
+// must still be tiles: 7 is a typo the kernel would never be asked about.
+func.func @token_tile_unused_invalid(%x: memref<4x1024xbf16>,
+                                     %w: memref<8192x1024xbf16>,
+                                     %y: memref<4x8192xbf16>) {
+  // expected-error @+1 {{'lamport.gemm_publish' op token_tiles[4] = 7 is not a token tile for M = 5 (8 or 16 and at least M): entries no launch uses must be valid too}}
+  lamport.gemm_publish %x, %w into %y
+      tactic(#lamport.tactic<splits = 1, kw = 64, accs = 2,
+          token_tiles = [8, 8, 8, 8, 7]>)
+      : memref<4x1024xbf16>, memref<8192x1024xbf16>, memref<4x8192xbf16>
+  return
+}
+
+// -----
+
+// An unused entry smaller than its M is refused as well.
+func.func @token_tile_unused_too_small(%x: memref<4x1024xbf16>,
+                                       %w: memref<8192x1024xbf16>,
+                                       %y: memref<4x8192xbf16>) {
+  // expected-error @+1 {{'lamport.gemm_publish' op token_tiles[8] = 8 is not a token tile for M = 9 (8 or 16 and at least M): entries no launch uses must be valid too}}
+  lamport.gemm_publish %x, %w into %y
+      tactic(#lamport.tactic<splits = 1, kw = 64, accs = 2,
+          token_tiles = [8, 8, 8, 8, 8, 8, 8, 8, 8]>)
+      : memref<4x1024xbf16>, memref<8192x1024xbf16>, memref<4x8192xbf16>
+  return
+}
+
+// -----
+
+// No launch carries more than 16 tokens, so a 17th entry is an error.
+func.func @token_tiles_past_sixteen(%x: memref<?x1024xbf16>,
+                                    %w: memref<8192x1024xbf16>,
+                                    %y: memref<?x8192xbf16>) {
+  // expected-error @+1 {{'lamport.gemm_publish' op token_tiles has 17 entries; a launch carries at most 16 tokens}}
+  lamport.gemm_publish %x, %w into %y
+      tactic(#lamport.tactic<splits = 1, kw = 64, accs = 2,
+          token_tiles = [8, 8, 8, 8, 8, 8, 8, 8,
+                         16, 16, 16, 16, 16, 16, 16, 16, 16]>)
+      : memref<?x1024xbf16>, memref<8192x1024xbf16>, memref<?x8192xbf16>
+  return
+}
+
+// -----
+
+// An earlier tactic's entries past the static M are checked too.
+func.func @earlier_tactic_unused_invalid(%x: memref<4x1024xbf16>,
+                                         %w: memref<8192x1024xbf16>,
+                                         %y: memref<4x8192xbf16>) {
+  // expected-error @+1 {{'lamport.gemm_publish' op tactic 0: token_tiles[8] = 12 is not a token tile for M = 9 (8 or 16 and at least M): entries no launch uses must be valid too}}
+  lamport.gemm_publish %x, %w into %y
+      tactic(#lamport.tactic<splits = 1, kw = 64, accs = 2,
+                             token_tiles = [8, 8, 8, 8, 8, 8, 8, 8, 12]>,
+             #lamport.tactic<splits = 1, kw = 64, accs = 2,
+                             token_tiles = [8, 8, 8, 8, 8, 8, 8, 8,
+                                            16, 16, 16, 16, 16, 16, 16, 16]>)
+      : memref<4x1024xbf16>, memref<8192x1024xbf16>, memref<4x8192xbf16>
+  return
+}
+
+// -----
+
 func.func @x_not_bf16(%x: memref<?x1024xf16>, %w: memref<8192x1024xbf16>,
                       %y: memref<?x8192xbf16>) {
   // expected-error @+1 {{'lamport.gemm_publish' op operand #0 must be 2D memref of bfloat16 type values, but got 'memref<?x1024xf16>'}}

@@ -226,6 +226,22 @@ LogicalResult GemmPublishOp::verify() {
                   << ": token_tiles[m - 1] must be 8 or 16 and at least m";
     }
   }
+  // Entries past the M the op needs are never launched, but one that is no
+  // tile there is a typo, not a choice: refuse it too, and a 17th entry.
+  for (auto [i, tactic] : llvm::enumerate(tactics)) {
+    ArrayRef<int64_t> tiles = tactic.getTokenTiles();
+    if (int64_t(tiles.size()) > int64_t(LamportDialect::kMaxTokens))
+      return emitOpError() << named(i) << "token_tiles has " << tiles.size()
+                           << " entries; a launch carries at most "
+                           << LamportDialect::kMaxTokens << " tokens";
+    for (auto [index, tile] : llvm::enumerate(tiles))
+      if (!isTokenTile(tile) || tile < int64_t(index + 1))
+        return emitOpError()
+               << named(i) << "token_tiles[" << index << "] = " << tile
+               << " is not a token tile for M = " << index + 1
+               << " (8 or 16 and at least M): entries no launch uses must "
+                  "be valid too";
+  }
   return success();
 }
 
