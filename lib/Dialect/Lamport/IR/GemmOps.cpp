@@ -15,8 +15,6 @@ using namespace mlir::lamport;
 
 /// K of one mma.sync.m16n8k16.
 static constexpr int64_t kBlockK = 16;
-/// Most warps one CTA launches.
-static constexpr int64_t kMaxWarps = 32;
 /// Most CTAs one SM holds on sm_90 and sm_100a: the ceiling of
 /// `.minnctapersm`.
 static constexpr unsigned kMaxCtasPerSm = 32;

@@ -22,6 +22,7 @@
 #include "GemmPublishKernel.h"
 
 #include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
 #include <cmath>
@@ -190,7 +191,7 @@ static SmallVector<std::pair<int64_t, int64_t>> splitKwPairs(int64_t k,
   static constexpr int64_t kWideKw[] = {64, 128, 256};
   SmallVector<std::pair<int64_t, int64_t>> pairs;
   for (int64_t splits : {1, 2, 4, 8})
-    for (int64_t warps = 32; warps >= 1; --warps) {
+    for (int64_t warps = GemmPublishOp::kMaxWarps; warps >= 1; --warps) {
       if (k % (splits * warps))
         continue;
       int64_t kw = k / (splits * warps);
@@ -309,17 +310,20 @@ static std::string whyNotRegister(MLIRContext *ctx,
   // The rules of the launch, at the tactic that asks the least of the shape:
   // one tile, one split (the most where one would hold more chunks than a
   // thread may), the smallest kw that K's chunks allow.
+  constexpr int64_t maxWarps = GemmPublishOp::kMaxWarps;
   int64_t splits =
-      problem.k / 32 > GemmPublishOp::kMaxHeldChunks * kChunkK ? 8 : 1;
+      problem.k / maxWarps > GemmPublishOp::kMaxHeldChunks * kChunkK ? 8 : 1;
   int64_t kw = problem.k > 0 && problem.k % kChunkK == 0
-                   ? std::max<int64_t>(kChunkK, problem.k / (splits * 32))
+                   ? std::max<int64_t>(kChunkK, problem.k / (splits * maxWarps))
                    : kChunkK;
   kw = (kw + kChunkK - 1) / kChunkK * kChunkK;
   auto tactic = registerTactic(ctx, splits, kw, 1, 1, 1, 0, false, 0, {8});
   std::string reason = registerUnsupported(problem.n, problem.k, tactic);
   if (reason.empty())
-    reason = "K = " + std::to_string(problem.k) +
-             " is no splits (1, 2, 4, 8) x 1..32 warps x a multiple of 32";
+    reason = llvm::formatv("K = {0} is no splits (1, 2, 4, 8) x 1..{1} warps "
+                           "x a multiple of {2}",
+                           problem.k, maxWarps, kChunkK)
+                 .str();
   return reason;
 }
 

@@ -88,6 +88,8 @@ def Lamport_GemmPublishOp : Lamport_ProgramOp<"gemm_publish",
     /// K of one chunk: 16 bytes of one weight row per lane, 4 lanes a row.
     /// A tactic's late_chunks counts these.
     static constexpr int64_t kChunkK = 32;
+    /// Most warps one CTA launches (1,024 threads).
+    static constexpr int64_t kMaxWarps = 32;
     /// Most chunks a thread's unrolled loop holds: kw / kChunkK, times the
     /// tiles in the register pipeline (their weights) or once in the bulk
     /// pipeline (x). Past it the kernel spills what it holds and its
