@@ -42,8 +42,10 @@ def Lamport_GemmPublishOp : Lamport_ProgramOp<"gemm_publish",
     Several tactics, in order, split the range of M between them: each
     serves the M its `token_tiles` covers that no earlier one does, so their
     `token_tiles` grow strictly longer and the last covers every M the op
-    takes. The best launch for 16 tokens is rarely the best for one
-    (docs/design/gemm.md); with M dynamic, M picks the kernel at launch.
+    takes. Each entry is a tile for its M (8 or 16, at least M), also where
+    no launch uses it, and a list holds at most 16. The best launch for 16
+    tokens is rarely the best for one (docs/design/gemm.md); with M
+    dynamic, M picks the kernel at launch.
 
     `tactic(...)` may be left out: lamport-select-tactics (in lamport-compile
     and the lowering pipelines, before kernel generation) fills it in from
