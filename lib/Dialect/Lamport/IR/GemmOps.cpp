@@ -210,33 +210,34 @@ LogicalResult GemmPublishOp::verify() {
                                                    : "");
     served = covers;
   }
+  // token_tiles[m - 1] serves m tokens: a generated tile of at least m.
+  auto isTileFor = [](int64_t tile, int64_t m) {
+    return isTokenTile(tile) && tile >= m;
+  };
   for (auto [i, tactic] : llvm::enumerate(tactics)) {
     ArrayRef<int64_t> tiles = tactic.getTokenTiles();
     bool last = i + 1 == tactics.size();
     bool covered = !last || int64_t(tiles.size()) >= neededTokens;
     int64_t checked = std::min<int64_t>(tiles.size(), neededTokens);
     for (int64_t m = 1; covered && m <= checked; ++m)
-      covered = isTokenTile(tiles[m - 1]) && tiles[m - 1] >= m;
+      covered = isTileFor(tiles[m - 1], m);
     if (!covered) {
       InFlightDiagnostic diag = emitOpError() << named(i) << "token tiles [";
       llvm::interleaveComma(tiles, diag);
       return diag << "] do not cover M 1.." << (last ? neededTokens : checked)
                   << ": token_tiles[m - 1] must be 8 or 16 and at least m";
     }
-  }
-  // Entries past the M the op needs are never launched, but one that is no
-  // tile there is a typo, not a choice: refuse it too, and a 17th entry.
-  for (auto [i, tactic] : llvm::enumerate(tactics)) {
-    ArrayRef<int64_t> tiles = tactic.getTokenTiles();
+    // Entries past the M the op needs are never launched, but one that is
+    // no tile there is a typo, not a choice: refuse it too, and a 17th.
     if (int64_t(tiles.size()) > int64_t(LamportDialect::kMaxTokens))
       return emitOpError() << named(i) << "token_tiles has " << tiles.size()
                            << " entries; a launch carries at most "
                            << LamportDialect::kMaxTokens << " tokens";
-    for (auto [index, tile] : llvm::enumerate(tiles))
-      if (!isTokenTile(tile) || tile < int64_t(index + 1))
+    for (int64_t m = checked + 1; m <= int64_t(tiles.size()); ++m)
+      if (!isTileFor(tiles[m - 1], m))
         return emitOpError()
-               << named(i) << "token_tiles[" << index << "] = " << tile
-               << " is not a token tile for M = " << index + 1
+               << named(i) << "token_tiles[" << m - 1 << "] = " << tiles[m - 1]
+               << " is not a token tile for M = " << m
                << " (8 or 16 and at least M): entries no launch uses must "
                   "be valid too";
   }
