@@ -49,22 +49,31 @@ fi
 # libcuda of test/Runtime/FakeDriver when the runtime is built; torch (the
 # torch extra, CPU only here) runs lamport.torch.Boundary under torch.compile.
 # test_runtime_package.py is the lamport-runtime wheel's (below).
+# PyPI's torch brings CUDA's libraries, about 6 GB installed: pip keeps no
+# cache of them, and a venv whose tests passed is removed at once, so the
+# steps after it (the fuzz build) do not run short of disk.
 wheels="$build/python-wheels" venv="$build/python-venv"
 rm -rf "$wheels" "$venv"
 if bash "$root/scripts/wheel.sh" "$wheels" >"$results/wheel.log" 2>&1 &&
    python3 -m venv "$venv" &&
-   "$venv/bin/pip" install -q "$(ls "$wheels"/lamport-*.whl)[test,torch]" \
-     >>"$results/wheel.log" 2>&1; then
-  (cd "$results" && LAMPORT_TEST_INSTALLED=1 LAMPORT_TEST_SELF_CONTAINED=1 \
+   "$venv/bin/pip" install -q --no-cache-dir \
+     "$(ls "$wheels"/lamport-*.whl)[test,torch]" >>"$results/wheel.log" 2>&1
+then
+  if (cd "$results" && LAMPORT_TEST_INSTALLED=1 LAMPORT_TEST_SELF_CONTAINED=1 \
     LAMPORT_FAKE_CUDA_DIR="$build/fake-cuda" LAMPORT_FAKE_NCCL_DIR="$build/fake-nccl" \
     LAMPORT_RUN="$build/bin/lamport-run" \
     "$venv/bin/python" -m pytest -q -p no:cacheprovider \
     --junitxml="$results/python.xml" "$root/test/Python" \
     --ignore="$root/test/Python/test_runtime_package.py" \
-    >"$results/python.log" 2>&1) || { status=1; cat "$results/python.log"; }
+    >"$results/python.log" 2>&1); then
+    rm -rf "$venv"
+  else
+    status=1; cat "$results/python.log"
+  fi
   results_or_failure python "$results/python.xml" "pytest stopped"
 else
   status=1; cat "$results/wheel.log"
+  df -h "$build" | sed 's/^/free disk: /'
   results_or_failure python "$results/python.xml" \
     "the wheel did not build or install (wheel.log)"
 fi
@@ -78,7 +87,7 @@ if [ -x "$build/bin/LamportRuntimeTests" ]; then
   if bash "$root/scripts/wheel.sh" --runtime "$wheels" \
        >"$results/runtime-wheel.log" 2>&1 &&
      python3 -m venv "$runtime_venv" &&
-     "$runtime_venv/bin/pip" install -q \
+     "$runtime_venv/bin/pip" install -q --no-cache-dir \
        "$(ls "$wheels"/lamport_runtime-*.whl)[test]" \
        >>"$results/runtime-wheel.log" 2>&1; then
     (cd "$results" && LAMPORT_TEST_RUNTIME_PACKAGE=1 \
