@@ -242,9 +242,11 @@ def in_sweep(n, k, m, t):
                 t["late_chunks"] * CHUNK_K < t["kw"])
     warps = k // t["kw"] if t["kw"] and k % t["kw"] == 0 else 0
     rows = FEATURES_PER_TILE * t["tiles"]
-    # A tactic naming early_reads is a tuner's twin, not the family's own.
+    # A tactic naming early_reads: ranked as the twin of a launch of the
+    # family's own (the pass ranks each beside it), no other count.
     if t.get("early_reads") is not None:
-        return False
+        return (is_early_reads_twin(t, k) and
+                in_sweep(n, k, m, dict(t, early_reads=None)))
     if (t["splits"] != 1 or warps not in (4, 8, 16) or
             t["passes"] not in (2, 4, 8) or t["tiles"] not in (1, 2) or
             t["min_ctas_per_sm"] != 1 or not t["early_dependents"] or
@@ -325,7 +327,10 @@ def estimate(c, n, k, m, t, publishes=False, tp=1):
 PRIOR_SHAPES = 2
 MATCH_KNOBS = ("splits", "tiles", "passes", "accs", "min_ctas_per_sm",
                "early_dependents", "late_chunks", "pipeline", "stages",
-               "stage_bytes", "producer_lanes", "early_reads")
+               "stage_bytes", "producer_lanes")
+# Registers of weight fragments the generator's rule reads before the PDL
+# wait with one pass (GemmLaunchShape::kEarlyReadRegisters).
+EARLY_READ_REGISTERS = 64
 
 
 def load_table(path=os.path.join(ROOT, "data", "tactics", "sm_90.json")):
@@ -371,13 +376,57 @@ def warps_of(t, k):
     return k // (t["splits"] * t["kw"])
 
 
+def ring_loads(t, k):
+    """(the loads of bulk tactic t's ring's first fill at K = k, those that
+    fit EARLY_READ_REGISTERS), or None where its stage does not split into
+    the warps' 32-K chunks (GemmLaunchShape)."""
+    rows = FEATURES_PER_TILE * t["tiles"]
+    stage_k = t["stage_bytes"] // (rows * 2)
+    slice_k = k // t["splits"]
+    if (t["stage_bytes"] % (rows * 2) or stage_k < CHUNK_K or
+            slice_k % stage_k or (stage_k * t["kw"]) % slice_k or
+            (stage_k * t["kw"] // slice_k) % CHUNK_K):
+        return None
+    stages_per_pass = slice_k // stage_k
+    first_fill = min(t["stages"], t["passes"] * stages_per_pass)
+    per_load = t["kw"] // CHUNK_K // stages_per_pass * t["tiles"] * 8
+    return first_fill, min(first_fill, EARLY_READ_REGISTERS // per_load)
+
+
+def early_read_loads(t, k):
+    """earlyReadLoads (TacticModel.cpp): the loads of bulk tactic t's ring
+    read before the PDL wait at K = k, its early_reads or the generator's
+    rule (one pass: those that fit the budget; several: none); a ring the
+    generator refuses, its early_reads as written (-1 where left out)."""
+    loads = ring_loads(t, k)
+    if loads is None:
+        return -1 if t.get("early_reads") is None else t["early_reads"]
+    if t.get("early_reads") is not None:
+        return min(t["early_reads"], loads[0])
+    return 0 if t["passes"] > 1 else loads[1]
+
+
+def is_early_reads_twin(t, k):
+    """Whether t names the other choice of reads before the wait of the
+    tactic that leaves them to the rule (earlyReadsTwin): none with one
+    pass, the budget's with several, where that differs from the rule."""
+    loads = ring_loads(t, k)
+    if t.get("early_reads") is None or loads is None:
+        return False
+    rule = 0 if t["passes"] > 1 else loads[1]
+    twin = loads[1] if t["passes"] > 1 else 0
+    return twin != rule and early_read_loads(t, k) == twin
+
+
 def same_kernel(a, ka, b, kb):
     """Whether tactic a at K = ka is tactic b at K = kb: the same knobs, a
-    bulk pipeline's warps for its kw (which grows with K)."""
+    bulk pipeline's warps for its kw (which grows with K) and its reads
+    before the PDL wait counted, however spelled."""
     if any(a.get(knob) != b.get(knob) for knob in MATCH_KNOBS):
         return False
     if pipeline_of(a) == "bulk":
-        return warps_of(a, ka) == warps_of(b, kb)
+        return (warps_of(a, ka) == warps_of(b, kb) and
+                early_read_loads(a, ka) == early_read_loads(b, kb))
     return a["kw"] == b["kw"]
 
 

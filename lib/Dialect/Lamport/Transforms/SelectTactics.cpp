@@ -127,10 +127,12 @@ private:
 };
 } // namespace
 
-/// Whether tactic `a` for a weight of K = `kA` is the kernel tactic `b` is
-/// for K = `kB`: the same knobs, the bulk pipeline's warps in place of its
-/// kw (its own launch shapes spread K over 4, 8 or 16 warps).
-static bool sameKernel(TacticAttr a, int64_t kA, TacticAttr b, int64_t kB) {
+/// Whether tactic `a` for `problem` is the kernel tactic `b` is for the
+/// point `atB`: the same knobs, the bulk pipeline's warps in place of its
+/// kw (its own launch shapes spread K over 4, 8 or 16 warps) and its reads
+/// before the PDL wait counted, however spelled.
+static bool sameKernel(const GemmProblem &problem, TacticAttr a,
+                       const MeasuredPoint &atB, TacticAttr b) {
   if (a.getPipeline() != b.getPipeline() || a.getSplits() != b.getSplits() ||
       a.getTiles() != b.getTiles() || a.getPasses() != b.getPasses() ||
       a.getAccs() != b.getAccs() ||
@@ -140,11 +142,15 @@ static bool sameKernel(TacticAttr a, int64_t kA, TacticAttr b, int64_t kB) {
     return false;
   if (a.getPipeline() == GemmPipeline::registers)
     return a.getKw() == b.getKw();
+  GemmProblem problemB = problem;
+  problemB.n = atB.n;
+  problemB.k = atB.k;
   return a.getStages() == b.getStages() &&
          a.getStageBytes() == b.getStageBytes() &&
          a.getProducerLanes() == b.getProducerLanes() &&
-         a.getEarlyReads() == b.getEarlyReads() &&
-         kA / (a.getSplits() * a.getKw()) == kB / (b.getSplits() * b.getKw());
+         problem.k / (a.getSplits() * a.getKw()) ==
+             atB.k / (b.getSplits() * b.getKw()) &&
+         earlyReadLoads(problem, a) == earlyReadLoads(problemB, b);
 }
 
 /// The median time over the best of every candidate of `points`.
@@ -221,7 +227,7 @@ LamportSelectTacticsPass::rank(const GemmProblem &problem,
     int timed = 0;
     for (const MeasuredPoint *point : prior)
       for (const MeasuredCandidate &candidate : point->candidates)
-        if (sameKernel(tactic, problem.k, candidate.tactic, point->k)) {
+        if (sameKernel(problem, tactic, *point, candidate.tactic)) {
           logSum += std::log(candidate.overBest);
           ++timed;
         }
@@ -267,6 +273,16 @@ LogicalResult LamportSelectTacticsPass::selectFor(GemmPublishOp op) {
   auto tacticsFor = [&](int64_t m) -> ArrayRef<TacticAttr> {
     return tacticsByTile[naturalTokenTile(m) > 8];
   };
+  // What the pick is ranked among: each bulk tactic followed by its other
+  // choice of reads before the PDL wait. The model does not tell the two
+  // apart (a tie keeps the rule's); the prior's timed points do.
+  SmallVector<TacticAttr> rankedByTile[2];
+  for (auto [tactics, withTwins] : llvm::zip(tacticsByTile, rankedByTile))
+    for (TacticAttr tactic : tactics) {
+      withTwins.push_back(tactic);
+      if (TacticAttr twin = earlyReadsTwin(problem, tactic))
+        withTwins.push_back(twin);
+    }
 
   int64_t needed = op.getNeededTokens();
   bool staticM = !op.getX().getType().isDynamicDim(0) ||
@@ -294,7 +310,7 @@ LogicalResult LamportSelectTacticsPass::selectFor(GemmPublishOp op) {
                << ", K = " << problem.k << " at M = " << m << ": " << reason;
       choice.pick.tactic = choice.entry->tactic;
     } else {
-      ArrayRef<TacticAttr> tactics = tacticsFor(m);
+      ArrayRef<TacticAttr> tactics = rankedByTile[naturalTokenTile(m) > 8];
       if (tactics.empty()) {
         InFlightDiagnostic diag = op.emitOpError()
                                   << "no tactic launches N = " << problem.n

@@ -408,6 +408,17 @@ TacticAttr mlir::lamport::earlyReadsTwin(const GemmProblem &problem,
   return TacticAttr::get(tactic.getContext(), knobs);
 }
 
+int64_t mlir::lamport::earlyReadLoads(const GemmProblem &problem,
+                                      TacticAttr tactic) {
+  if (tactic.getPipeline() != GemmPipeline::bulk)
+    return 0;
+  GemmLaunchShape shape = launchShape(problem, tactic, 16);
+  // A ring the kernel refuses has no loads to count: its count as written.
+  if (!shape.bulkUnsupported().empty())
+    return tactic.getEarlyReads() ? int64_t(*tactic.getEarlyReads()) : -1;
+  return shape.earlyReadLoads();
+}
+
 /// The least grid of the bulk pipeline's own launch shapes: enough CTAs for
 /// about half of an H200's 132 SMs. Grids of 64-95 (72 at N = 4608 with two
 /// tiles in 2 passes) were the better picks where a least grid of 96 left

@@ -138,6 +138,13 @@ void appendBulkVariants(MLIRContext *ctx, const GemmProblem &problem,
 /// gemm.md, "Reads before the wait").
 TacticAttr earlyReadsTwin(const GemmProblem &problem, TacticAttr tactic);
 
+/// The loads of the bulk `tactic`'s ring that its kernel reads before the
+/// PDL wait at `problem`: its `early_reads`, else the generator's rule; 0
+/// for a register tactic; a ring the generator refuses, its `early_reads`
+/// as written (-1 where left out). Two tactics that spell the same count
+/// differently (left to the rule, or written) are one kernel.
+int64_t earlyReadLoads(const GemmProblem &problem, TacticAttr tactic);
+
 /// The bulk pipeline's own launch shapes, which lamport-tune times beside
 /// the model's: one split, 4, 8 or 16 warps (kw = K / warps, outside the
 /// register sweep at large K), 2, 4 or 8 passes over grids of at least 64
