@@ -396,8 +396,9 @@ def ring_loads(t, k):
 def early_read_loads(t, k):
     """earlyReadLoads (TacticModel.cpp): the loads of bulk tactic t's ring
     read before the PDL wait at K = k, its early_reads or the generator's
-    rule (one pass: those that fit the budget; several: none); a ring the
-    generator refuses, its early_reads as written (-1 where left out)."""
+    rule (one pass: those that fit the budget; several: none); a ring
+    whose stage does not split into the warps' chunks (which the generator
+    refuses), its early_reads as written (-1 where left out)."""
     loads = ring_loads(t, k)
     if loads is None:
         return -1 if t.get("early_reads") is None else t["early_reads"]
@@ -413,7 +414,7 @@ def is_early_reads_twin(t, k):
     loads = ring_loads(t, k)
     if t.get("early_reads") is None or loads is None:
         return False
-    rule = 0 if t["passes"] > 1 else loads[1]
+    rule = early_read_loads(dict(t, early_reads=None), k)
     twin = loads[1] if t["passes"] > 1 else 0
     return twin != rule and early_read_loads(t, k) == twin
 
