@@ -751,8 +751,8 @@ def opt_prior_pick(opt, n, k, m, table_path):
     chosen = re.search(r"tactic\((#lamport\.tactic<.*?>)\)", result.stdout)
     score = re.search(r"weighed by the prior ([\d.]+) and [\d.]+ us \(the "
                       r"pick's slowdown there ([\d.]+)", result.stderr)
-    leaning = re.search(r"leaning on the table's timed points (.*?)\);",
-                        result.stderr)
+    leaning = re.search(r"leaning on the table's timed points "
+                        r"((?:(?:, )?\d+ x \d+ at M = \d+)+)", result.stderr)
     if not chosen or not score or not leaning:
         sys.exit(f"lamport-opt gave no prior pick:\n{result.stderr}")
     tactic = full_tactic(tune.parse_tactic(chosen.group(1)))

@@ -63,6 +63,9 @@ struct Choice {
   Ranked runnerUp;
   /// The table's timed points the model's ranking leaned on.
   SmallVector<const MeasuredPoint *> prior;
+  /// How many tactics were ranked, and how many of those the prior's
+  /// points timed (none: each took their median).
+  size_t rankedCount = 0, timedCount = 0;
 };
 
 /// Consecutive M served by one tactic from one source.
@@ -324,6 +327,9 @@ LogicalResult LamportSelectTacticsPass::selectFor(GemmPublishOp op) {
         choice.prior = table->nearestMeasured(problem, m, kPriorShapes);
       auto ranked = rank(problem, tactics, m, choice.prior);
       choice.pick = ranked.front();
+      choice.rankedCount = ranked.size();
+      choice.timedCount = llvm::count_if(
+          ranked, [](const Ranked &candidate) { return candidate.timed; });
       // Not across a pipeline the prior's timed points put first.
       if (!runs.empty() && !runs.back().choice.entry) {
         TacticAttr previous = runs.back().choice.pick.tactic;
@@ -467,6 +473,17 @@ LogicalResult LamportSelectTacticsPass::selectFor(GemmPublishOp op) {
           for (auto [i, point] : llvm::enumerate(run.choice.prior))
             remark << (i ? ", " : "") << point->n << " x " << point->k
                    << " at M = " << point->m;
+          // Where the points timed none of them, every tactic took their
+          // median: the estimates alone ordered the pipeline's kernels, and
+          // such picks miss more often (docs/tactics.md, "The prior").
+          if (run.choice.timedCount)
+            remark << "; " << run.choice.timedCount << " of the "
+                   << run.choice.rankedCount << " tactics ranked were timed "
+                   << "there";
+          else
+            remark << "; none of the " << run.choice.rankedCount
+                   << " tactics ranked was timed there, so each took their "
+                      "median (lamport-tune can time this shape)";
           if (run.choice.pick.byFamilyPrior)
             remark << "; ahead of the runner-up, the other pipeline's best "
                       "and within 10% of it, as the "
