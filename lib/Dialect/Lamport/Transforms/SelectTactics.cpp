@@ -478,8 +478,8 @@ LogicalResult LamportSelectTacticsPass::selectFor(GemmPublishOp op) {
           // such picks miss more often (docs/tactics.md, "The prior").
           if (run.choice.timedCount)
             remark << "; " << run.choice.timedCount << " of the "
-                   << run.choice.rankedCount << " tactics ranked were timed "
-                   << "there";
+                   << run.choice.rankedCount
+                   << " tactics ranked were timed there";
           else
             remark << "; none of the " << run.choice.rankedCount
                    << " tactics ranked was timed there, so each took their "
