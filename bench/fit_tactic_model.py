@@ -419,28 +419,44 @@ def is_early_reads_twin(t, k):
     return twin != rule and early_read_loads(t, k) == twin
 
 
-def same_kernel(a, ka, b, kb):
+def same_kernel(a, ka, b, kb, any_width=False):
     """Whether tactic a at K = ka is tactic b at K = kb: the same knobs, a
     bulk pipeline's warps for its kw (which grows with K) and its reads
-    before the PDL wait counted, however spelled."""
+    before the PDL wait counted, however spelled; with `any_width`, at any
+    kw or count of bulk warps."""
     if any(a.get(knob) != b.get(knob) for knob in MATCH_KNOBS):
         return False
     if pipeline_of(a) == "bulk":
-        return (warps_of(a, ka) == warps_of(b, kb) and
+        return ((any_width or warps_of(a, ka) == warps_of(b, kb)) and
                 early_read_loads(a, ka) == early_read_loads(b, kb))
-    return a["kw"] == b["kw"]
+    return any_width or a["kw"] == b["kw"]
 
 
-def slowdown(t, k, points):
+def timed_at(t, k, points, any_width=False):
+    """The times over the best at `points` of t's kernel (any_width: at any
+    width along K)."""
+    return [over for pn, pk, pm, pub, cands in points
+            for other, over in cands
+            if same_kernel(t, k, other, pk, any_width)]
+
+
+def slowdown(t, k, points, none_timed=False):
     """The prior's factor on t's estimate: the geometric mean of its time
-    over the best at the points that timed it, else the median of every
-    candidate's there; 1 without points."""
-    timed = [over for pn, pk, pm, pub, cands in points
-             for other, over in cands if same_kernel(t, k, other, pk)]
+    over the best at the points that timed it; where they timed none of
+    the tactics ranked (`none_timed`), of its kernel's at other widths;
+    else the median of every candidate's there; 1 without points."""
+    timed = timed_at(t, k, points) or \
+        (timed_at(t, k, points, any_width=True) if none_timed else [])
     if not timed:
         timed = [statistics.median([over for *_, cands in points
                          for _, over in cands])] if points else [1.0]
     return statistics.geometric_mean(timed)
+
+
+def timed_none_of(tactics, k, points):
+    """Whether `points` timed none of `tactics` (SelectTactics.cpp's
+    rank() then weighs each by its kernel at other widths)."""
+    return not any(timed_at(t, k, points) for t in tactics)
 
 
 def pipeline_of(t):
@@ -449,8 +465,10 @@ def pipeline_of(t):
 
 def weighed_estimates(c, n, k, m, tactics, points):
     """Each tactic's estimate weighed as the pass weighs it: times its
-    measured slowdown at the prior's points."""
-    return [estimate(c, n, k, m, t) * slowdown(t, k, points)
+    measured slowdown at the prior's points (whether they timed none is
+    judged among `tactics`, the pass judges it among all it ranks)."""
+    none = timed_none_of(tactics, k, points)
+    return [estimate(c, n, k, m, t) * slowdown(t, k, points, none)
             for t in tactics]
 
 
@@ -740,8 +758,8 @@ def opt_estimate(opt, n, k, m, t):
 
 def opt_prior_pick(opt, n, k, m, table_path):
     """lamport-opt's pick with prior-only at m: (tactic, its weighed
-    estimate, its slowdown, [(n, k, m)] of the timed points), from the op
-    and explain's remark."""
+    estimate, its slowdown, [(n, k, m)] of the timed points, whether they
+    timed none of the tactics ranked), from the op and explain's remark."""
     text = tune.program("f", n, k, m)
     result = subprocess.run(
         [opt, "-", "--mlir-print-op-on-diagnostic=false",
@@ -758,7 +776,9 @@ def opt_prior_pick(opt, n, k, m, table_path):
     tactic = full_tactic(tune.parse_tactic(chosen.group(1)))
     timed = [(int(a), int(b), int(c)) for a, b, c in
              re.findall(r"(\d+) x (\d+) at M = (\d+)", leaning.group(1))]
-    return tactic, float(score.group(1)), float(score.group(2)), timed
+    none = bool(re.search(r"none of the \d+ tactics ranked was timed",
+                          result.stderr))
+    return tactic, float(score.group(1)), float(score.group(2)), timed, none
 
 
 def check_prior(opt, points):
@@ -773,10 +793,10 @@ def check_prior(opt, points):
         theirs_all = list(pool.map(
             lambda case: opt_prior_pick(opt, *case, path), cases))
     bad = 0
-    for (n, k, m), (tactic, score, theirs_slowdown, timed) in zip(
+    for (n, k, m), (tactic, score, theirs_slowdown, timed, none) in zip(
             cases, theirs_all):
         mine = nearest_points(measured, n, k, m)
-        ours_slowdown = slowdown(tactic, k, mine)
+        ours_slowdown = slowdown(tactic, k, mine, none)
         ours = estimate(CONSTANTS, n, k, m, tactic) * ours_slowdown
         if ([p[:3] for p in mine] != timed or
                 abs(ours_slowdown - theirs_slowdown) > 0.0006 or

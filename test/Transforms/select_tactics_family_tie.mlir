@@ -6,8 +6,9 @@
 // within 10% of each other, the model cannot tell them apart; the pipeline
 // whose fastest kernel ran faster at the prior's timed points goes first.
 // The table's points time one kernel of each pipeline that no sweep tactic
-// matches, so every tactic is weighed by the same median and the model's
-// own order stands until the tie is broken. Near 8192 x 2048 the bulk
+// matches at any width (an occupancy hint of 2), so every tactic is weighed
+// by the same median and the model's own order stands until the tie is
+// broken. Near 8192 x 2048 the bulk
 // kernel ran faster there: the model alone takes the register pipeline's
 // s1 kw128 p4 a4 at 9.34 us, 1% ahead of the bulk pipeline's best.
 

@@ -40,15 +40,25 @@ constexpr size_t kPriorShapes = 2;
 /// near-equal kernels its estimates miss by 7-16% (docs/tactics.md).
 constexpr double kFamilyTie = 0.1;
 
+/// Where the prior's factor on a tactic's estimate comes from.
+enum class SlowdownSource {
+  /// The points timed the tactic's kernel.
+  timed,
+  /// They timed none of the tactics ranked, but this kernel at another
+  /// width along K (kw; the bulk pipeline's warps).
+  otherWidth,
+  /// The median of every candidate the points timed.
+  median,
+};
+
 /// A tactic as the model ranks it: its estimate, times its slowdown at the
 /// prior's timed points.
 struct Ranked {
   double score = 0, estimateUs = 0;
   TacticAttr tactic;
-  /// The prior's factor on the estimate, and whether the points timed the
-  /// tactic (else the factor is their median).
+  /// The prior's factor on the estimate, and where it comes from.
   double slowdown = 1;
-  bool timed = false;
+  SlowdownSource source = SlowdownSource::median;
   /// Ranked first by arbitrateFamilies rather than by its score.
   bool byFamilyPrior = false;
 };
@@ -63,9 +73,10 @@ struct Choice {
   Ranked runnerUp;
   /// The table's timed points the model's ranking leaned on.
   SmallVector<const MeasuredPoint *> prior;
-  /// How many tactics were ranked, and how many of those the prior's
-  /// points timed (none: each took their median).
-  size_t rankedCount = 0, timedCount = 0;
+  /// How many tactics were ranked, how many of those the prior's points
+  /// timed, and (where they timed none) how many they timed at another
+  /// width; the rest took their median.
+  size_t rankedCount = 0, timedCount = 0, otherWidthCount = 0;
 };
 
 /// Consecutive M served by one tactic from one source.
@@ -101,6 +112,19 @@ std::string describe(TacticAttr tactic) {
   return text;
 }
 
+/// How a remark names where the pick's slowdown came from.
+static StringRef slowdownSourceText(SlowdownSource source) {
+  switch (source) {
+  case SlowdownSource::timed:
+    return "as timed";
+  case SlowdownSource::otherWidth:
+    return "as timed at other widths";
+  case SlowdownSource::median:
+    return "their median: not timed there";
+  }
+  llvm_unreachable("unknown slowdown source");
+}
+
 struct LamportSelectTacticsPass
     : public lamport::impl::LamportSelectTacticsBase<LamportSelectTacticsPass> {
   using Base::Base;
@@ -133,9 +157,11 @@ private:
 /// Whether tactic `a` for `problem` is the kernel tactic `b` is for the
 /// point `atB`: the same knobs, the bulk pipeline's warps in place of its
 /// kw (its own launch shapes spread K over 4, 8 or 16 warps) and its reads
-/// before the PDL wait counted, however spelled.
+/// before the PDL wait counted, however spelled. With `anyWidth`, also at
+/// another width along K: any kw, any count of bulk warps.
 static bool sameKernel(const GemmProblem &problem, TacticAttr a,
-                       const MeasuredPoint &atB, TacticAttr b) {
+                       const MeasuredPoint &atB, TacticAttr b,
+                       bool anyWidth = false) {
   if (a.getPipeline() != b.getPipeline() || a.getSplits() != b.getSplits() ||
       a.getTiles() != b.getTiles() || a.getPasses() != b.getPasses() ||
       a.getAccs() != b.getAccs() ||
@@ -144,15 +170,15 @@ static bool sameKernel(const GemmProblem &problem, TacticAttr a,
       a.getLateChunks() != b.getLateChunks())
     return false;
   if (a.getPipeline() == GemmPipeline::registers)
-    return a.getKw() == b.getKw();
+    return anyWidth || a.getKw() == b.getKw();
   GemmProblem problemB = problem;
   problemB.n = atB.n;
   problemB.k = atB.k;
   return a.getStages() == b.getStages() &&
          a.getStageBytes() == b.getStageBytes() &&
          a.getProducerLanes() == b.getProducerLanes() &&
-         problem.k / (a.getSplits() * a.getKw()) ==
-             atB.k / (b.getSplits() * b.getKw()) &&
+         (anyWidth || problem.k / (a.getSplits() * a.getKw()) ==
+                          atB.k / (b.getSplits() * b.getKw())) &&
          earlyReadLoads(problem, a) == earlyReadLoads(problemB, b);
 }
 
@@ -223,21 +249,49 @@ LamportSelectTacticsPass::rank(const GemmProblem &problem,
   // kernel the tuner did not time there ranked below the model's best
   // there). The model is right about what differs by much; what was
   // measured at similar shapes decides between near-equals, where it errs.
-  double median = medianSlowdown(prior);
-  SmallVector<Ranked> ranked;
-  for (TacticAttr tactic : tactics) {
+  // Where the points timed none of the tactics (a K whose kw none of the
+  // nearest shapes' kernels has), each takes the slowdown of its kernel at
+  // the other widths they timed: how its tiles, passes and accumulators
+  // fared there says more than the median.
+  auto timedSlowdown = [&](TacticAttr tactic,
+                           bool anyWidth) -> std::optional<double> {
     double logSum = 0;
     int timed = 0;
     for (const MeasuredPoint *point : prior)
       for (const MeasuredCandidate &candidate : point->candidates)
-        if (sameKernel(problem, tactic, *point, candidate.tactic)) {
+        if (sameKernel(problem, tactic, *point, candidate.tactic, anyWidth)) {
           logSum += std::log(candidate.overBest);
           ++timed;
         }
-    double slowdown = timed ? std::exp(logSum / timed) : median;
+    if (!timed)
+      return std::nullopt;
+    return std::exp(logSum / timed);
+  };
+  double median = medianSlowdown(prior);
+  SmallVector<Ranked> ranked;
+  for (TacticAttr tactic : tactics) {
     double us =
         getTacticFamily(tactic).estimateUs(chipModel, problem, tactic, m);
-    ranked.push_back({us * slowdown, us, tactic, slowdown, timed > 0});
+    Ranked entry;
+    entry.estimateUs = us;
+    entry.tactic = tactic;
+    entry.slowdown = median;
+    if (std::optional<double> slowdown = timedSlowdown(tactic, false)) {
+      entry.slowdown = *slowdown;
+      entry.source = SlowdownSource::timed;
+    }
+    ranked.push_back(entry);
+  }
+  bool noneTimed = llvm::none_of(ranked, [](const Ranked &entry) {
+    return entry.source == SlowdownSource::timed;
+  });
+  for (Ranked &entry : ranked) {
+    if (noneTimed)
+      if (std::optional<double> slowdown = timedSlowdown(entry.tactic, true)) {
+        entry.slowdown = *slowdown;
+        entry.source = SlowdownSource::otherWidth;
+      }
+    entry.score = entry.estimateUs * entry.slowdown;
   }
   std::stable_sort(ranked.begin(), ranked.end(),
                    [](auto &a, auto &b) { return a.score < b.score; });
@@ -328,8 +382,13 @@ LogicalResult LamportSelectTacticsPass::selectFor(GemmPublishOp op) {
       auto ranked = rank(problem, tactics, m, choice.prior);
       choice.pick = ranked.front();
       choice.rankedCount = ranked.size();
-      choice.timedCount = llvm::count_if(
-          ranked, [](const Ranked &candidate) { return candidate.timed; });
+      auto countFrom = [&](SlowdownSource source) {
+        return llvm::count_if(ranked, [&](const Ranked &candidate) {
+          return candidate.source == source;
+        });
+      };
+      choice.timedCount = countFrom(SlowdownSource::timed);
+      choice.otherWidthCount = countFrom(SlowdownSource::otherWidth);
       // Not across a pipeline the prior's timed points put first.
       if (!runs.empty() && !runs.back().choice.entry) {
         TacticAttr previous = runs.back().choice.pick.tactic;
@@ -467,19 +526,24 @@ LogicalResult LamportSelectTacticsPass::selectFor(GemmPublishOp op) {
                             ? llvm::formatv(" and {0:F2}", runnerUp.score).str()
                             : std::string(),
                         run.choice.pick.slowdown,
-                        run.choice.pick.timed ? "as timed"
-                                              : "their median: not timed there")
+                        slowdownSourceText(run.choice.pick.source))
                         .str();
           for (auto [i, point] : llvm::enumerate(run.choice.prior))
             remark << (i ? ", " : "") << point->n << " x " << point->k
                    << " at M = " << point->m;
-          // Where the points timed none of them, every tactic took their
-          // median: the estimates alone ordered the pipeline's kernels, and
-          // such picks miss more often (docs/tactics.md, "The prior").
+          // Where the points timed none of them, the tactics took the
+          // slowdowns of their kernels at other widths or the median: such
+          // picks miss more often (docs/tactics.md, "The prior").
           if (run.choice.timedCount)
             remark << "; " << run.choice.timedCount << " of the "
                    << run.choice.rankedCount
                    << " tactics ranked were timed there";
+          else if (run.choice.otherWidthCount)
+            remark << "; none of the " << run.choice.rankedCount
+                   << " tactics ranked was timed there, so "
+                   << run.choice.otherWidthCount
+                   << " took their kernel's slowdown at other widths and the "
+                      "rest their median (lamport-tune can time this shape)";
           else
             remark << "; none of the " << run.choice.rankedCount
                    << " tactics ranked was timed there, so each took their "
