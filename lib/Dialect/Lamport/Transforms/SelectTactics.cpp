@@ -538,16 +538,17 @@ LogicalResult LamportSelectTacticsPass::selectFor(GemmPublishOp op) {
             remark << "; " << run.choice.timedCount << " of the "
                    << run.choice.rankedCount
                    << " tactics ranked were timed there";
-          else if (run.choice.otherWidthCount)
+          else {
             remark << "; none of the " << run.choice.rankedCount
-                   << " tactics ranked was timed there, so "
-                   << run.choice.otherWidthCount
-                   << " took their kernel's slowdown at other widths and the "
-                      "rest their median (lamport-tune can time this shape)";
-          else
-            remark << "; none of the " << run.choice.rankedCount
-                   << " tactics ranked was timed there, so each took their "
-                      "median (lamport-tune can time this shape)";
+                   << " tactics ranked was timed there, so ";
+            if (run.choice.otherWidthCount)
+              remark << run.choice.otherWidthCount
+                     << " took their kernel's slowdown at other widths and "
+                        "the rest their median";
+            else
+              remark << "each took their median";
+            remark << " (lamport-tune can time this shape)";
+          }
           if (run.choice.pick.byFamilyPrior)
             remark << "; ahead of the runner-up, the other pipeline's best "
                       "and within 10% of it, as the "
