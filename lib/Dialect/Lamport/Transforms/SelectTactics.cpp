@@ -372,9 +372,9 @@ LogicalResult LamportSelectTacticsPass::selectFor(GemmPublishOp op) {
         InFlightDiagnostic diag = op.emitOpError()
                                   << "no tactic launches N = " << problem.n
                                   << ", K = " << problem.k << ":";
-        for (const TacticFamily &family : getTacticFamilies())
-          diag << " " << family.name
-               << " kernel: " << family.whyNot(ctx, problem) << ";";
+        for (auto [index, family] : llvm::enumerate(getTacticFamilies()))
+          diag << (index ? "; " : " ") << family.name
+               << " kernel: " << family.whyNot(ctx, problem);
         return diag;
       }
       if (table)

@@ -308,22 +308,39 @@ static std::string whyNotRegister(MLIRContext *ctx,
   if (!tactics.empty())
     return "";
   // The rules of the launch, at the tactic that asks the least of the shape:
-  // one tile, one split (the most where one would hold more chunks than a
-  // thread may), the smallest kw that K's chunks allow.
+  // one tile, and the most CTAs x warps that divide K's chunks of 32, so that
+  // a thread holds the fewest (fewer splits where two products tie).
   constexpr int64_t maxWarps = GemmPublishOp::kMaxWarps;
-  int64_t splits =
-      problem.k / maxWarps > GemmPublishOp::kMaxHeldChunks * kChunkK ? 8 : 1;
-  int64_t kw = problem.k > 0 && problem.k % kChunkK == 0
-                   ? std::max<int64_t>(kChunkK, problem.k / (splits * maxWarps))
-                   : kChunkK;
-  kw = (kw + kChunkK - 1) / kChunkK * kChunkK;
+  bool nTiles = problem.n > 0 && problem.n % kFeaturesPerTile == 0;
+  int64_t chunks =
+      problem.k > 0 && problem.k % kChunkK == 0 ? problem.k / kChunkK : 0;
+  if (nTiles && !chunks)
+    return llvm::formatv("K = {0} must be a positive multiple of {1} (the "
+                         "kernels load K in chunks of {1}: 16 bytes of a "
+                         "weight row a lane)",
+                         problem.k, kChunkK);
+  int64_t splits = 1, warps = 1;
+  for (int64_t s : {1, 2, 4, 8})
+    for (int64_t w = 1; w <= maxWarps; ++w)
+      if (chunks && chunks % (s * w) == 0 && s * w > splits * warps) {
+        splits = s;
+        warps = w;
+      }
+  int64_t kw = chunks ? problem.k / (splits * warps) : kChunkK;
   auto tactic = registerTactic(ctx, splits, kw, 1, 1, 1, 0, false, 0, {8});
   std::string reason = registerUnsupported(problem.n, problem.k, tactic);
   if (reason.empty())
-    reason = llvm::formatv("K = {0} is no splits (1, 2, 4, 8) x 1..{1} warps "
-                           "x a multiple of {2}",
-                           problem.k, maxWarps, kChunkK)
-                 .str();
+    return llvm::formatv("K = {0} is no splits (1, 2, 4, 8) x 1..{1} warps "
+                         "x a multiple of {2}",
+                         problem.k, maxWarps, kChunkK)
+        .str();
+  // Too many chunks a thread: say how few ways K's chunks divide.
+  if (nTiles && chunks / (splits * warps) > GemmPublishOp::kMaxHeldChunks)
+    return llvm::formatv("K = {0} is {1} chunks of {2}, which splits (1, 2, "
+                         "4, 8) x warps (1..{3}) divide by at most {4}: {5}",
+                         problem.k, chunks, kChunkK, maxWarps, splits * warps,
+                         reason)
+        .str();
   return reason;
 }
 
