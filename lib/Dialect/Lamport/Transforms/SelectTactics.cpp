@@ -372,9 +372,21 @@ LogicalResult LamportSelectTacticsPass::selectFor(GemmPublishOp op) {
         InFlightDiagnostic diag = op.emitOpError()
                                   << "no tactic launches N = " << problem.n
                                   << ", K = " << problem.k << ":";
-        for (auto [index, family] : llvm::enumerate(getTacticFamilies()))
-          diag << (index ? "; " : " ") << family.name
-               << " kernel: " << family.whyNot(ctx, problem);
+        // A family that fails for a reason already given names the first
+        // that gave it rather than repeat it.
+        SmallVector<std::pair<StringRef, std::string>> reasons;
+        for (const TacticFamily &family : getTacticFamilies()) {
+          std::string reason = family.whyNot(ctx, problem);
+          diag << (reasons.empty() ? " " : "; ") << family.name << " kernel: ";
+          auto same = llvm::find_if(reasons, [&](const auto &given) {
+            return given.second == reason;
+          });
+          if (same != reasons.end())
+            diag << "as the " << same->first << " kernel";
+          else
+            diag << reason;
+          reasons.push_back({family.name, std::move(reason)});
+        }
         return diag;
       }
       if (table)
