@@ -245,6 +245,19 @@ def test_tune_refuses_bad_results(tmp_path, what, text, message):
     refused(["report", str(tmp_path)], message)
 
 
+def test_tune_refuses_endless_and_binary_documents(tmp_path):
+    """A document that never ends (read up to 64 MiB, not forever) or is
+    not text is refused by name, not a hang or a traceback."""
+    _, _, table = work_directory(tmp_path)
+    results = tmp_path / "results.json"
+    results.unlink()
+    results.symlink_to("/dev/zero")
+    refused(["report", str(tmp_path)], "is larger than 64 MiB")
+    results.unlink()
+    results.write_bytes(b"\xff\xfe[")
+    refused(["report", str(tmp_path)], "is not valid JSON")
+
+
 BAD_CANDIDATES = [
     ("not a manifest", [], "needs a 'chip' name and a 'candidates' list"),
     ("bundle twice", lambda c: c[1].update(bundle=c[0]["bundle"]),

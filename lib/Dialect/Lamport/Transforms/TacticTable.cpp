@@ -6,10 +6,11 @@
 
 #include "TacticTable.h"
 
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
-#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
 #include <cmath>
@@ -310,15 +311,42 @@ static bool overlaps(const TacticTableEntry &earlier,
          earlier.firstM <= later.lastM && later.firstM <= earlier.lastM;
 }
 
+/// The most bytes a tactic table may hold (the sm_90 table is under 1 MiB):
+/// a path to something endless (/dev/zero, a pipe that never closes) is an
+/// error, not a hang.
+static constexpr size_t kMaxTableBytes = 64u << 20;
+
+/// The contents of `path`, read up to kMaxTableBytes.
+static llvm::Expected<std::string> readBounded(StringRef path) {
+  llvm::Expected<llvm::sys::fs::file_t> file =
+      llvm::sys::fs::openNativeFileForRead(path);
+  if (!file)
+    return file.takeError();
+  llvm::scope_exit close([&] { llvm::sys::fs::closeFile(*file); });
+  std::string text;
+  char chunk[1 << 16];
+  while (true) {
+    llvm::Expected<size_t> read = llvm::sys::fs::readNativeFile(*file, chunk);
+    if (!read)
+      return read.takeError();
+    if (*read == 0)
+      return text;
+    if (text.size() + *read > kMaxTableBytes)
+      return llvm::createStringError(
+          llvm::formatv("larger than {0} MiB, the most a table may hold",
+                        kMaxTableBytes >> 20)
+              .str());
+    text.append(chunk, *read);
+  }
+}
+
 llvm::Expected<TacticTable> mlir::lamport::readTacticTable(MLIRContext *ctx,
                                                            StringRef path) {
-  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file =
-      llvm::MemoryBuffer::getFile(path);
+  llvm::Expected<std::string> file = readBounded(path);
   if (!file)
     return llvm::createStringError("tactic table '" + path +
-                                   "': " + file.getError().message());
-  llvm::Expected<llvm::json::Value> json =
-      llvm::json::parse((*file)->getBuffer());
+                                   "': " + llvm::toString(file.takeError()));
+  llvm::Expected<llvm::json::Value> json = llvm::json::parse(*file);
   if (!json)
     return llvm::createStringError("tactic table '" + path +
                                    "': " + llvm::toString(json.takeError()));
