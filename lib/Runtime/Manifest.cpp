@@ -204,14 +204,29 @@ std::string describePlan(const Manifest &m) {
 
 namespace {
 
-/// The whole file at \p path, or nullopt when it cannot be opened.
-std::optional<std::string> readFile(const std::string &path) {
+/// The most bytes one file of a bundle may hold (a kernel's cubin is a few
+/// MiB at most): a path to something endless (/dev/zero, a pipe that never
+/// closes) is an error, not a hang.
+constexpr std::size_t kMaxBundleFileBytes = std::size_t(256) << 20;
+
+/// The whole file at \p path of the bundle in \p directory, or nullopt when
+/// it cannot be opened; past kMaxBundleFileBytes an Error.
+std::optional<std::string> readFile(const std::string &directory,
+                                    const std::string &path) {
   std::ifstream in(path, std::ios::binary);
   if (!in)
     return std::nullopt;
-  std::ostringstream os;
-  os << in.rdbuf();
-  return os.str();
+  std::string text;
+  char chunk[1 << 16];
+  while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
+    std::size_t read = static_cast<std::size_t>(in.gcount());
+    if (text.size() + read > kMaxBundleFileBytes)
+      throw Error(concat("bundle '", directory, "': ", path, " is larger than ",
+                         kMaxBundleFileBytes >> 20,
+                         " MiB, the most a bundle's file may hold"));
+    text.append(chunk, read);
+  }
+  return text;
 }
 
 } // namespace
@@ -220,14 +235,16 @@ Bundle loadBundle(const std::string &directory) {
   Bundle bundle;
   bundle.directory = directory;
   std::string manifestPath = directory + "/manifest.json";
-  std::optional<std::string> text = readFile(manifestPath);
+  std::optional<std::string> text = readFile(directory, manifestPath);
   if (!text)
     throw Error(concat("bundle '", directory, "': cannot read ", manifestPath,
                        " (is it a directory written by lamport-compile?)"));
   bundle.manifest = parseManifest(*text, manifestPath);
   for (const KernelSpec &kernel : bundle.manifest.kernels) {
-    std::optional<std::string> ptx = readFile(directory + "/" + kernel.ptx);
-    std::optional<std::string> cubin = readFile(directory + "/" + kernel.cubin);
+    std::optional<std::string> ptx =
+        readFile(directory, directory + "/" + kernel.ptx);
+    std::optional<std::string> cubin =
+        readFile(directory, directory + "/" + kernel.cubin);
     if (!ptx && !cubin)
       throw Error(concat("bundle '", directory, "': kernel '", kernel.name,
                          "' has neither its PTX (", kernel.ptx,

@@ -9,8 +9,11 @@
 
 #include "TestManifests.h"
 
+#include <filesystem>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+#include <string>
+#include <unistd.h>
 
 using namespace lamport::runtime;
 using nlohmann::json;
@@ -535,6 +538,26 @@ TEST(Bundle, MissingDirectoryAndFiles) {
               std::string::npos)
         << e.what();
   }
+}
+
+TEST(Bundle, EndlessFileIsAnErrorNotAHang) {
+  // A manifest that never ends is read up to 256 MiB, then refused.
+  std::filesystem::path directory =
+      std::filesystem::temp_directory_path() /
+      ("lamport-endless-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(directory);
+  std::filesystem::create_symlink("/dev/zero", directory / "manifest.json");
+  std::string message;
+  try {
+    loadBundle(directory.string());
+  } catch (const Error &e) {
+    message = e.what();
+  }
+  std::filesystem::remove_all(directory);
+  EXPECT_EQ(message, "bundle '" + directory.string() +
+                         "': " + directory.string() +
+                         "/manifest.json is larger than 256 MiB, the most a "
+                         "bundle's file may hold");
 }
 
 TEST(Bundle, LoadsImages) {
