@@ -1,4 +1,5 @@
 // RUN: lamport-opt %s --split-input-file --lamport-select-tactics="no-table chip=sm_90" | FileCheck %s
+// RUN: lamport-opt %s --split-input-file --lamport-select-tactics="no-table chip=sm_90 explain" -o /dev/null 2>&1 | FileCheck %s --check-prefix=EXPLAIN
 
 // The cost model's picks at real-model shapes the tuner timed on one H200
 // (bench/data/h200_tactics, four runs): bench/fit_tactic_model.py has the
@@ -56,7 +57,10 @@ func.func @llama3_70b_down_tp16(%x: memref<8x1792xbf16>,
 // With M dynamic the model keeps the previous M's tactic while it is within
 // 2% of the best: from M = 4 alone Llama-3 8B o_proj tp2 takes one tile
 // with 2 late chunks (@static_m8), but over M 1..16 it stays on M = 1's
-// tactic up to M = 6.
+// tactic up to M = 6. The remark gives a run's figures at its last M,
+// where the kept tactic trails the first, and says why it was kept; the
+// next run's tactic ranked first at its last M, so its remark does not.
+// EXPLAIN: remark: tactics for N = 4096, K = 2048: M 1..6 s1 kw128 tiles2 a4 occ1 early from the cost model (no table read; estimate 4.89 us at M = 6, the runner-up s1 kw128 a2 occ1 early late2 4.80 us; ranked first at M = 1 and kept while within 2% of the first, so that M does not switch kernels for less); M 7..8 s1 kw128 a2 occ1 early late2 from the cost model (no table read; estimate {{[0-9.]+}} us at M = 8, the runner-up {{[^;]*}} us); M 9..16
 // CHECK-LABEL: func.func @dynamic
 // CHECK: tactic(#lamport.tactic<splits = 1, kw = 128, accs = 4, tiles = 2, min_ctas_per_sm = 1, early_dependents = true, token_tiles = [8, 8, 8, 8, 8, 8]>,
 // CHECK-SAME: #lamport.tactic<splits = 1, kw = 128, accs = 2, min_ctas_per_sm = 1, early_dependents = true, late_chunks = 2, token_tiles = [8, 8, 8, 8, 8, 8, 8, 8]>,

@@ -77,6 +77,8 @@ struct Choice {
   /// timed, and (where they timed none) how many they timed at another
   /// width; the rest took their median.
   size_t rankedCount = 0, timedCount = 0, otherWidthCount = 0;
+  /// The previous M's tactic, kept within 2% of the tactic ranked first.
+  bool kept = false;
 };
 
 /// Consecutive M served by one tactic from one source.
@@ -408,8 +410,10 @@ LogicalResult LamportSelectTacticsPass::selectFor(GemmPublishOp op) {
           if (candidate.tactic == previous &&
               candidate.score <= 1.02 * ranked.front().score &&
               (!ranked.front().byFamilyPrior ||
-               previous.getPipeline() == ranked.front().tactic.getPipeline()))
+               previous.getPipeline() == ranked.front().tactic.getPipeline())) {
             choice.pick = candidate;
+            choice.kept = candidate.tactic != ranked.front().tactic;
+          }
       }
       for (const Ranked &candidate : ranked)
         if (candidate.tactic != choice.pick.tactic) {
@@ -570,6 +574,11 @@ LogicalResult LamportSelectTacticsPass::selectFor(GemmPublishOp op) {
                            : "register")
                    << " pipeline's fastest kernel ran faster there";
         }
+        // A run's figures are its last M's, where the pick may trail.
+        if (run.choice.kept)
+          remark << "; ranked first at M = " << run.firstM
+                 << " and kept while within 2% of the first, so that M does "
+                    "not switch kernels for less";
         remark << ");";
       }
     }
