@@ -248,7 +248,7 @@ def test_tune_refuses_bad_results(tmp_path, what, text, message):
 def test_tune_refuses_endless_and_binary_documents(tmp_path):
     """A document that never ends (read up to 64 MiB, not forever) or is
     not text is refused by name, not a hang or a traceback."""
-    _, _, table = work_directory(tmp_path)
+    work_directory(tmp_path)
     results = tmp_path / "results.json"
     results.unlink()
     results.symlink_to("/dev/zero")
