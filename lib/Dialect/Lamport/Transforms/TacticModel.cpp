@@ -309,7 +309,7 @@ static std::string whyNotRegister(MLIRContext *ctx,
     return "";
   // The rules of the launch, at the tactic that asks the least of the shape:
   // one tile, and the most CTAs x warps that divide K's chunks of 32, so that
-  // a thread holds the fewest (fewer splits where two products tie).
+  // a thread holds the fewest.
   constexpr int64_t maxWarps = GemmPublishOp::kMaxWarps;
   bool nTiles = problem.n > 0 && problem.n % kFeaturesPerTile == 0;
   int64_t chunks =
@@ -319,14 +319,13 @@ static std::string whyNotRegister(MLIRContext *ctx,
                          "kernels load K in chunks of {1}: 16 bytes of a "
                          "weight row a lane)",
                          problem.k, kChunkK);
-  int64_t splits = 1, warps = 1;
-  for (int64_t s : {1, 2, 4, 8})
-    for (int64_t w = 1; w <= maxWarps; ++w)
-      if (chunks && chunks % (s * w) == 0 && s * w > splits * warps) {
-        splits = s;
-        warps = w;
-      }
-  int64_t kw = chunks ? problem.k / (splits * warps) : kChunkK;
+  // Of every (splits, kw) the kernels accept, the least kw (the first, of
+  // fewer splits, where two tie); none where K is no whole chunks.
+  int64_t splits = 1, kw = kChunkK;
+  auto pairs = splitKwPairs(problem.k, SweepWidth::any);
+  if (!pairs.empty())
+    std::tie(splits, kw) = *llvm::min_element(
+        pairs, [](auto &a, auto &b) { return a.second < b.second; });
   auto tactic = registerTactic(ctx, splits, kw, 1, 1, 1, 0, false, 0, {8});
   std::string reason = registerUnsupported(problem.n, problem.k, tactic);
   if (reason.empty())
@@ -335,10 +334,10 @@ static std::string whyNotRegister(MLIRContext *ctx,
                          problem.k, maxWarps, kChunkK)
         .str();
   // Too many chunks a thread: say how few ways K's chunks divide.
-  if (nTiles && chunks / (splits * warps) > GemmPublishOp::kMaxHeldChunks)
+  if (nTiles && kw / kChunkK > GemmPublishOp::kMaxHeldChunks)
     return llvm::formatv("K = {0} is {1} chunks of {2}, which splits (1, 2, "
                          "4, 8) x warps (1..{3}) divide by at most {4}: {5}",
-                         problem.k, chunks, kChunkK, maxWarps, splits * warps,
+                         problem.k, chunks, kChunkK, maxWarps, problem.k / kw,
                          reason)
         .str();
   return reason;
