@@ -125,11 +125,30 @@ def test_merge_takes_the_fastest_passing_candidate(tmp_path):
     subprocess.run([TUNE, "merge", str(tmp_path), "--table", str(table)],
                    check=True)
     assert len(json.loads(table.read_text())["measured"]) == 3
-    # The model picked the slow one: 4.0 against 3.0 is past the bound.
+    # The model picked the slow one, 4.0 against 3.0: a finding, not a
+    # failure, unless the caller bounds it.
     report = subprocess.run([TUNE, "report", str(tmp_path)],
                             capture_output=True, text=True)
-    assert report.returncode == 1
-    assert "worst model pick / tuned best: 1.333" in report.stdout
+    assert report.returncode == 0, report.stderr
+    assert "worst model pick / tuned best: 1.333; " in report.stdout
+    assert report.stderr == ""
+    bounded = subprocess.run([TUNE, "report", str(tmp_path),
+                              "--max-pick-ratio", "1.10"],
+                             capture_output=True, text=True)
+    assert bounded.returncode == 1
+    assert "worst model pick / tuned best: 1.333 (bound 1.10)" in \
+        bounded.stdout
+    assert "a pick is 1.333x its point's best, past --max-pick-ratio 1.10" \
+        in bounded.stderr
+    # Within the bound it set, the caller gets 0.
+    assert subprocess.run([TUNE, "report", str(tmp_path), "--max-pick-ratio",
+                           "1.4"], capture_output=True).returncode == 0
+    # The best over cuBLAS: 7.0 over 3.0 at M = 1 and 8, 7.0 over 2.0 at 16.
+    slow = subprocess.run([TUNE, "report", str(tmp_path), "--min-speedup",
+                           "3"], capture_output=True, text=True)
+    assert slow.returncode == 1
+    assert "the tuned best is 2.671x cuBLAS, under --min-speedup 3.00" in \
+        slow.stderr
 
 
 def test_merge_keeps_the_table_tactic_within_min_gain(tmp_path):
@@ -351,12 +370,22 @@ def test_merge_refuses_bad_gain(tmp_path):
             "'2' is not a fraction from 0 up to 1")
 
 
+@pytest.mark.parametrize("option,value", [
+    ("--max-pick-ratio", "0"), ("--max-pick-ratio", "inf"),
+    ("--min-speedup", "-1"), ("--min-speedup", "nan"),
+    ("--min-speedup", "x")])
+def test_report_refuses_bad_bounds(tmp_path, option, value):
+    refused(["report", str(tmp_path), option, value],
+            f"'{value}' is not a positive ratio")
+
+
 @pytest.mark.parametrize("command", [
     ["time", "DIR", "--min-gain", "0.1"],
     ["time", "DIR", "--table", "t.json"],
     ["emit", "-o", "DIR", "shape:1024:4096", "--bench", "b"],
     ["merge", "DIR", "--bench", "b"],
     ["report", "DIR", "--table", "t.json"],
+    ["merge", "DIR", "--min-speedup", "1.5"],
 ])
 def test_commands_refuse_options_they_do_not_use(command):
     """Each command takes only its own options: one of another command's
