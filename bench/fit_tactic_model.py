@@ -80,6 +80,7 @@ CONSTANTS = {
     "early": 0.188,        # what early dependents save, us
     "late1": 0.00162,      # share of x one late chunk overlaps
     "late2": 0.684,        # share of x two late chunks overlap
+    "late2_wide": 0.35,    # the same with 16-token tiles
     "late_cost": 0.0678,   # each late chunk of each tile, us
     "registers": 18,       # a thread's registers besides weights and sums
     "spill": 0.04,         # each 8 registers past the budget
@@ -312,7 +313,9 @@ def estimate(c, n, k, m, t, publishes=False, tp=1):
     x_bytes = 2.0 * grid_x * m * k
     activations = x_bytes / c["l2"] * tiles ** (1.0 - c["x_tile_saving"])
     late = t["late_chunks"]
-    late_gain = activations * (c["late1"] if late == 1 else c["late2"]) \
+    late_gain = activations * (
+        c["late1"] if late == 1 else
+        c["late2_wide"] if token_tile > TOKENS_PER_MMA else c["late2"]) \
         if late else 0
     late_cost = c["late_cost"] * late * tiles
 
@@ -324,7 +327,7 @@ def estimate(c, n, k, m, t, publishes=False, tp=1):
 
 # The prior (SelectTactics.cpp): each tactic's measured slowdown at the
 # table's timed points of the PRIOR_SHAPES shapes nearest the op's.
-PRIOR_SHAPES = 2
+PRIOR_SHAPES = 1
 MATCH_KNOBS = ("splits", "tiles", "passes", "accs", "min_ctas_per_sm",
                "early_dependents", "late_chunks", "pipeline", "stages",
                "stage_bytes", "producer_lanes")
@@ -648,6 +651,7 @@ BOUNDS = {
     "latency": (0.3, 1.5), "wave": (0.1, 3.0), "mma": (0.002, 0.05),
     "cluster": (0.0, 0.5), "split": (0.0, 0.4), "pass": (0.0, 1.0),
     "early": (0.05, 0.3), "late1": (0.0, 0.9), "late2": (0.0, 0.95),
+    "late2_wide": (0.0, 0.95),
     "late_cost": (0.0, 0.3), "reduce_word": (0.0, 4e-5),
     "stream_over": (1.0, 1.15),
 }

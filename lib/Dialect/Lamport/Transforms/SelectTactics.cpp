@@ -33,7 +33,7 @@ namespace {
 /// timed points of: chosen on the measured candidates of real-model shapes,
 /// each model family judged against the timed points of the others
 /// (docs/tactics.md, "The prior").
-constexpr size_t kPriorShapes = 2;
+constexpr size_t kPriorShapes = 1;
 
 /// The two pipelines' best scores closer than this (in the logarithm of
 /// their ratio, about 10%) are a tie the model cannot break: between

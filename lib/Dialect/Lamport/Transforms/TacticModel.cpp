@@ -286,9 +286,12 @@ static double estimateRegister(const ChipModel &chip,
   double activations = xBytes / chip.l2BytesPerUs *
                        std::pow(shape.tiles, 1.0 - chip.xTileSaving);
   int64_t late = tactic.getLateChunks();
-  double lateGain =
-      late ? activations * (late == 1 ? chip.lateOverlap1 : chip.lateOverlap2)
-           : 0;
+  // Two late chunks hide less of x with 16-token tiles (measured:
+  // docs/tactics.md, "The cost model").
+  double lateOverlap = late == 1                         ? chip.lateOverlap1
+                       : shape.tokenTile > kTokensPerMma ? chip.lateOverlap2Wide
+                                                         : chip.lateOverlap2;
+  double lateGain = late ? activations * lateOverlap : 0;
   // Each late chunk is one more round of loads behind x, of every tile: its
   // bytes per warp grow with the tiles, and so does the part of it the rest
   // of the stream does not hide.

@@ -75,6 +75,8 @@ struct ChipModel {
   double earlyUs = 0.188;
   /// The share of x's load one and two late chunks overlap.
   double lateOverlap1 = 0.00162, lateOverlap2 = 0.684;
+  /// The share of x's load two late chunks overlap with 16-token tiles.
+  double lateOverlap2Wide = 0.35;
   /// Each late chunk of each tile, us.
   double lateChunkUs = 0.0678;
   /// The warps' partials through shared memory, us per word.

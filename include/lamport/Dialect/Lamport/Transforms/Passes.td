@@ -101,9 +101,9 @@ def LamportSelectTactics : Pass<"lamport-select-tactics", "ModuleOp"> {
        exchange and the fixed costs of docs/performance.md, over every
        tactic of every kernel family that can launch the shape; each
        estimate is multiplied by the tactic's slowdown at the timed points
-       the table keeps for the two shapes nearest in N and K (the prior:
-       how far behind their best the same kernel ran there, else their
-       typical candidate), and where the two families' best weighed
+       the table keeps for the shape nearest in N and K (the prior: how
+       far behind its best the same kernel ran there, else its typical
+       candidate), and where the two families' best weighed
        estimates lie within 10% the family that ran faster there goes
        first.
 
