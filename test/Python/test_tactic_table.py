@@ -140,6 +140,11 @@ def test_merge_takes_the_fastest_passing_candidate(tmp_path):
         bounded.stdout
     assert "a pick is 1.333x its point's best, past --max-pick-ratio 1.10" \
         in bounded.stderr
+    # A bound finer than two decimals is shown as given.
+    fine = subprocess.run([TUNE, "report", str(tmp_path), "--max-pick-ratio",
+                           "1.3325"], capture_output=True, text=True)
+    assert fine.returncode == 1
+    assert "past --max-pick-ratio 1.3325" in fine.stderr
     # Within the bound it set, the caller gets 0.
     assert subprocess.run([TUNE, "report", str(tmp_path), "--max-pick-ratio",
                            "1.4"], capture_output=True).returncode == 0
