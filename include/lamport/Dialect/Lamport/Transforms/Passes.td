@@ -137,7 +137,7 @@ def LamportSelectTactics : Pass<"lamport-select-tactics", "ModuleOp"> {
            "(an error with tactic-table or prior-only)">,
     Option<"priorOnly", "prior-only", "bool", "false",
            "Take no tactic from the table, only the timed points of its "
-           "nearest shapes as the cost model's prior: the choice a shape "
+           "nearest shape as the cost model's prior: the choice a shape "
            "the table lacks gets">,
     Option<"transport", "transport", "::mlir::lamport::Transport",
            "::mlir::lamport::Transport::unicast",
