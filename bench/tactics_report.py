@@ -308,8 +308,9 @@ def summary(directories, opt=None, stream=None, timed_dirs=()):
             stream_column = f" {geomean(alone_speedup):.3f}x |"
         print(f"| {set_title(directory)} | "
               f"{len({k[0] for k, *_ in rows})} | {len(rows)} | "
-              f"{sum(r <= 1.10 for r in pick)} | {max(pick):.3f} | "
-              f"{geomean(pick):.3f} | {sum(r <= 1.10 for r in alone)} | "
+              f"{sum(r <= PICK_BOUND for r in pick)} | {max(pick):.3f} | "
+              f"{geomean(pick):.3f} | "
+              f"{sum(r <= PICK_BOUND for r in alone)} | "
               f"{max(alone):.3f} | {geomean(alone):.3f} | "
               f"{geomean(speedup):.3f}x | {geomean(ceiling):.2f}x |"
               f"{stream_column}")
@@ -324,7 +325,7 @@ def summary(directories, opt=None, stream=None, timed_dirs=()):
     print("|---|---|---|---:|---|---:|---:|---|---:|")
     for name, rows in sets[:-1]:
         for key, pick, alone, best in rows:
-            if max(pick["us"], alone["us"]) > 1.10 * best["us"]:
+            if max(pick["us"], alone["us"]) > PICK_BOUND * best["us"]:
                 print(f"| {name} | {key[0]} | {key[1]} x {key[2]} | {key[3]} | "
                       f"{tune.tactic_name(pick['tactic'])} | "
                       f"{pick['us'] / best['us']:.3f} | "
